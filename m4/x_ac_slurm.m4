@@ -1,0 +1,29 @@
+# X_AC_SLURM
+# Slurm's public headers (slurm/spank.h) and libslurm, for the SPANK plugin
+# and for libslurm's hostlist functions.  Hard dependency.
+#   --with-slurm=PREFIX  look in PREFIX/include and PREFIX/lib
+# Sets SLURM_CPPFLAGS, SLURM_LDFLAGS, SLURM_LIBS, SLURM_VERSION_STR.
+AC_DEFUN([X_AC_SLURM], [
+  AC_ARG_WITH([slurm],
+    [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix])],
+    [SLURM_CPPFLAGS="-I$withval/include"; SLURM_LDFLAGS="-L$withval/lib"], [])
+  x_ac_save_CPPFLAGS=$CPPFLAGS
+  x_ac_save_LDFLAGS=$LDFLAGS
+  CPPFLAGS="$CPPFLAGS $SLURM_CPPFLAGS"
+  LDFLAGS="$LDFLAGS $SLURM_LDFLAGS"
+  AC_CHECK_HEADER([slurm/spank.h], [],
+    [AC_MSG_ERROR([slurm/spank.h not found: install the Debian package libslurm-dev])])
+  AC_CHECK_LIB([slurm], [slurm_hostlist_create], [SLURM_LIBS="-lslurm"],
+    [AC_MSG_ERROR([libslurm not found: install the Debian package libslurm-dev])])
+  AC_MSG_CHECKING([Slurm version])
+  AC_COMPUTE_INT([x_ac_slurm_version], [SLURM_VERSION_NUMBER],
+    [#include <slurm/slurm_version.h>], [x_ac_slurm_version=0])
+  SLURM_VERSION_STR=$(printf "%d.%02d.%d" $((x_ac_slurm_version >> 16)) $(((x_ac_slurm_version >> 8) & 255)) $((x_ac_slurm_version & 255)))
+  AC_MSG_RESULT([$SLURM_VERSION_STR])
+  CPPFLAGS=$x_ac_save_CPPFLAGS
+  LDFLAGS=$x_ac_save_LDFLAGS
+  AC_SUBST([SLURM_CPPFLAGS])
+  AC_SUBST([SLURM_LDFLAGS])
+  AC_SUBST([SLURM_LIBS])
+  AC_SUBST([SLURM_VERSION_STR])
+])
