@@ -1,0 +1,51 @@
+# cluster.bash: helpers for bats suites that run on the emulated cluster.
+#
+#   load lib/cluster            (from a suite in t/)
+#   cluster_up --topology FILE  bring it up (in setup_file), plugin included
+#   cluster_down                take it down (in teardown_file)
+#   stage FILE...               copy built programs where every node sees them
+#
+# Suites that need the cluster call require_root first: it skips outside
+# root, and t/run-tests turns that skip into a failure under CI.
+
+: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
+export TOPOMAP_CLUSTER_DIR=${TOPOMAP_CLUSTER_DIR:-/run/topomap-cluster}
+export SLURM_CONF=$TOPOMAP_CLUSTER_DIR/etc/slurm.conf
+CLUSTER=$TOPOMAP_SRCDIR/contrib/topomap-cluster
+TOPOLOGIES=$TOPOMAP_SRCDIR/contrib/topologies
+SHARE=$TOPOMAP_CLUSTER_DIR/share
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root and the emulated cluster"
+}
+
+cluster_up() {
+	local plugin=$TOPOMAP_BUILDDIR/spank/.libs/topomap.so
+	"$CLUSTER" down >&2 || return 1
+	"$CLUSTER" up --plugin "$plugin" "$@" >&2
+}
+
+cluster_down() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	"$CLUSTER" down >&2
+}
+
+stage() {
+	local f
+	for f in "$@"; do
+		install -m 0755 "$f" "$SHARE/" || return 1
+	done
+}
+
+# Everything topomap-cluster creates, one item per line; empty when clean.
+cluster_leftovers() {
+	ip netns list | awk '$1 ~ /^tm-/ {print "netns " $1}'
+	ip -o link show | awk -F': ' '{sub(/@.*/, "", $2); if ($2 ~ /^tm(br|n|u)[0-9]/) print "link " $2}'
+	tc qdisc show | awk '/dev tm(br|n|u)[0-9]/ {print "qdisc " $0}'
+	grep -E ' /run/netns/tm-| /tmp .*topomap-cluster' /proc/mounts | sed 's/^/mount /'
+	# Processes, but not zombies: this machine's init may reap late.
+	ps -eo pid=,stat=,comm=,args= |
+		awk '$2 !~ /^Z/ && ($3 ~ /^(slurmd|slurmstepd)$/ || /topomap-cluster\/etc\/slurm.conf/) {print "process " $0}'
+	return 0
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bats
+# make distcheck: the tarball builds out of tree, passes the unit tests,
+# installs and uninstalls cleanly.
+
+@test "make distcheck passes" {
+	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOPOMAP_BUILDDIR" distcheck
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap-"*"archives ready for distribution"* ]]
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# The emulated cluster, flat: up, status, MPI across all nodes, idempotence,
+# and a down that leaves nothing behind.
+
+load lib/cluster
+
+setup_file() {
+	require_root
+	cluster_up --nodes 4
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	require_root
+}
+
+@test "sinfo shows the four nodes idle" {
+	run sinfo -h -N -o '%N %t'
+	[ "$status" -eq 0 ]
+	[ "$(sort <<<"$output")" = "$(printf 'n%d idle\n' 1 2 3 4)" ]
+}
+
+@test "status reports the cluster up" {
+	run "$CLUSTER" status
+	[ "$status" -eq 0 ]
+	[[ "$output" == up:* ]]
+	[[ "$output" == *"n1 idle 4"* ]]
+}
+
+@test "an MPI program runs across all nodes with srun --mpi=pmix" {
+	stage "$TOPOMAP_BUILDDIR/t/mpi/hello"
+	run srun --mpi=pmix -N4 -n4 "$SHARE/hello"
+	[ "$status" -eq 0 ]
+	[ "$(sort <<<"$output")" = "$(for r in 0 1 2 3; do echo "rank=$r size=4 host=n$((r + 1)) sum=6"; done)" ]
+}
+
+@test "each node has its own hostname and its own /tmp" {
+	run srun -N4 -n4 sh -c 'echo "$(hostname) $(stat -c %i /tmp)"'
+	[ "$status" -eq 0 ]
+	[ "$(awk '{print $1}' <<<"$output" | sort | tr '\n' ' ')" = "n1 n2 n3 n4 " ]
+	[ "$(awk '{print $2}' <<<"$output" | sort -u | wc -l)" -eq 4 ]
+}
+
+@test "the plugstack.conf of the cluster names the plugin just built" {
+	grep -qx "optional $TOPOMAP_CLUSTER_DIR/lib/topomap.so" "$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
+	cmp "$TOPOMAP_BUILDDIR/spank/.libs/topomap.so" "$TOPOMAP_CLUSTER_DIR/lib/topomap.so"
+	run srun -v -N1 -n1 true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"srun: topomap: topomap "*" loaded"* ]]
+	run srun -N1 -n1 true
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "up again with the same configuration is a no-op" {
+	run "$CLUSTER" up --nodes 4 --plugin "$TOPOMAP_BUILDDIR/spank/.libs/topomap.so"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"already up"* ]]
+	run sinfo -h -o '%D %t'
+	[ "$output" = "4 idle" ]
+}
+
+@test "up with another configuration while up is refused" {
+	run "$CLUSTER" up --nodes 3
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"another configuration is up"* ]]
+	run sinfo -h -o '%D %t'
+	[ "$output" = "4 idle" ]
+}
+
+@test "down leaves no process, namespace, link, qdisc or mount behind" {
+	srun -N4 -n4 sleep 300 >/dev/null 2>&1 3>&- &
+	local job=$!
+	for _ in $(seq 50); do
+		[ "$(pgrep -c -x sleep -P "$(pgrep -d, -x slurmstepd || echo 1)")" -eq 4 ] 2>/dev/null && break
+		sleep 0.2
+	done
+	run "$CLUSTER" down
+	kill "$job" 2>/dev/null || true
+	wait "$job" || true
+	[ "$status" -eq 0 ]
+	run cluster_leftovers
+	[ -z "$output" ]
+	run "$CLUSTER" status
+	[ "$status" -eq 3 ]
+	[ "$output" = down ]
+}
+
+@test "down when already down succeeds" {
+	run "$CLUSTER" down
+	[ "$status" -eq 0 ]
+	[ -z "$(cluster_leftovers)" ]
+}
