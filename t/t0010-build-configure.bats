@@ -2,9 +2,18 @@
 # configure stops on a missing hard dependency with one line naming the
 # Debian package to install.
 
+# Each test configures a clean copy of the distributed sources.
+setup_file() {
+	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+	export SRC=$BATS_FILE_TMPDIR/src
+	local distdir
+	distdir=$(sed -n 's/^PACKAGE_TARNAME = //p' "$TOPOMAP_BUILDDIR/Makefile")-$(sed -n 's/^PACKAGE_VERSION = //p' "$TOPOMAP_BUILDDIR/Makefile")
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOPOMAP_BUILDDIR" distdir >&2
+	mv "$TOPOMAP_BUILDDIR/$distdir" "$SRC"
+}
+
 setup() {
-	: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
-	cd "$BATS_TEST_TMPDIR"
+	cd "$SRC"
 }
 
 # configure_fails PATTERN [VAR=VALUE...] [ARG...]
@@ -20,26 +29,26 @@ configure_fails() {
 
 @test "a missing json-c names libjson-c-dev" {
 	configure_fails "install the Debian package libjson-c-dev" \
-		PKG_CONFIG_LIBDIR=/nonexistent "$TOPOMAP_SRCDIR/configure"
+		PKG_CONFIG_LIBDIR=/nonexistent ./configure
 }
 
 @test "a missing Scotch names libscotch-dev" {
 	configure_fails "install the Debian package libscotch-dev" \
-		"$TOPOMAP_SRCDIR/configure" --with-scotch=/nonexistent
+		./configure --with-scotch=/nonexistent
 }
 
 @test "a missing Slurm names libslurm-dev" {
 	configure_fails "install the Debian package libslurm-dev" \
-		"$TOPOMAP_SRCDIR/configure" --with-slurm=/nonexistent CPPFLAGS=-I/nonexistent ac_cv_header_slurm_spank_h=no
+		./configure --with-slurm=/nonexistent CPPFLAGS=-I/nonexistent ac_cv_header_slurm_spank_h=no
 }
 
 @test "a missing MPI compiler names libopenmpi-dev" {
 	configure_fails "install the Debian packages openmpi-bin and libopenmpi-dev" \
-		"$TOPOMAP_SRCDIR/configure" MPICC=no
+		./configure MPICC=no
 }
 
 @test "configure's summary names every dependency it found" {
-	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$TOPOMAP_SRCDIR/configure"
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ./configure
 	[ "$status" -eq 0 ]
 	for dep in "C compiler:" "sanitizers:" "Slurm:" "json-c:" "Scotch:" "MPI compiler:" "bats:"; do
 		grep -q "^    $dep" <<<"$output"
