@@ -1,0 +1,414 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/test/tap.h"
+#include "lib/topology.h"
+
+/* seeds/002 (Lawrence & Yuan) Figure 6: RawRTT (ms) of Figure 1's cluster,
+ * hosts 0,1 on switch s0, 2,3 on s1, 4,5 on s2, s0 - s1 - s2.
+ */
+static const double fig6[36] = {
+    0.0,  .131, .157, .156, .173, .175, /**/
+    .134, 0.0,  .159, .158, .176, .177, /**/
+    .160, .155, 0.0,  .132, .158, .159, /**/
+    .159, .159, .132, 0.0,  .159, .159, /**/
+    .176, .176, .159, .159, 0.0,  .132, /**/
+    .176, .175, .159, .156, .132, 0.0,
+};
+
+/* Figure 8: the hop matrix the paper infers from it. */
+static const int fig8[36] = {
+    0, 1, 2, 2, 3, 3, /**/
+    1, 0, 2, 2, 3, 3, /**/
+    2, 2, 0, 1, 2, 2, /**/
+    2, 2, 1, 0, 2, 2, /**/
+    3, 3, 2, 2, 0, 1, /**/
+    3, 3, 2, 2, 1, 0,
+};
+
+static unsigned long long seed;
+
+/* Deterministic uniform number in [0, 1). */
+static double urand (void)
+{
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(seed >> 11) / 9007199254740992.0;
+}
+
+/* A factor within +-rel of 1. */
+static double noise (double rel)
+{
+    return 1 + rel * (2 * urand () - 1);
+}
+
+/* Whether topo_hops of every pair of t's hosts is h (n*n). */
+static int hops_are (const topo_t *t, const int *h)
+{
+    int n = t->nhosts;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (topo_hops (t, i, j) != h[i * n + j]) {
+                diag ("hosts %d and %d: %d hops, expected %d", i, j, topo_hops (t, i, j),
+                      h[i * n + j]);
+                return 0;
+            }
+    return 1;
+}
+
+static int checks (const topo_t *t)
+{
+    tm_error_t e;
+    if (!t)
+        return 0;
+    if (topo_check (t, &e) < 0) {
+        diag ("%s", e.text);
+        return 0;
+    }
+    return 1;
+}
+
+static int same_topo (const topo_t *a, const topo_t *b)
+{
+    return a && b && a->model == b->model && a->nhosts == b->nhosts &&
+           a->nvertices == b->nvertices && a->ngroups == b->ngroups &&
+           memcmp (a->parent, b->parent, (size_t)a->nvertices * sizeof (*a->parent)) == 0 &&
+           memcmp (a->height, b->height, (size_t)a->nvertices * sizeof (*a->height)) == 0 &&
+           memcmp (a->group, b->group, (size_t)a->nhosts * sizeof (*a->group)) == 0;
+}
+
+static void test_paper (void)
+{
+    static const double range[3][2] = {{0.131, 0.134}, {0.155, 0.160}, {0.173, 0.177}};
+    int class[36], hops[36], in_range = 1, symmetric = 1;
+    double us[36];
+    tm_error_t e;
+    topo_t *t;
+
+    int nc = topo_ly_classes (6, fig6, NULL, class, &e);
+    ok (nc == 3, "Figure 6's RTTs fall into three classes");
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            int k = class[i * 6 + j];
+            if (i == j) {
+                symmetric &= k == -1;
+                continue;
+            }
+            symmetric &= k == class[j * 6 + i];
+            if (k < 0 || k > 2 || fig6[i * 6 + j] < range[k][0] || fig6[i * 6 + j] > range[k][1])
+                in_range = 0;
+        }
+    ok (in_range, "each RTT is in the range §3.2 gives its class: [.131,.134], [.155,.160], "
+                  "[.173,.177]");
+    ok (symmetric, "classes are symmetric, -1 on the diagonal");
+    ok (class[0 * 6 + 1] == 0 && class[2 * 6 + 3] == 0 && class[4 * 6 + 5] == 0,
+        "hosts on one switch are in class 0");
+
+    ok (topo_ly_hops (6, fig6, class, nc, hops, &e) == 0, "hop counts are inferred");
+    ok (memcmp (hops, fig8, sizeof (hops)) == 0, "they are Figure 8's hop matrix");
+
+    t = topo_ly_tree (6, fig8, &e);
+    ok (t && t->model == TOPO_TREE && t->nvertices == 9, "Figure 8 gives a tree of three switches");
+    ok (checks (t), "it passes topo_check");
+    if (t) {
+        int s0 = t->parent[0], s1 = t->parent[2], s2 = t->parent[4];
+        ok (t->parent[1] == s0 && t->parent[3] == s1 && t->parent[5] == s2 && s0 != s1 &&
+                s1 != s2 && s0 != s2,
+            "hosts 0,1 share a switch, 2,3 another and 4,5 a third");
+        ok (t->ngroups == 3 && t->group[0] == 0 && t->group[1] == 0 && t->group[2] == 1 &&
+                t->group[3] == 1 && t->group[4] == 2 && t->group[5] == 2,
+            "groups are the three switches, in order of their lowest host");
+        ok (t->parent[s0] == s1 && t->parent[s2] == s1 && t->parent[s1] == -1,
+            "Figure 1's chain s0 - s1 - s2, rooted at its centre s1");
+        ok (t->height[s0] == 1 && t->height[s1] == 1 && t->height[s2] == 1,
+            "every switch has hosts attached: height 1");
+        ok (hops_are (t, fig8), "topo_hops gives back Figure 8");
+    }
+    topo_destroy (t);
+
+    for (int i = 0; i < 36; i++)
+        us[i] = fig6[i] * 1000;
+    t = topo_infer (6, us, NULL, &e);
+    ok (t && t->model == TOPO_TREE && t->nvertices == 9 && t->ngroups == 3,
+        "topo_infer finds Figure 1's tree from Figure 6 in microseconds");
+    ok (checks (t) && hops_are (t, fig8), "with Figure 8's hops");
+    topo_destroy (t);
+}
+
+static void test_two_switches (void)
+{
+    double lat[64];
+    int want[64], groups_ok = 1;
+    tm_error_t e;
+    topo_t *t, *t2;
+
+    /* 9 us on one switch, 45 us across, +-3% on each direction; hosts
+     * interleaved: 0,2,4,6 on one switch, 1,3,5,7 on the other (as
+     * contrib/topologies/2sw-interleaved.topo, under a core switch). */
+    seed = 2;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            lat[i * 8 + j] = i == j ? NAN : (i % 2 == j % 2 ? 9.0 : 45.0) * noise (0.03);
+            want[i * 8 + j] = i == j ? 0 : i % 2 == j % 2 ? 1 : 3;
+        }
+    t = topo_infer (8, lat, NULL, &e);
+    ok (t && t->model == TOPO_TREE, "two switches, interleaved hosts, 3%% noise: a tree");
+    ok (checks (t), "it passes topo_check");
+    if (t) {
+        int s0 = t->parent[0], s1 = t->parent[1];
+        for (int h = 0; h < 8; h++)
+            groups_ok &= t->group[h] == h % 2 && t->parent[h] == (h % 2 ? s1 : s0);
+        ok (t->ngroups == 2 && groups_ok, "groups are {0,2,4,6} and {1,3,5,7}");
+        ok (t->nvertices == 11 && s0 != s1 && t->parent[s0] == t->parent[s1] &&
+                t->parent[t->parent[s0]] == -1,
+            "two latency classes are two levels: edge switches under a core, the root");
+        ok (t->height[s0] == 1 && t->height[s1] == 1 && t->height[t->parent[s0]] == 2,
+            "heights: edge 1, core 2");
+        ok (hops_are (t, want), "one switch between hosts of a group, three across");
+    }
+    t2 = topo_infer (8, lat, NULL, &e);
+    ok (same_topo (t, t2), "a second inference gives identical arrays");
+    topo_destroy (t);
+    topo_destroy (t2);
+}
+
+/* Hosts h of a 3-level tree: edge switch h % 4, aggregation (h % 4) % 2. */
+static void test_three_levels (void)
+{
+    double lat[144];
+    int want[144], groups_ok = 1;
+    tm_error_t e;
+    topo_t *t, *t2;
+
+    seed = 3;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+            int same_edge = i % 4 == j % 4, same_agg = i % 2 == j % 2;
+            double v = same_edge ? 8.5 : same_agg ? 12.0 : 44.0;
+            lat[i * 12 + j] = i == j ? NAN : v * noise (0.03);
+            want[i * 12 + j] = i == j ? 0 : same_edge ? 1 : same_agg ? 3 : 5;
+        }
+    t = topo_infer (12, lat, NULL, &e);
+    ok (t && t->model == TOPO_TREE, "3-level tree, 8.5/12/44 us, 3%% noise: a tree");
+    ok (checks (t), "it passes topo_check");
+    if (t) {
+        int e0 = t->parent[0], e1 = t->parent[1], e2 = t->parent[2], e3 = t->parent[3];
+        int a0 = t->parent[e0], a1 = t->parent[e1];
+        for (int h = 0; h < 12; h++)
+            groups_ok &= t->group[h] == h % 4 && t->parent[h] == t->parent[h % 4];
+        ok (t->ngroups == 4 && groups_ok, "four edge switches of three hosts: {0,4,8} {1,5,9} ...");
+        ok (t->nvertices == 19, "seven switches: four edge, two aggregation, one core");
+        ok (t->parent[e2] == a0 && t->parent[e3] == a1 && a0 != a1,
+            "edges of hosts 0 and 2 share an aggregation switch, of 1 and 3 the other");
+        ok (t->parent[a0] == t->parent[a1] && t->parent[a0] >= 12 && t->parent[t->parent[a0]] == -1,
+            "the aggregation switches hang off the core, the root");
+        ok (t->height[e0] == 1 && t->height[a0] == 2 && t->height[t->parent[a0]] == 3,
+            "heights: edge 1, aggregation 2, core 3");
+        ok (hops_are (t, want), "topo_hops is 1 on an edge switch, 3 under one aggregation, 5 "
+                                "across the core");
+    }
+    t2 = topo_infer (12, lat, NULL, &e);
+    ok (same_topo (t, t2), "a second inference gives identical arrays");
+    topo_destroy (t);
+    topo_destroy (t2);
+}
+
+/* Three edge switches on one core: the smallest gap reads 2 hops between
+ * edges, a triangle of switches; the levels read a star.
+ */
+static void test_star (void)
+{
+    double lat[81];
+    int want[81];
+    tm_error_t e;
+    topo_t *t;
+
+    seed = 4;
+    for (int i = 0; i < 9; i++)
+        for (int j = 0; j < 9; j++) {
+            lat[i * 9 + j] = i == j ? 0 : (i / 3 == j / 3 ? 5.0 : 20.0) * noise (0.02);
+            want[i * 9 + j] = i == j ? 0 : i / 3 == j / 3 ? 1 : 3;
+        }
+    t = topo_infer (9, lat, NULL, &e);
+    ok (t && t->model == TOPO_TREE && t->nvertices == 13 && t->ngroups == 3,
+        "three edge switches on a core: a star of four switches");
+    ok (checks (t) && hops_are (t, want), "three hops between edge switches");
+    topo_destroy (t);
+}
+
+/* Cloud: two groups, latencies spread at random within and across them,
+ * which no tree of switches gives.
+ */
+static void test_cloud (void)
+{
+    static const int grp[8] = {0, 0, 0, 1, 1, 0, 1, 1};
+    double lat[64];
+    int groups_ok = 1, heights_ok = 1;
+    tm_error_t e;
+    topo_t *t, *t2;
+
+    seed = 5;
+    for (int i = 0; i < 8; i++) {
+        lat[i * 8 + i] = 0;
+        for (int j = i + 1; j < 8; j++)
+            lat[i * 8 + j] = lat[j * 8 + i] =
+                grp[i] == grp[j] ? 20 + 30 * urand () : 150 + 60 * urand ();
+    }
+    t = topo_infer (8, lat, NULL, &e);
+    ok (t && t->model == TOPO_GROUPS, "random cloud latencies: groups, not a tree");
+    ok (t && strstr (e.text, "do not form a switch tree") != NULL,
+        "errp says why the tree was given up: %s", e.text);
+    ok (checks (t), "it passes topo_check");
+    if (t) {
+        for (int h = 0; h < 8; h++)
+            groups_ok &= t->group[h] == grp[h];
+        for (int v = 0; v < t->nvertices; v++)
+            heights_ok &= isfinite (t->height[v]) && t->height[v] >= 0;
+        ok (t->ngroups == 2 && groups_ok, "groups are {0,1,2,5} and {3,4,6,7}");
+        ok (t->nvertices == 15 && t->parent[14] == -1, "a dendrogram of 7 merges, last the root");
+        ok (heights_ok && t->height[14] >= 150, "merge costs are the heights, root across groups");
+    }
+    t2 = topo_infer (8, lat, NULL, &e);
+    ok (same_topo (t, t2), "a second inference gives identical arrays");
+    topo_destroy (t);
+    topo_destroy (t2);
+
+    /* 32 hosts: latencies so dense that raw clustering chains each
+     * group's into one class, far wider than noise. */
+    double big[32 * 32];
+    seed = 7;
+    for (int i = 0; i < 32; i++) {
+        big[i * 32 + i] = 0;
+        for (int j = i + 1; j < 32; j++)
+            big[i * 32 + j] = big[j * 32 + i] =
+                i % 3 == j % 3 ? 20 + 30 * urand () : 150 + 60 * urand ();
+    }
+    t = topo_infer (32, big, NULL, &e);
+    ok (checks (t) && t->model == TOPO_GROUPS && strstr (e.text, "wider than noise"),
+        "32 hosts of dense cloud latencies: groups, %s", e.text);
+    groups_ok = t != NULL;
+    for (int h = 0; t && h < 32; h++)
+        groups_ok &= t->group[h] == h % 3;
+    ok (groups_ok && t->ngroups == 3, "groups are the hosts equal modulo 3");
+    topo_destroy (t);
+
+    /* One switch: everything within noise. */
+    seed = 6;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            lat[i * 8 + j] = i == j ? 0 : 10 * noise (0.03);
+    t = topo_cluster (8, lat, &e);
+    ok (checks (t) && t->model == TOPO_GROUPS && t->ngroups == 1,
+        "topo_cluster of latencies within noise: one group");
+    topo_destroy (t);
+    t = topo_infer (8, lat, NULL, &e);
+    ok (checks (t) && t->model == TOPO_TREE && t->nvertices == 9 && t->ngroups == 1,
+        "topo_infer of them: one switch");
+    topo_destroy (t);
+}
+
+static void test_bad_input (void)
+{
+    double lat[9] = {0, 10, 10, 10, 0, 10, 10, 10, 0};
+    static const int not_tree[9] = {0, 1, 2, 1, 0, 1, 2, 1, 0};
+    tm_error_t e;
+    topo_t *t;
+
+    e.text[0] = '\0';
+    ok (topo_infer (0, lat, NULL, &e) == NULL && e.text[0], "0 hosts are refused: %s", e.text);
+    lat[1] = NAN;
+    e.text[0] = '\0';
+    ok (topo_infer (3, lat, NULL, &e) == NULL && strstr (e.text, "host 0 to host 1"),
+        "a NaN latency is refused: %s", e.text);
+    lat[1] = -1;
+    e.text[0] = '\0';
+    ok (topo_infer (3, lat, NULL, &e) == NULL && strstr (e.text, "host 0 to host 1"),
+        "a negative latency is refused: %s", e.text);
+    lat[1] = 25;
+    e.text[0] = '\0';
+    ok (topo_infer (3, lat, NULL, &e) == NULL && strstr (e.text, "asymmetric"),
+        "latencies asymmetric beyond noise are refused: %s", e.text);
+    lat[1] = 10;
+    ok (topo_infer (3, NULL, NULL, &e) == NULL, "no matrix is refused");
+    topo_params_t p;
+    topo_params_default (&p);
+    p.noise_threshold = -1;
+    e.text[0] = '\0';
+    ok (topo_infer (3, lat, &p, &e) == NULL && e.text[0], "a negative threshold is refused: %s",
+        e.text);
+    e.text[0] = '\0';
+    ok (topo_ly_tree (3, not_tree, &e) == NULL &&
+            strncmp (e.text, "hop matrix is not a tree", 24) == 0,
+        "topo_ly_tree refuses a hop matrix no tree has: %s", e.text);
+    e.text[0] = '\0';
+    ok (topo_cluster (0, lat, &e) == NULL && e.text[0], "topo_cluster refuses 0 hosts");
+
+    t = topo_infer (1, lat, NULL, &e);
+    ok (checks (t) && t->model == TOPO_TREE && t->nvertices == 1 && t->parent[0] == -1 &&
+            t->ngroups == 1 && topo_hops (t, 0, 0) == 0,
+        "1 host: a tree of that host alone");
+    topo_destroy (t);
+    t = topo_cluster (1, lat, &e);
+    ok (checks (t) && t->nvertices == 1, "topo_cluster of 1 host: that host alone");
+    topo_destroy (t);
+
+    lat[1] = 12;
+    lat[3] = 11.8;
+    double two[4] = {NAN, 12, 11.8, NAN};
+    t = topo_infer (2, two, NULL, &e);
+    ok (checks (t) && t->model == TOPO_TREE && t->nvertices == 3 && t->parent[0] == 2 &&
+            t->parent[1] == 2 && t->parent[2] == -1 && t->height[2] == 1 &&
+            topo_hops (t, 0, 1) == 1 && t->ngroups == 1,
+        "2 hosts: one switch");
+    topo_destroy (t);
+}
+
+static void test_check (void)
+{
+    tm_error_t e;
+    topo_t *t = topo_alloc (TOPO_TREE, 3, 5, &e);
+
+    /* hosts 0 and 1 under switch 3; host 2 and switch 3 under root 4 */
+    t->parent[0] = 3;
+    t->parent[1] = 3;
+    t->parent[2] = 4;
+    t->parent[3] = 4;
+    ok (topo_check (t, &e) == 0, "topo_check accepts hosts under a switch under a root");
+    t->parent[3] = 7;
+    ok (topo_check (t, &e) < 0 && strstr (e.text, "vertex 3"),
+        "a parent out of range is refused before any walk: %s", e.text);
+    t->parent[3] = 4;
+    t->parent[4] = 3;
+    ok (topo_check (t, &e) < 0 && strstr (e.text, "cycle"), "a cycle is refused: %s", e.text);
+    t->parent[4] = -1;
+    t->parent[0] = 1;
+    ok (topo_check (t, &e) < 0, "a host under a host is refused");
+    topo_destroy (t);
+
+    /* 2 hosts under switch 2 under root 3: a switch of one child */
+    t = topo_alloc (TOPO_TREE, 2, 4, &e);
+    t->parent[0] = 2;
+    t->parent[1] = 2;
+    t->parent[2] = 3;
+    ok (topo_check (t, &e) < 0 && strstr (e.text, "at most 3"),
+        "more vertices than a tree of 2 hosts can have are refused: %s", e.text);
+    topo_destroy (t);
+    topo_destroy (NULL);
+    ok (1, "topo_destroy accepts NULL");
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    test_paper ();
+    test_two_switches ();
+    test_three_levels ();
+    test_star ();
+    test_cloud ();
+    test_bad_input ();
+    test_check ();
+    return done_testing ();
+}

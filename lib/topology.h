@@ -1,0 +1,132 @@
+/* topology.h: the shape of the network, inferred from measured latencies.
+ *
+ * Two models, after seeds/002 (Lawrence & Yuan) and seeds/001 (CloudMap):
+ *
+ *  TOPO_TREE    the measurements fit a tree of switches: Lawrence & Yuan's
+ *               data clustering of round-trip times, hop-count inference
+ *               (smallest gap) and tree reconstruction.
+ *  TOPO_GROUPS  they do not (clouds, shaped heterogeneity): average-linkage
+ *               hierarchical clustering of the hosts on measured cost gives
+ *               a dendrogram, and its top-level split the groups.
+ *
+ * Both are stored the same way, as a rooted tree over vertices: vertices
+ * 0..nhosts-1 are the hosts (leaves), the others are switches (TOPO_TREE)
+ * or clusters (TOPO_GROUPS).  parent[v] is -1 for the root only.
+ */
+#ifndef TOPOMAP_TOPOLOGY_H
+#define TOPOMAP_TOPOLOGY_H
+
+#include "lib/error.h"
+
+typedef enum {
+    TOPO_TREE = 1,
+    TOPO_GROUPS = 2,
+} topo_model_t;
+
+typedef struct {
+    topo_model_t model;
+    int nhosts;     /* vertices 0..nhosts-1 are hosts */
+    int nvertices;  /* hosts + switches or clusters */
+    int *parent;    /* [nvertices]; -1 for the root */
+    double *height; /* [nvertices]; TOPO_GROUPS: merge cost (us) of a
+                       cluster, 0 for hosts; TOPO_TREE: hop level of a
+                       switch above the hosts, the switches on the shortest
+                       way down to a host, itself included (1 = edge switch,
+                       one that hosts attach to), 0 for hosts */
+    int ngroups;    /* hosts in the same group share an edge switch
+                       (TOPO_TREE) or a top-level cluster (TOPO_GROUPS) */
+    int *group;     /* [nhosts]; 0..ngroups-1, numbered in order of the
+                       lowest host of each group */
+} topo_t;
+
+typedef struct {
+    /* Lawrence & Yuan's data clustering (seeds/002 §3.2, Figure 7), with
+     * relative thresholds.  Sorted RTTs that exceed the one before by at
+     * most noise_threshold of it fall in one class.  Adjacent classes are
+     * then merged when their centres differ by less than inter_threshold
+     * of the lower one and by less than 4 times the larger spread of the
+     * two (the paper's INTER_THRESHOLD).  A class whose RTTs stray more
+     * than inter_threshold from its centre is not one hop count: the
+     * latencies are then no tree's.  Defaults 0.05 and 0.15.  topo_infer
+     * also refuses a pair whose two directions differ by a factor over 2.
+     */
+    double noise_threshold;
+    double inter_threshold;
+} topo_params_t;
+
+/* A topology with every array allocated: parent -1, height 0, group 0.
+ * Each array is its own allocation; topo_destroy frees them all.
+ */
+topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *errp);
+
+/* Check t's structure: a known model, 1 <= nhosts <= nvertices, exactly
+ * one root, parents in range, no cycle, hosts are leaves, groups in range
+ * and every group used.  Returns 0, or -1 with errp naming the fault.
+ */
+int topo_check (const topo_t *t, tm_error_t *errp);
+
+/* Default parameters. */
+void topo_params_default (topo_params_t *p);
+
+/* Infer the topology of n hosts from their symmetric n*n latency matrix
+ * (row major, microseconds, diagonal ignored; each pair taken as the mean
+ * of its two directions).  Tries TOPO_TREE first (topo_ly_classes,
+ * topo_ly_hops, topo_ly_tree) and falls back to TOPO_GROUPS (topo_cluster)
+ * when the latencies do not form a tree; errp is then left saying why,
+ * and cleared for a tree.  n == 1 gives a tree of that host alone (its
+ * root), n == 2 a tree of one switch.  Returns NULL with errp set and
+ * errno EINVAL on invalid input (n < 1, non-finite or negative
+ * off-diagonal entries, asymmetry beyond noise), ENOMEM out of memory.
+ */
+topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp);
+
+/* The steps of Lawrence & Yuan (seeds/002 §3), exposed for tests and for
+ * `topomap netmap show`.  rtt is n*n, row major, diagonal ignored; a pair's
+ * RTT is the mean of its two directions.  Hop counts are switches on the
+ * path between two hosts (§2): 1 for hosts on one switch.  On error these
+ * set errno: EINVAL for bad input or latencies that are no tree's, ENOMEM.
+ *
+ * topo_ly_classes: cluster the RTTs of the pairs (§3.2, Figure 7; see
+ *   topo_params_t, p NULL for defaults); class[i*n+j] gets the class index
+ *   (0 = smallest RTTs), the same for [j*n+i], -1 on the diagonal.
+ *   Returns the number of classes (0 for one host), -1 on error or when a
+ *   class is wider than noise.
+ * topo_ly_hops: hop count of every pair from the classes; hops[i*n+j], 0
+ *   on the diagonal.  When the classes form an ultrametric (in every
+ *   triple of hosts the two largest classes are equal: hosts on edge
+ *   switches only, links costing per level), each class is a level of
+ *   the tree and class k is 2k+1 hops.  Otherwise the paper's heuristic:
+ *   the smallest gap between class centres (middles of their ranges) is
+ *   one hop, class 0 one hop.  Returns 0 (hops may still be no tree's),
+ *   -1 on error.
+ * topo_ly_tree: the switch tree of a hop matrix (§3.1, Figure 4), checked
+ *   to give back every entry, then rooted at its centre (the middle of a
+ *   longest path between hosts: the core of a tree of levels); switches
+ *   n.. in the order the algorithm finds them.  NULL with errp set when
+ *   the hop matrix is not that of a tree.
+ */
+int topo_ly_classes (int n, const double *rtt, const topo_params_t *p, int *class,
+                     tm_error_t *errp);
+int topo_ly_hops (int n, const double *rtt, const int *class, int nclasses, int *hops,
+                  tm_error_t *errp);
+topo_t *topo_ly_tree (int n, const int *hops, tm_error_t *errp);
+
+/* Average-linkage (UPGMA) hierarchical clustering of n hosts on the cost
+ * matrix (any unit, diagonal ignored, the mean of both directions).
+ * Vertex n+s is merge s, of the two closest clusters (the lowest pair on
+ * ties), its height the average cost between them.  Groups are the
+ * clusters below the largest gap between successive merge heights, or one
+ * group when that gap is under a fifth of the height above it.  Always
+ * succeeds for valid input: n >= 1, entries finite and >= 0.
+ */
+topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp);
+
+/* Hop distance between hosts a and b in t: the number of switches
+ * (clusters) on the path between them, as seeds/002 §2 counts it; 1 for
+ * hosts on one switch, 0 when a == b.
+ */
+int topo_hops (const topo_t *t, int a, int b);
+
+void topo_destroy (topo_t *t);
+
+#endif
