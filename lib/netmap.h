@@ -1,0 +1,86 @@
+/* netmap.h: what the probe measured between the nodes of an allocation,
+ * and the JSON file that carries it (written and read with json-c).
+ *
+ * Matrices are n*n, row major, indexed by host in rank order of the probe.
+ * Off-diagonal entries are network figures between two nodes; the diagonal
+ * holds intra-node figures (two ranks on one node), NaN where not measured.
+ */
+#ifndef TOPOMAP_NETMAP_H
+#define TOPOMAP_NETMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "lib/error.h"
+#include "lib/topology.h"
+
+#define NETMAP_SCHEMA 1
+
+typedef struct {
+    size_t lat_bytes;      /* ping-pong message size */
+    size_t bw_bytes;       /* bandwidth stream message size */
+    int bw_messages;       /* messages per bandwidth stream */
+    int min_samples;       /* latency samples before the CI test */
+    int max_samples;       /* cap on latency samples */
+    double ci_rel;         /* stop when the 95% CI half-width < ci_rel * mean */
+    double budget_s;       /* total time budget */
+    int concurrency;       /* pairs measured at once; 0: a whole round */
+} netmap_params_t;
+
+typedef struct {
+    int n;                 /* hosts */
+    char **hosts;          /* [n] Slurm node names, probe rank order */
+    double *lat_us;        /* [n*n] one-way latency: median round trip / 2 */
+    double *lat_ci_us;     /* [n*n] 95% CI half-width of lat_us */
+    double *bw_MBps;       /* [n*n] bandwidth, 1e6 bytes/s */
+    int *samples;          /* [n*n] latency samples taken */
+    netmap_params_t params;
+    double measure_s;      /* wall time spent measuring */
+    char jobid[32];        /* Slurm job id, "" when unknown */
+    time_t timestamp;      /* when measured */
+    topo_t *topo;          /* inferred topology, NULL when none */
+} netmap_t;
+
+#define NETMAP_AT(nm, m, a, b) ((nm)->m[(size_t)(a) * (size_t)(nm)->n + (size_t)(b)])
+
+void netmap_params_default (netmap_params_t *p);
+
+/* A netmap of n hosts (names copied), matrices zeroed, diagonal NaN. */
+netmap_t *netmap_create (int n, const char *const *hosts, tm_error_t *errp);
+void netmap_destroy (netmap_t *nm);
+
+/* Write nm as JSON to path: a temporary file in the same directory, mode
+ * 0644, then rename, so readers see the old file or the new, never half.
+ */
+int netmap_write (const netmap_t *nm, const char *path, tm_error_t *errp);
+
+/* Read and validate a netmap file.  Rejects malformed or truncated JSON, a
+ * foreign schema, wrong-sized or non-finite matrices, negative figures,
+ * duplicate or empty host names, with a message naming the file and fault.
+ */
+netmap_t *netmap_read (const char *path, tm_error_t *errp);
+
+/* Index of host name in nm, -1 if absent. */
+int netmap_host_index (const netmap_t *nm, const char *name);
+
+/* Seconds to move msgs messages carrying bytes bytes in all from host a to
+ * host b: msgs * latency + bytes / bandwidth.  a == b uses the intra-node
+ * figures; where those were not measured, the cost is 0.
+ */
+double netmap_cost (const netmap_t *nm, int a, int b, double msgs, double bytes);
+
+/* The least time the probe's measurements in nm could have taken, one
+ * pair after another: for every pair measured, its samples times its round
+ * trip, plus its stream over its bandwidth (netmap_show.c).
+ */
+double netmap_measure_bound (const netmap_t *nm);
+
+/* Print nm for people: header, model, tree or groups, then latency and
+ * bandwidth tables (netmap_show.c).  name labels the netmap.  Returns 0,
+ * -1 on an output error.
+ */
+int netmap_show (FILE *f, const netmap_t *nm, const char *name);
+
+#endif

@@ -1,0 +1,669 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "lib/netmap.h"
+#include "lib/test/tap.h"
+
+static char dir[256];
+
+static const char *in_dir (char *buf, const char *name)
+{
+    snprintf (buf, PATH_MAX, "%s/%s", dir, name);
+    return buf;
+}
+
+/* Names in directory d but "." and "..", space separated, in buf. */
+static int list_dir (const char *d, char *buf, size_t size)
+{
+    DIR *dp = opendir (d);
+    struct dirent *de;
+    int count = 0;
+
+    buf[0] = '\0';
+    if (!dp)
+        return -1;
+    while ((de = readdir (dp))) {
+        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+            continue;
+        count++;
+        if (strlen (buf) + strlen (de->d_name) + 2 < size) {
+            strcat (buf, de->d_name);
+            strcat (buf, " ");
+        }
+    }
+    closedir (dp);
+    return count;
+}
+
+static void remove_tree (const char *d)
+{
+    DIR *dp = opendir (d);
+    struct dirent *de;
+    char p[PATH_MAX];
+    struct stat st;
+
+    if (!dp)
+        return;
+    while ((de = readdir (dp))) {
+        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+            continue;
+        snprintf (p, sizeof (p), "%s/%s", d, de->d_name);
+        if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode)) {
+            chmod (p, 0755);
+            remove_tree (p);
+        } else
+            unlink (p);
+    }
+    closedir (dp);
+    rmdir (d);
+}
+
+static int write_text (const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f)
+        return -1;
+    if (fwrite (text, 1, len, f) != len) {
+        fclose (f);
+        return -1;
+    }
+    return fclose (f);
+}
+
+static int write_str (const char *path, const char *text)
+{
+    return write_text (path, text, strlen (text));
+}
+
+static char *read_text (const char *path, size_t *lenp)
+{
+    FILE *f = fopen (path, "r");
+    char *buf;
+    long len;
+
+    if (!f)
+        return NULL;
+    fseek (f, 0, SEEK_END);
+    len = ftell (f);
+    rewind (f);
+    buf = malloc ((size_t)len + 1);
+    if (buf && fread (buf, 1, (size_t)len, f) != (size_t)len) {
+        free (buf);
+        buf = NULL;
+    }
+    fclose (f);
+    if (buf) {
+        buf[len] = '\0';
+        *lenp = (size_t)len;
+    }
+    return buf;
+}
+
+/* A netmap of n hosts n0.. with every field set to something particular:
+ * off-diagonal figures that take 17 digits to write, host 0's intra-node
+ * figures measured, the others not, and a topology of model (0: none).
+ */
+static netmap_t *make_netmap (int n, topo_model_t model)
+{
+    const char *names[8] = {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"};
+    netmap_t *nm = netmap_create (n, names, NULL);
+
+    if (!nm)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (i == j)
+                continue;
+            NETMAP_AT (nm, lat_us, i, j) = 1.0 / 3 + i + 0.5 * j;
+            NETMAP_AT (nm, lat_ci_us, i, j) = 0.1 * (i + 1) / 7;
+            NETMAP_AT (nm, bw_MBps, i, j) = 12345.678 / (1 + i + j);
+            NETMAP_AT (nm, samples, i, j) = 5 + i * n + j;
+        }
+    NETMAP_AT (nm, lat_us, 0, 0) = 0.25;
+    NETMAP_AT (nm, lat_ci_us, 0, 0) = 0.0;
+    NETMAP_AT (nm, bw_MBps, 0, 0) = 5000;
+    NETMAP_AT (nm, samples, 0, 0) = 17;
+    nm->params.lat_bytes = 8;
+    nm->params.bw_bytes = 1 << 20;
+    nm->params.bw_messages = 4;
+    nm->params.concurrency = 3;
+    nm->params.min_samples = 7;
+    nm->params.max_samples = 99;
+    nm->params.ci_rel = 0.015;
+    nm->params.budget_s = 2.5;
+    nm->measure_s = 1.0 / 7;
+    strcpy (nm->jobid, "4242.1");
+    nm->timestamp = 1795211090; /* 2026-11-20T21:44:50Z */
+    if (model == TOPO_TREE && n == 3) {
+        /* hosts 0 and 1 under edge switch 3, host 2 under switch 4 */
+        static const int parent[] = {3, 3, 4, 4, -1};
+        static const double height[] = {0, 0, 0, 1, 2};
+        static const int group[] = {0, 0, 1};
+        if (!(nm->topo = topo_alloc (TOPO_TREE, 3, 5, NULL)))
+            goto error;
+        memcpy (nm->topo->parent, parent, sizeof (parent));
+        memcpy (nm->topo->height, height, sizeof (height));
+        memcpy (nm->topo->group, group, sizeof (group));
+        nm->topo->ngroups = 2;
+    } else if (model == TOPO_TREE && n == 1) {
+        /* the trivial tree: the one host is the root */
+        if (!(nm->topo = topo_alloc (TOPO_TREE, 1, 1, NULL)))
+            goto error;
+    } else if (model == TOPO_GROUPS && n == 4) {
+        /* clusters 4 = {0, 2}, 5 = {1, 3}, root 6 */
+        static const int parent[] = {4, 5, 4, 5, 6, 6, -1};
+        static const double height[] = {0, 0, 0, 0, 1.5, 2.0 / 3, 7.25};
+        static const int group[] = {0, 1, 0, 1};
+        if (!(nm->topo = topo_alloc (TOPO_GROUPS, 4, 7, NULL)))
+            goto error;
+        memcpy (nm->topo->parent, parent, sizeof (parent));
+        memcpy (nm->topo->height, height, sizeof (height));
+        memcpy (nm->topo->group, group, sizeof (group));
+        nm->topo->ngroups = 2;
+    }
+    return nm;
+error:
+    netmap_destroy (nm);
+    return NULL;
+}
+
+static int same (double a, double b)
+{
+    return (isnan (a) && isnan (b)) || a == b;
+}
+
+/* The first field in which a and b differ, NULL when they are equal. */
+static const char *netmap_diff (const netmap_t *a, const netmap_t *b)
+{
+    static char what[64];
+    int n = a->n;
+
+    if (a->n != b->n)
+        return "n";
+    for (int i = 0; i < n; i++)
+        if (strcmp (a->hosts[i], b->hosts[i]) != 0)
+            return "hosts";
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            snprintf (what, sizeof (what), "[%d][%d]", i, j);
+            if (!same (NETMAP_AT (a, lat_us, i, j), NETMAP_AT (b, lat_us, i, j)))
+                return strcat (what, " latency");
+            if (!same (NETMAP_AT (a, lat_ci_us, i, j), NETMAP_AT (b, lat_ci_us, i, j)))
+                return strcat (what, " latency CI");
+            if (!same (NETMAP_AT (a, bw_MBps, i, j), NETMAP_AT (b, bw_MBps, i, j)))
+                return strcat (what, " bandwidth");
+            if (NETMAP_AT (a, samples, i, j) != NETMAP_AT (b, samples, i, j))
+                return strcat (what, " samples");
+        }
+    if (a->params.lat_bytes != b->params.lat_bytes || a->params.bw_bytes != b->params.bw_bytes ||
+        a->params.bw_messages != b->params.bw_messages ||
+        a->params.concurrency != b->params.concurrency ||
+        a->params.min_samples != b->params.min_samples ||
+        a->params.max_samples != b->params.max_samples || a->params.ci_rel != b->params.ci_rel ||
+        a->params.budget_s != b->params.budget_s)
+        return "params";
+    if (a->measure_s != b->measure_s)
+        return "measure_s";
+    if (strcmp (a->jobid, b->jobid) != 0)
+        return "jobid";
+    if (a->timestamp != b->timestamp)
+        return "timestamp";
+    if (!a->topo != !b->topo)
+        return "topology presence";
+    if (a->topo) {
+        const topo_t *s = a->topo, *t = b->topo;
+        if (s->model != t->model || s->nhosts != t->nhosts || s->nvertices != t->nvertices ||
+            s->ngroups != t->ngroups)
+            return "topology sizes";
+        for (int v = 0; v < s->nvertices; v++)
+            if (s->parent[v] != t->parent[v] || s->height[v] != t->height[v])
+                return "topology vertices";
+        for (int h = 0; h < s->nhosts; h++)
+            if (s->group[h] != t->group[h])
+                return "topology groups";
+    }
+    return NULL;
+}
+
+static void test_create (void)
+{
+    const char *names[] = {"a", "b", "a"};
+    const char *empty[] = {"a", ""};
+    const char *null[] = {"a", NULL};
+    netmap_params_t p;
+    netmap_t *nm;
+    tm_error_t e;
+
+    netmap_params_default (&p);
+    ok (p.lat_bytes == 1024 && p.bw_bytes == 262144 && p.bw_messages == 1 && p.concurrency == 0 && p.min_samples == 5 &&
+            p.max_samples == 200 && p.ci_rel == 0.03 && p.budget_s == 10,
+        "netmap_params_default gives the documented defaults");
+
+    nm = netmap_create (2, names, &e);
+    ok (nm && nm->n == 2 && strcmp (nm->hosts[1], "b") == 0 && nm->hosts[0] != names[0],
+        "netmap_create copies the host names");
+    ok (nm && isnan (NETMAP_AT (nm, lat_us, 1, 1)) && isnan (NETMAP_AT (nm, lat_ci_us, 0, 0)) &&
+            isnan (NETMAP_AT (nm, bw_MBps, 1, 1)) && NETMAP_AT (nm, samples, 1, 1) == 0,
+        "netmap_create leaves the diagonal not measured");
+    ok (nm && NETMAP_AT (nm, lat_us, 0, 1) == 0 && NETMAP_AT (nm, bw_MBps, 1, 0) == 0 &&
+            NETMAP_AT (nm, samples, 0, 1) == 0,
+        "netmap_create zeroes the off-diagonal entries");
+    ok (nm && nm->params.max_samples == 200 && !nm->topo && nm->jobid[0] == '\0',
+        "netmap_create sets default params, no topology and no job id");
+    ok (nm && netmap_host_index (nm, "b") == 1 && netmap_host_index (nm, "c") == -1 &&
+            netmap_host_index (nm, NULL) == -1,
+        "netmap_host_index finds a host and returns -1 for others");
+    netmap_destroy (nm);
+
+    errno = 0;
+    ok (!netmap_create (0, names, &e) && errno == EINVAL && strstr (e.text, "at least one"),
+        "netmap_create rejects zero hosts");
+    ok (!netmap_create (2, NULL, &e) && errno == EINVAL, "netmap_create rejects NULL host names");
+    ok (!netmap_create (2, empty, &e) && strstr (e.text, "hosts[1]: empty name"),
+        "netmap_create rejects an empty host name");
+    ok (!netmap_create (2, null, &e) && strstr (e.text, "hosts[1]: empty name"),
+        "netmap_create rejects a NULL host name");
+    ok (!netmap_create (3, names, &e) && strstr (e.text, "hosts: 'a' appears twice"),
+        "netmap_create rejects a duplicate host name: %s", e.text);
+
+    errno = 42;
+    netmap_destroy (NULL);
+    ok (errno == 42, "netmap_destroy accepts NULL and preserves errno");
+}
+
+static void test_round_trip (const char *name, int n, topo_model_t model, const char *what)
+{
+    char path[PATH_MAX], names[1024];
+    netmap_t *nm = make_netmap (n, model), *back = NULL;
+    const char *diff = "nothing read";
+    struct stat st;
+    tm_error_t e = {""};
+
+    in_dir (path, name);
+    if (!ok (nm && netmap_write (nm, path, &e) == 0, "netmap_write writes %s", what))
+        diag ("%s", e.text);
+    if ((back = netmap_read (path, &e)))
+        diff = netmap_diff (nm, back);
+    else
+        diag ("%s", e.text);
+    if (!ok (back && !diff, "netmap_read gives back every field of %s", what))
+        diag ("differs in %s", diff);
+    ok (stat (path, &st) == 0 && (st.st_mode & 07777) == 0644,
+        "the file of %s has mode 0644 despite umask 077", what);
+    ok (list_dir (dir, names, sizeof (names)) >= 1 && !strstr (names, ".json."),
+        "no temporary file is left beside %s (%s)", name, names);
+    netmap_destroy (nm);
+    netmap_destroy (back);
+}
+
+static void test_layout (void)
+{
+    char path[PATH_MAX];
+    netmap_t *nm = make_netmap (3, TOPO_TREE);
+    char *text = NULL;
+    size_t len;
+
+    in_dir (path, "layout.json");
+    if (nm && netmap_write (nm, path, NULL) == 0)
+        text = read_text (path, &len);
+    ok (text && strstr (text, "\"schema\":1,") && strstr (text, "\"kind\":\"topomap-netmap\","),
+        "the file carries schema and kind");
+    ok (text && strstr (text, "\"timestamp\":\"2026-11-20T21:44:50Z\""),
+        "the timestamp is written in UTC ISO 8601");
+    ok (text && strstr (text, "[1.3333333333333333, null, 2.333333333333333]"),
+        "an unmeasured diagonal entry is written as null");
+    ok (text && strstr (text, "[0.25, 0.8333333333333333, 1.3333333333333333]"),
+        "a matrix row is written on one line, in the fewest digits that read back exactly");
+    ok (text && strstr (text, "\"hosts\":[\"n0\", \"n1\", \"n2\"]"), "hosts are one line");
+    ok (text && strstr (text, "\"model\":\"tree\"") && strstr (text, "\"parent\":[3, 3, 4, 4, -1]"),
+        "the topology is written with its model and parents");
+    ok (text && text[len - 1] == '\n', "the file ends with a newline");
+    free (text);
+    netmap_destroy (nm);
+}
+
+static void test_cost (void)
+{
+    netmap_t *nm = make_netmap (3, 0);
+    double c;
+
+    NETMAP_AT (nm, lat_us, 0, 1) = 2.0;
+    NETMAP_AT (nm, bw_MBps, 0, 1) = 1000.0;
+    c = netmap_cost (nm, 0, 1, 3, 1e6);
+    ok (fabs (c - (3 * 2e-6 + 1e6 / 1e9)) < 1e-15,
+        "netmap_cost is msgs * latency + bytes / bandwidth between two hosts (%.17g)", c);
+    ok (netmap_cost (nm, 0, 1, 0, 0) == 0, "nothing to send costs nothing");
+    c = netmap_cost (nm, 0, 0, 4, 1e6);
+    ok (fabs (c - (4 * 0.25e-6 + 1e6 / 5e9)) < 1e-15,
+        "netmap_cost uses the intra-node figures when a == b (%.17g)", c);
+    ok (netmap_cost (nm, 2, 2, 5, 1e6) == 0, "netmap_cost is 0 for a == b not measured");
+    errno = 0;
+    ok (isnan (netmap_cost (nm, 0, 3, 1, 1)) && errno == EINVAL,
+        "netmap_cost of a host out of range is NaN with EINVAL");
+    netmap_destroy (nm);
+}
+
+static void test_write_refuses (void)
+{
+    char path[PATH_MAX], names[1024];
+    netmap_t *nm = make_netmap (3, TOPO_TREE), *back;
+    tm_error_t e = {""};
+    int before;
+
+    in_dir (path, "refuse.json");
+    ok (netmap_write (nm, path, &e) == 0, "a good netmap is written to refuse.json");
+    before = list_dir (dir, names, sizeof (names));
+
+    NETMAP_AT (nm, lat_us, 0, 1) = INFINITY;
+    ok (netmap_write (nm, path, &e) < 0 && errno == EINVAL && strstr (e.text, path) &&
+            strstr (e.text, "latency_us[0][1]: not a finite number (n0 to n1)"),
+        "netmap_write refuses an infinite latency, naming the hosts: %s", e.text);
+    NETMAP_AT (nm, lat_us, 0, 1) = 1;
+    NETMAP_AT (nm, lat_ci_us, 2, 1) = NAN;
+    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "latency_ci_us[2][1]") &&
+            strstr (e.text, "n2 to n1"),
+        "netmap_write refuses a NaN off the diagonal: %s", e.text);
+    NETMAP_AT (nm, lat_ci_us, 2, 1) = 1;
+    NETMAP_AT (nm, bw_MBps, 1, 2) = 0;
+    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "bandwidth_MBps[1][2]: zero"),
+        "netmap_write refuses a zero bandwidth it could not read back: %s", e.text);
+    NETMAP_AT (nm, bw_MBps, 1, 2) = 1;
+    nm->topo->parent[4] = 3;
+    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "topology") && strstr (e.text, "cycle"),
+        "netmap_write refuses an invalid topology: %s", e.text);
+    nm->topo->parent[4] = -1;
+    nm->timestamp = (time_t)1 << 60;
+    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "timestamp"),
+        "netmap_write refuses a timestamp beyond year 9999: %s", e.text);
+
+    ok (list_dir (dir, names, sizeof (names)) == before, "refused writes leave no file behind (%s)",
+        names);
+    back = netmap_read (path, &e);
+    ok (back && NETMAP_AT (back, lat_us, 0, 1) != 1, "refused writes leave the old file intact");
+    netmap_destroy (back);
+    netmap_destroy (nm);
+}
+
+static void test_write_fails (void)
+{
+    char path[PATH_MAX], sub[PATH_MAX], names[1024];
+    netmap_t *nm = make_netmap (2, 0);
+    tm_error_t e = {""};
+    int before = list_dir (dir, names, sizeof (names));
+    struct stat st;
+
+    snprintf (path, sizeof (path), "%s/nonexistent/net.json", dir);
+    ok (netmap_write (nm, path, &e) < 0 && errno == ENOENT && strstr (e.text, path) &&
+            strstr (e.text, strerror (ENOENT)),
+        "netmap_write into a nonexistent directory fails naming the path: %s", e.text);
+    ok (stat (in_dir (sub, "nonexistent"), &st) < 0, "and creates nothing");
+
+    snprintf (path, sizeof (path), "%s/layout.json/net.json", dir);
+    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, path) &&
+            strstr (e.text, strerror (ENOTDIR)),
+        "netmap_write below a regular file fails naming the path: %s", e.text);
+
+    in_dir (sub, "adir");
+    mkdir (sub, 0755);
+    ok (netmap_write (nm, sub, &e) < 0 && strstr (e.text, sub) && strstr (e.text, "rename"),
+        "netmap_write over a directory fails at the rename: %s", e.text);
+    ok (list_dir (sub, names, sizeof (names)) == 0 &&
+            list_dir (dir, names, sizeof (names)) == before + 1,
+        "a failed rename leaves no temporary file (%s)", names);
+
+    in_dir (sub, "readonly");
+    mkdir (sub, 0555);
+    snprintf (path, sizeof (path), "%s/readonly/net.json", dir);
+    /* Root writes anywhere: as root, try it as nobody in a child. */
+    int forked = geteuid () == 0;
+    pid_t pid = forked ? fork () : 0;
+    if (pid == 0) {
+        if (forked && (setgid (65534) < 0 || setuid (65534) < 0))
+            _exit (2);
+        int failed = netmap_write (nm, path, &e) < 0 && errno == EACCES && strstr (e.text, path);
+        if (forked)
+            _exit (failed ? 0 : 1);
+        ok (failed && list_dir (sub, names, sizeof (names)) == 0,
+            "netmap_write into an unwritable directory fails and leaves nothing: %s", e.text);
+    } else {
+        int status = -1;
+        waitpid (pid, &status, 0);
+        ok (pid > 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0 &&
+                list_dir (sub, names, sizeof (names)) == 0,
+            "netmap_write into an unwritable directory fails for a user and leaves nothing");
+    }
+
+    ok (netmap_write (NULL, path, &e) < 0 && netmap_write (nm, "", &e) < 0,
+        "netmap_write rejects a NULL netmap and an empty path");
+    netmap_destroy (nm);
+}
+
+/* Rejections of a valid file edited at a JSON pointer. */
+enum { SET, DEL };
+
+static const struct {
+    int op;
+    const char *ptr;   /* SET: where; DEL: object, then key */
+    const char *value; /* SET: JSON text; DEL: key */
+    const char *want;  /* in the message */
+} edits[] = {
+    {SET, "/schema", "2", "schema 2, expected 1"},
+    {SET, "/schema", "\"1\"", "schema: not an integer"},
+    {SET, "/kind", "\"topomap-profile\"", "kind 'topomap-profile', expected 'topomap-netmap'"},
+    {SET, "/latency_us/1", "[1, 2, 3, 4]", "latency_us: row 1 has 4 entries, expected 3"},
+    {SET, "/samples/2", "[1, 2]", "samples: row 2 has 2 entries, expected 3"},
+    {SET, "/bandwidth_MBps", "[[null, 2, 3], [4, null, 6]]", "bandwidth_MBps: 2 rows, expected 3"},
+    {SET, "/latency_ci_us/1", "7", "latency_ci_us: row 1 is not an array"},
+    {SET, "/latency_ci_us/0/1", "\"fast\"", "latency_ci_us[0][1]: not a finite number"},
+    {SET, "/bandwidth_MBps/2/1", "1e999", "bandwidth_MBps[2][1]: not a finite number"},
+    {SET, "/latency_us/0/2", "null", "latency_us[0][2]: not a finite number"},
+    {SET, "/latency_us/1/1", "true", "latency_us[1][1]: not a finite number"},
+    {SET, "/latency_us/1/0", "-0.5", "latency_us[1][0]: negative"},
+    {SET, "/latency_ci_us/2/2", "-1", "latency_ci_us[2][2]: negative"},
+    {SET, "/bandwidth_MBps/0/2", "0", "bandwidth_MBps[0][2]: zero, must be > 0"},
+    {SET, "/samples/0/1", "2.5", "samples[0][1]: not an integer"},
+    {SET, "/samples/0/1", "-1", "samples[0][1]: negative"},
+    {SET, "/hosts/2", "\"n1\"", "hosts: 'n1' appears twice"},
+    {SET, "/hosts/0", "\"\"", "hosts[0]: empty name"},
+    {SET, "/hosts/0", "\"n\\u0000x\"", "hosts[0]: control character"},
+    {SET, "/hosts/1", "7", "hosts[1]: not a string"},
+    {SET, "/hosts", "{}", "hosts: not an array"},
+    {SET, "/hosts", "[]", "hosts: empty"},
+    {SET, "/params/max_samples", "2", "params.max_samples: 2, less than min_samples 7"},
+    {SET, "/params/lat_bytes", "-8", "params.lat_bytes: negative"},
+    {SET, "/params/bw_bytes", "18446744073709551615", "params.bw_bytes: too large"},
+    {SET, "/params/ci_rel", "\"small\"", "params.ci_rel: not a number"},
+    {SET, "/params/bogus", "1", "unknown key 'params.bogus'"},
+    {SET, "/measure_s", "-1", "measure_s: not a finite number >= 0"},
+    {SET, "/jobid", "\"12345678901234567890123456789012\"", "jobid: longer than 31 bytes"},
+    {SET, "/jobid", "\"12\\n3\"", "jobid: control character"},
+    {SET, "/timestamp", "\"yesterday\"", "timestamp: not a UTC time"},
+    {SET, "/timestamp", "\"2026-02-30T00:00:00Z\"", "timestamp: not a UTC time"},
+    {SET, "/timestamp", "\"2026-11-20 21:44:50Z\"", "timestamp: not a UTC time"},
+    {SET, "/extra", "1", "unknown key 'extra'"},
+    {SET, "/topology", "[]", "topology: not null or an object"},
+    {SET, "/topology/model", "\"ring\"", "topology.model: 'ring', expected 'tree' or 'groups'"},
+    {SET, "/topology/parent", "[3, 3, 4, 4, 3]", "topology: the parents form a cycle, not a tree"},
+    {SET, "/topology/parent/0", "9", "topology: vertex 0 has parent 9"},
+    {SET, "/topology/parent/1", "1", "topology: vertex 1 has parent 1"},
+    {SET, "/topology/parent", "[3, 3, 4, 4]", "topology.parent: 4 entries, expected nvertices 5"},
+    {SET, "/topology/nvertices", "2", "topology.nvertices: 2, too small"},
+    {SET, "/topology/group/2", "5", "topology: host 2 in group 5"},
+    {SET, "/topology/group", "[0, 1]", "topology.group: 2 entries, expected 3"},
+    {SET, "/topology/ngroups", "9", "topology.ngroups: too large"},
+    {SET, "/topology/height/3", "null", "topology.height[3]: not a finite number"},
+    {DEL, "", "measure_s", "missing key 'measure_s'"},
+    {DEL, "", "topology", "missing key 'topology'"},
+    {DEL, "", "kind", "missing key 'kind'"},
+    {DEL, "/params", "budget_s", "missing key 'params.budget_s'"},
+    {DEL, "/topology", "group", "missing key 'topology.group'"},
+};
+
+static void test_read_edits (const char *good)
+{
+    char path[PATH_MAX];
+    tm_error_t e;
+
+    for (size_t k = 0; k < sizeof (edits) / sizeof (edits[0]); k++) {
+        json_object *o = json_object_from_file (good), *v = NULL;
+        netmap_t *nm = NULL;
+        int rc = -1;
+
+        snprintf (path, sizeof (path), "%s/edit%zu.json", dir, k);
+        e.text[0] = '\0';
+        if (o && edits[k].op == SET) {
+            if ((v = json_tokener_parse (edits[k].value)) || strcmp (edits[k].value, "null") == 0)
+                rc = json_pointer_set (&o, edits[k].ptr, v);
+            if (rc < 0)
+                json_object_put (v);
+        } else if (o && json_pointer_get (o, edits[k].ptr, &v) == 0) {
+            json_object_object_del (v, edits[k].value);
+            rc = 0;
+        }
+        if (rc == 0)
+            rc = json_object_to_file_ext (path, o, JSON_C_TO_STRING_PRETTY);
+        if (rc == 0)
+            nm = netmap_read (path, &e);
+        ok (rc == 0 && !nm && strstr (e.text, path) && strstr (e.text, edits[k].want),
+            "netmap_read rejects %s %s: %s", edits[k].ptr,
+            edits[k].op == SET ? edits[k].value : "deleted", e.text);
+        netmap_destroy (nm);
+        json_object_put (o);
+        unlink (path);
+    }
+}
+
+static void test_read_text (const char *good)
+{
+    char path[PATH_MAX];
+    char *text;
+    size_t len = 0;
+    netmap_t *nm;
+    tm_error_t e;
+    int fd;
+
+    in_dir (path, "nonexistent.json");
+    errno = 0;
+    ok (!netmap_read (path, &e) && errno == ENOENT && strstr (e.text, path) &&
+            strstr (e.text, strerror (ENOENT)),
+        "netmap_read of a nonexistent file fails naming it: %s", e.text);
+
+    in_dir (path, "text.json");
+    write_str (path, "this is not JSON\n");
+    ok (!netmap_read (path, &e) && strstr (e.text, path) && strstr (e.text, "not valid JSON"),
+        "netmap_read rejects a file that is not JSON: %s", e.text);
+
+    text = read_text (good, &len);
+    ok (text && len > 100, "the good file is read as text");
+    if (!text)
+        return;
+    write_text (path, text, len / 2);
+    nm = netmap_read (path, &e);
+    ok (!nm && strstr (e.text, path) && strstr (e.text, "not valid JSON: truncated"),
+        "netmap_read rejects a file cut in half: %s", e.text);
+    netmap_destroy (nm);
+
+    write_text (path, text, len - 3);
+    ok (!netmap_read (path, &e) && strstr (e.text, "truncated"),
+        "netmap_read rejects a file missing its last bytes: %s", e.text);
+
+    text[len - 1] = 'x';
+    write_text (path, text, len);
+    ok (!netmap_read (path, &e) && strstr (e.text, "not valid JSON"),
+        "netmap_read rejects data after the JSON document: %s", e.text);
+
+    text[len - 1] = '\0';
+    write_text (path, text, len);
+    ok (!netmap_read (path, &e) && strstr (e.text, "not valid JSON"),
+        "netmap_read rejects a NUL byte after the JSON document: %s", e.text);
+    free (text);
+
+    write_text (path, "", 0);
+    ok (!netmap_read (path, &e) && strstr (e.text, path) && strstr (e.text, "empty file"),
+        "netmap_read rejects an empty file: %s", e.text);
+
+    write_str (path, "[1, 2]\n");
+    ok (!netmap_read (path, &e) && strstr (e.text, "not a JSON object"),
+        "netmap_read rejects a JSON array: %s", e.text);
+
+    write_str (path, "{\"kind\": \"topomap-netmap\", \"schema\": 1, \"hosts\": [\"\xff\"]}");
+    ok (!netmap_read (path, &e) && strstr (e.text, "not valid JSON"),
+        "netmap_read rejects invalid UTF-8: %s", e.text);
+
+    write_str (path, "{\"kind\": \"topomap-netmap\", \"schema\": 1, \"schema\": 1,}");
+    ok (!netmap_read (path, &e) && strstr (e.text, "not valid JSON"),
+        "netmap_read rejects a trailing comma: %s", e.text);
+    unlink (path);
+
+    ok (!netmap_read (dir, &e) && strstr (e.text, dir) && strstr (e.text, "not a regular file"),
+        "netmap_read rejects a directory: %s", e.text);
+
+    in_dir (path, "fifo");
+    if (mkfifo (path, 0600) == 0) {
+        ok (!netmap_read (path, &e) && strstr (e.text, "not a regular file"),
+            "netmap_read rejects a FIFO without waiting for a writer: %s", e.text);
+        unlink (path);
+    } else
+        ok (1, "netmap_read rejects a FIFO # SKIP mkfifo: %s", strerror (errno));
+
+    in_dir (path, "huge.json");
+    fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ok (fd >= 0 && ftruncate (fd, 64 * 1024 * 1024 + 1) == 0 && close (fd) == 0 &&
+            !netmap_read (path, &e) && errno == EFBIG && strstr (e.text, path) &&
+            strstr (e.text, "larger than the limit of 64 MiB"),
+        "netmap_read refuses a file over 64 MiB: %s", e.text);
+    unlink (path);
+
+    ok (!netmap_read (NULL, &e) && !netmap_read ("", NULL), "netmap_read rejects no path");
+}
+
+int main (void)
+{
+    char good[PATH_MAX];
+    const char *tmpdir = getenv ("TMPDIR");
+    netmap_t *nm;
+    int len;
+
+    plan (NO_PLAN);
+    umask (077);
+    len =
+        snprintf (dir, sizeof (dir), "%s/netmap-test.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (len >= (int)sizeof (dir) || !mkdtemp (dir)) {
+        ok (0, "a temporary directory is made in %s: %s", dir, strerror (errno));
+        return done_testing ();
+    }
+
+    test_create ();
+    test_round_trip ("tree.json", 3, TOPO_TREE, "a netmap with a tree topology");
+    test_round_trip ("groups.json", 4, TOPO_GROUPS, "a netmap with a groups topology");
+    test_round_trip ("single.json", 1, TOPO_TREE, "a netmap of one host and a trivial tree");
+    test_round_trip ("bare.json", 2, 0, "a netmap of two hosts and no topology");
+    test_layout ();
+    test_cost ();
+    test_write_refuses ();
+    test_write_fails ();
+
+    in_dir (good, "tree.json");
+    nm = netmap_read (good, NULL);
+    ok (nm != NULL, "the good file for the rejection tests reads");
+    netmap_destroy (nm);
+    test_read_edits (good);
+    test_read_text (good);
+
+    remove_tree (dir);
+    return done_testing ();
+}
