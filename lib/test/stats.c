@@ -1,0 +1,32 @@
+#include "config.h"
+
+#include <math.h>
+
+#include "lib/stats.h"
+#include "lib/test/tap.h"
+
+int main (void)
+{
+    double v[] = {5, 1, 4, 2, 3};
+    double even[] = {4, 1, 3, 2};
+    double flat[] = {10, 10, 10, 10, 10};
+    double noisy[] = {10, 20, 5, 30, 1};
+
+    plan (NO_PLAN);
+    ok (fabs (stats_t975 (1) - 12.706) < 1e-9, "t quantile for 1 degree of freedom is 12.706");
+    ok (fabs (stats_t975 (10) - 2.228) < 1e-9, "t quantile for 10 degrees of freedom is 2.228");
+    ok (fabs (stats_t975 (120) - 1.980) < 0.003, "t quantile for 120 degrees is near 1.980");
+    ok (isinf (stats_t975 (0)), "t quantile without degrees of freedom is infinite");
+    ok (stats_mean (v, 5) == 3, "the mean of 1..5 is 3");
+    ok (fabs (stats_ci95 (v, 5) - 2.776 * sqrt (2.5) / sqrt (5)) < 1e-9,
+        "the CI half-width of 1..5 is t(4) s / sqrt(n)");
+    ok (isinf (stats_ci95 (v, 1)), "one sample has an infinite CI");
+    ok (stats_median (v, 5) == 3, "the median of an odd count is the middle value");
+    ok (stats_median (even, 4) == 2.5, "the median of an even count averages the middle two");
+    ok (isnan (stats_median (v, 0)), "the median of nothing is NaN");
+    ok (!stats_enough (flat, 2, 3, 100, 0.03), "fewer than the minimum samples are not enough");
+    ok (stats_enough (flat, 3, 3, 100, 0.03), "identical samples past the minimum are enough");
+    ok (!stats_enough (noisy, 5, 3, 100, 0.03), "noisy samples under the cap are not enough");
+    ok (stats_enough (noisy, 5, 3, 5, 0.03), "noisy samples at the cap are enough");
+    return done_testing ();
+}
