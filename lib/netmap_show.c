@@ -1,0 +1,177 @@
+/* netmap_show.c: a netmap as people read it (`topomap netmap show`). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/netmap.h"
+
+static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
+{
+    const topo_t *t = nm->topo;
+    int hosts = 0;
+
+    fprintf (f, "%*s%s %d (level %.0f):", 4 + 2 * depth, "",
+             t->model == TOPO_TREE ? "switch" : "cluster", v - t->nhosts, t->height[v]);
+    for (int u = 0; u < t->nhosts; u++)
+        if (t->parent[u] == v) {
+            fprintf (f, " %s", nm->hosts[u]);
+            hosts++;
+        }
+    if (t->model == TOPO_GROUPS)
+        fprintf (f, "%s(merged at %.1f us)", hosts ? " " : " ", t->height[v]);
+    fputc ('\n', f);
+    for (int u = t->nhosts; u < t->nvertices; u++)
+        if (t->parent[u] == v)
+            show_vertex (f, nm, u, depth + 1);
+}
+
+/* The subtree under v as nested parentheses: hosts first, in index order,
+ * then child vertices in order of their lowest host.  Canonical, so two
+ * trees print the same exactly when they are the same.
+ */
+static int lowest_host (const topo_t *t, int v)
+{
+    if (v < t->nhosts)
+        return v;
+    for (int h = 0; h < t->nhosts; h++)
+        for (int u = h; u != -1; u = t->parent[u])
+            if (u == v)
+                return h;
+    return t->nhosts;
+}
+
+static void show_nested (FILE *f, const netmap_t *nm, int v)
+{
+    const topo_t *t = nm->topo;
+    int first = 1, last = -1;
+
+    if (v < t->nhosts) {
+        fputs (nm->hosts[v], f);
+        return;
+    }
+    fputc ('(', f);
+    for (int h = 0; h < t->nhosts; h++)
+        if (t->parent[h] == v) {
+            fprintf (f, first ? "%s" : " %s", nm->hosts[h]);
+            first = 0;
+        }
+    /* Child vertices by increasing lowest host: pick the next each time. */
+    for (;;) {
+        int next = -1, next_low = t->nhosts;
+        for (int u = t->nhosts; u < t->nvertices; u++) {
+            int low = lowest_host (t, u);
+            if (t->parent[u] == v && low > last && low < next_low) {
+                next = u;
+                next_low = low;
+            }
+        }
+        if (next < 0)
+            break;
+        if (!first)
+            fputc (' ', f);
+        show_nested (f, nm, next);
+        first = 0;
+        last = next_low;
+    }
+    fputc (')', f);
+}
+
+static void show_matrix (FILE *f, const netmap_t *nm, const double *m, const char *title,
+                         const char *fmt)
+{
+    int w = 8;
+    for (int h = 0; h < nm->n; h++)
+        if ((int)strlen (nm->hosts[h]) + 1 > w)
+            w = (int)strlen (nm->hosts[h]) + 1;
+    fprintf (f, "\n%s\n%*s", title, w, "");
+    for (int b = 0; b < nm->n; b++)
+        fprintf (f, "%*s", w, nm->hosts[b]);
+    fputc ('\n', f);
+    for (int a = 0; a < nm->n; a++) {
+        fprintf (f, "%-*s", w, nm->hosts[a]);
+        for (int b = 0; b < nm->n; b++) {
+            double x = m[(size_t)a * (size_t)nm->n + (size_t)b];
+            if (isnan (x))
+                fprintf (f, "%*s", w, "-");
+            else
+                fprintf (f, fmt, w, x);
+        }
+        fputc ('\n', f);
+    }
+}
+
+double netmap_measure_bound (const netmap_t *nm)
+{
+    const netmap_params_t *p = &nm->params;
+    double stream = (double)p->bw_bytes * p->bw_messages, total = 0;
+
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a; b < nm->n; b++) {
+            int k = NETMAP_AT (nm, samples, a, b);
+            double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b);
+            if (k <= 0 || !isfinite (lat) || !(bw > 0))
+                continue;
+            total += k * 2 * lat * 1e-6 + stream / (bw * 1e6);
+        }
+    return total;
+}
+
+int netmap_show (FILE *f, const netmap_t *nm, const char *name)
+{
+    char when[32] = "unknown time";
+    struct tm tm;
+    const netmap_params_t *p = &nm->params;
+    char concurrency[48] = "a whole round at once";
+
+    if (p->concurrency > 0)
+        snprintf (concurrency, sizeof (concurrency), "%d pair%s at once", p->concurrency,
+                  p->concurrency == 1 ? "" : "s");
+
+    if (gmtime_r (&nm->timestamp, &tm))
+        strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf (f, "netmap %s: %d hosts, job %s, measured %s in %.3f s\n", name, nm->n,
+             nm->jobid[0] ? nm->jobid : "unknown", when, nm->measure_s);
+    fprintf (f, "probe: ping-pong %zu B, %d to %d samples to a 95%% CI within %g%%; "
+                "stream %d x %zu B; %s; budget %g s\n",
+             p->lat_bytes, p->min_samples, p->max_samples, p->ci_rel * 100, p->bw_messages,
+             p->bw_bytes, concurrency, p->budget_s);
+    double bound = netmap_measure_bound (nm);
+    if (bound > 0)
+        fprintf (f, "measuring: %.3f s against a lower bound of %.3f s (ratio %.2f)\n",
+                 nm->measure_s, bound, nm->measure_s / bound);
+    if (!nm->topo)
+        fprintf (f, "model: none\n");
+    else {
+        const topo_t *t = nm->topo;
+        fprintf (f, "model: %s, %d %s, %d group%s:",
+                 t->model == TOPO_TREE ? "tree (the latencies fit a switch tree)"
+                                       : "groups (hierarchical clustering on latency)",
+                 t->nvertices - t->nhosts, t->model == TOPO_TREE ? "switches" : "clusters",
+                 t->ngroups, t->ngroups == 1 ? "" : "s");
+        for (int g = 0; g < t->ngroups; g++) {
+            fprintf (f, " [");
+            for (int h = 0, first = 1; h < t->nhosts; h++)
+                if (t->group[h] == g) {
+                    fprintf (f, first ? "%s" : " %s", nm->hosts[h]);
+                    first = 0;
+                }
+            fprintf (f, "]");
+        }
+        fputc ('\n', f);
+        for (int v = 0; v < t->nvertices; v++)
+            if (t->parent[v] == -1) {
+                fprintf (f, "%s: ", t->model == TOPO_TREE ? "tree" : "dendrogram");
+                show_nested (f, nm, v);
+                fputc ('\n', f);
+                if (v >= t->nhosts)
+                    show_vertex (f, nm, v, 0);
+            }
+    }
+    show_matrix (f, nm, nm->lat_us, "latency (us, one way; diagonal: intra-node)", "%*.1f");
+    show_matrix (f, nm, nm->bw_MBps, "bandwidth (MB/s; diagonal: intra-node)", "%*.1f");
+    return ferror (f) ? -1 : 0;
+}
