@@ -1,0 +1,517 @@
+/* topomap-probe: measure latency and bandwidth between every pair of nodes
+ * of an allocation, and write a netmap.  See topomap-probe(1).
+ *
+ * Run with one rank per node (two on a node add its intra-node figures):
+ *
+ *   srun --overlap -N8 -n8 --ntasks-per-node=1 topomap-probe -o net.json
+ *
+ * The node leaders (lowest rank on each node) meet in rounds of disjoint
+ * pairs (lib/schedule.c), so each node takes part in one measurement at a
+ * time.  In each pair the lower leader pings: small messages until the 95%
+ * confidence interval is narrow enough (lib/stats.c), then a short stream
+ * of large messages for bandwidth.  Rank 0 gathers the figures, infers the
+ * topology (lib/topology.c) and writes the netmap (lib/netmap.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/netmap.h"
+#include "lib/schedule.h"
+#include "lib/stats.h"
+#include "lib/topology.h"
+
+enum {
+    EXIT_FAIL = 1,
+    EXIT_USAGE = 2,
+    EXIT_TIMEOUT = 3,
+};
+
+#define NAME_LEN MPI_MAX_PROCESSOR_NAME
+#define TAG_PING 11
+#define TAG_STREAM 12
+#define TAG_ACK 13
+#define TAG_TOKEN 14
+#define WARMUP 2
+
+static const char *prog = "topomap-probe";
+static int rank, size;
+
+static void usage (FILE *f)
+{
+    netmap_params_t d;
+    netmap_params_default (&d);
+    fprintf (f,
+             "Usage: %s [OPTIONS] -o FILE\n"
+             "Measure latency and bandwidth between the nodes of a Slurm allocation\n"
+             "(one MPI rank per node) and write a netmap to FILE.\n"
+             "\n"
+             "  -o, --output FILE      netmap to write (required)\n"
+             "  -s, --lat-size BYTES   ping-pong message size (default %zu)\n"
+             "  -b, --bw-size BYTES    bandwidth message size (default %zu)\n"
+             "  -m, --bw-messages N    messages per bandwidth stream (default %d)\n"
+             "      --min-samples N    latency samples before testing the CI (default %d)\n"
+             "      --max-samples N    cap on latency samples (default %d)\n"
+             "  -c, --ci REL           stop when the 95%% CI half-width is under REL\n"
+             "                         times the mean (default %g)\n"
+             "  -j, --concurrency N    measure at most N pairs at once; 0 for a whole\n"
+             "                         round (default %d)\n"
+             "  -t, --budget SECONDS   give up after this long (default %g)\n"
+             "  -v, --verbose          print a summary on standard output\n"
+             "  -h, --help             print this help\n"
+             "  -V, --version          print the version\n"
+             "\n"
+             "Exit status: 0 written, 1 failed, 2 bad usage, 3 time budget exceeded.\n",
+             prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.min_samples, d.max_samples,
+             d.ci_rel, d.concurrency, d.budget_s);
+}
+
+/* Report a usage or setup error once (from rank 0) and leave. */
+static void __attribute__ ((noreturn)) leave (int code, const char *fmt, ...)
+{
+    if (rank == 0 && fmt) {
+        va_list ap;
+        fprintf (stderr, "%s: ", prog);
+        va_start (ap, fmt);
+        vfprintf (stderr, fmt, ap);
+        va_end (ap);
+        fputc ('\n', stderr);
+    }
+    MPI_Finalize ();
+    exit (code);
+}
+
+static int parse_long (const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol (s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_double (const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod (s, &end);
+    if (errno || end == s || *end || !isfinite (v) || v <= lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *verbose)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'},    {"lat-size", required_argument, 0, 's'},
+        {"bw-size", required_argument, 0, 'b'},   {"bw-messages", required_argument, 0, 'm'},
+        {"min-samples", required_argument, 0, 1}, {"max-samples", required_argument, 0, 2},
+        {"ci", required_argument, 0, 'c'},        {"budget", required_argument, 0, 't'},
+        {"concurrency", required_argument, 0, 'j'},
+        {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
+    };
+    const char *out = NULL;
+    long v;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, ":o:s:b:m:c:t:j:vhV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            out = optarg;
+            break;
+        case 's':
+            if (parse_long (optarg, 8, 16L << 20, &v) < 0)
+                leave (EXIT_USAGE, "--lat-size: '%s' is not a size from 8 to 16777216", optarg);
+            p->lat_bytes = (size_t)v;
+            break;
+        case 'b':
+            if (parse_long (optarg, 1, 1L << 30, &v) < 0)
+                leave (EXIT_USAGE, "--bw-size: '%s' is not a size from 1 to 1073741824", optarg);
+            p->bw_bytes = (size_t)v;
+            break;
+        case 'm':
+            if (parse_long (optarg, 1, 1024, &v) < 0)
+                leave (EXIT_USAGE, "--bw-messages: '%s' is not a number from 1 to 1024", optarg);
+            p->bw_messages = (int)v;
+            break;
+        case 1:
+            if (parse_long (optarg, 2, 100000, &v) < 0)
+                leave (EXIT_USAGE, "--min-samples: '%s' is not a number from 2 to 100000", optarg);
+            p->min_samples = (int)v;
+            break;
+        case 2:
+            if (parse_long (optarg, 2, 100000, &v) < 0)
+                leave (EXIT_USAGE, "--max-samples: '%s' is not a number from 2 to 100000", optarg);
+            p->max_samples = (int)v;
+            break;
+        case 'c':
+            if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
+                leave (EXIT_USAGE, "--ci: '%s' is not a fraction in (0, 1]", optarg);
+            break;
+        case 't':
+            if (parse_double (optarg, 0, 3600, &p->budget_s) < 0)
+                leave (EXIT_USAGE, "--budget: '%s' is not a number of seconds in (0, 3600]", optarg);
+            break;
+        case 'j':
+            if (parse_long (optarg, 0, INT_MAX, &v) < 0)
+                leave (EXIT_USAGE, "--concurrency: '%s' is not a number of pairs", optarg);
+            p->concurrency = (int)v;
+            break;
+        case 'v':
+            *verbose = 1;
+            break;
+        case 'h':
+            if (rank == 0)
+                usage (stdout);
+            leave (0, NULL);
+        case 'V':
+            if (rank == 0)
+                printf ("%s %s\n", prog, PACKAGE_VERSION);
+            leave (0, NULL);
+        case ':':
+            leave (EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
+        default:
+            leave (EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        leave (EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (!out)
+        leave (EXIT_USAGE, "no output file: give -o FILE (see --help)");
+    if (p->min_samples > p->max_samples)
+        leave (EXIT_USAGE, "--min-samples %d exceeds --max-samples %d", p->min_samples,
+               p->max_samples);
+    return out;
+}
+
+/* The budget is enforced by an alarm on every rank: whatever a dead or
+ * stuck peer does to MPI, the probe ends.  Only async-signal-safe calls.
+ */
+static void on_alarm (int sig)
+{
+    static const char msg[] = "topomap-probe: time budget exceeded; no netmap written\n";
+    (void)sig;
+    if (rank == 0)
+        (void)!write (STDERR_FILENO, msg, sizeof (msg) - 1);
+    _exit (EXIT_TIMEOUT);
+}
+
+/* Can rank 0 create files next to path?  Checked before measuring, so an
+ * unwritable output costs no measurement.
+ */
+static int output_writable (const char *path, char *why, size_t len)
+{
+    char *tmp = malloc (strlen (path) + 16);
+    if (!tmp)
+        return snprintf (why, len, "out of memory"), -1;
+    sprintf (tmp, "%s.XXXXXX", path);
+    int fd = mkstemp (tmp);
+    if (fd < 0) {
+        snprintf (why, len, "%s: cannot write: %s", path, strerror (errno));
+        free (tmp);
+        return -1;
+    }
+    close (fd);
+    unlink (tmp);
+    free (tmp);
+    return 0;
+}
+
+typedef struct {
+    double lat_us, ci_us, bw_MBps;
+    int samples;
+} pair_result_t;
+
+typedef struct {
+    int init, resp; /* ranks: the initiator pings, the responder echoes */
+    int a, b;       /* their hosts */
+} pair_t;
+
+/* Wait for req without spinning: a rank between measurements must leave
+ * the CPU to the ranks measuring (they may share cores, as on an emulated
+ * cluster).  Naps grow from 20 us to 2 ms, so a wait that ends soon costs
+ * little latency and a long wait costs little CPU; either way the delay
+ * falls before a measurement starts, never inside one.
+ */
+static void wait_quietly (MPI_Request *req)
+{
+    struct timespec nap = {0, 20 * 1000};
+    int done = 0;
+
+    for (;;) {
+        MPI_Test (req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        nanosleep (&nap, NULL);
+        if (nap.tv_nsec < 2 * 1000 * 1000)
+            nap.tv_nsec *= 2;
+    }
+}
+
+static void wait_token (int from)
+{
+    MPI_Request req;
+    MPI_Irecv (NULL, 0, MPI_BYTE, from, TAG_TOKEN, MPI_COMM_WORLD, &req);
+    wait_quietly (&req);
+}
+
+/* Initiator side of one measurement against rank peer. */
+static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt, pair_result_t *r)
+{
+    int n = 0, *flag = (int *)buf;
+
+    *flag = 1;
+    for (int i = 0; i < WARMUP; i++) {
+        MPI_Send (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+        MPI_Recv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
+    }
+    while (!stats_enough (rtt, n, p->min_samples, p->max_samples, p->ci_rel)) {
+        *flag = 1;
+        double t0 = MPI_Wtime ();
+        MPI_Send (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+        MPI_Recv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
+        rtt[n++] = (MPI_Wtime () - t0) * 1e6;
+    }
+    *flag = 0;
+    MPI_Send (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+    r->samples = n;
+    r->ci_us = stats_ci95 (rtt, n) / 2;
+    r->lat_us = stats_median (rtt, n) / 2;
+
+    MPI_Request *req = malloc ((size_t)p->bw_messages * sizeof (*req));
+    if (!req) {
+        fprintf (stderr, "%s: out of memory\n", prog);
+        MPI_Abort (MPI_COMM_WORLD, EXIT_FAIL);
+    }
+    double t0 = MPI_Wtime ();
+    for (int i = 0; i < p->bw_messages; i++)
+        MPI_Isend (buf, (int)p->bw_bytes, MPI_BYTE, peer, TAG_STREAM, MPI_COMM_WORLD, &req[i]);
+    MPI_Waitall (p->bw_messages, req, MPI_STATUSES_IGNORE);
+    MPI_Recv (buf, 1, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double dt = MPI_Wtime () - t0 - r->lat_us * 1e-6; /* less the ack's trip */
+    free (req);
+    if (dt <= 0)
+        dt = MPI_Wtime () - t0;
+    r->bw_MBps = (double)p->bw_bytes * p->bw_messages / dt / 1e6;
+}
+
+/* Responder side: echo pings until told to stop, then take the stream. */
+static void respond (int peer, const netmap_params_t *p, char *buf, char *stream)
+{
+    MPI_Request first;
+    MPI_Irecv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &first);
+    wait_quietly (&first);
+    for (int n = 0;; n++) {
+        if (n > 0)
+            MPI_Recv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE);
+        if (*(int *)buf == 0)
+            break;
+        MPI_Send (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+    }
+    MPI_Request *req = malloc ((size_t)p->bw_messages * sizeof (*req));
+    if (!req) {
+        fprintf (stderr, "%s: out of memory\n", prog);
+        MPI_Abort (MPI_COMM_WORLD, EXIT_FAIL);
+    }
+    for (int i = 0; i < p->bw_messages; i++)
+        MPI_Irecv (stream + (size_t)i * p->bw_bytes, (int)p->bw_bytes, MPI_BYTE, peer, TAG_STREAM,
+                   MPI_COMM_WORLD, &req[i]);
+    MPI_Waitall (p->bw_messages, req, MPI_STATUSES_IGNORE);
+    MPI_Send (buf, 1, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD);
+    free (req);
+}
+
+int main (int argc, char **argv)
+{
+    netmap_params_t p;
+    int verbose = 0;
+    char why[512];
+
+    MPI_Init (&argc, &argv);
+    MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+    MPI_Comm_size (MPI_COMM_WORLD, &size);
+    netmap_params_default (&p);
+    const char *out = parse_args (argc, argv, &p, &verbose);
+
+    signal (SIGALRM, on_alarm);
+    alarm ((unsigned)ceil (p.budget_s));
+
+    int ok = rank != 0 || output_writable (out, why, sizeof (why)) == 0;
+    MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+        leave (EXIT_FAIL, "%s", why);
+
+    /* Node names as Slurm knows them, else the processor name. */
+    char *names = calloc ((size_t)size, NAME_LEN), me[NAME_LEN] = "";
+    const char *slurm_name = getenv ("SLURMD_NODENAME");
+    if (slurm_name && *slurm_name && strlen (slurm_name) < NAME_LEN)
+        strcpy (me, slurm_name);
+    else {
+        int len;
+        MPI_Get_processor_name (me, &len);
+    }
+    if (!names)
+        leave (EXIT_FAIL, "out of memory");
+    MPI_Allgather (me, NAME_LEN, MPI_CHAR, names, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
+
+    /* Hosts in order of their lowest rank; leader[h] is that rank, second[h]
+     * the next rank on the same host (for intra-node figures), or -1. */
+    int m = 0, *leader = malloc ((size_t)size * sizeof (int));
+    int *second = malloc ((size_t)size * sizeof (int)), *host_of = malloc ((size_t)size * sizeof (int));
+    if (!leader || !second || !host_of)
+        leave (EXIT_FAIL, "out of memory");
+    for (int r = 0; r < size; r++) {
+        int h;
+        for (h = 0; h < m; h++)
+            if (strncmp (names + (size_t)leader[h] * NAME_LEN, names + (size_t)r * NAME_LEN,
+                         NAME_LEN) == 0)
+                break;
+        if (h == m) {
+            leader[m] = r;
+            second[m++] = -1;
+        } else if (second[h] == -1)
+            second[h] = r;
+        host_of[r] = h;
+    }
+
+    size_t stream_len = p.bw_bytes * (size_t)p.bw_messages;
+    size_t buf_len = p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes;
+    char *buf = calloc (1, buf_len), *stream = malloc (stream_len);
+    double *rtt = malloc ((size_t)p.max_samples * sizeof (double));
+    size_t mm = (size_t)m * (size_t)m;
+    /* Per pair: latency, CI, bandwidth, samples; summed onto rank 0. */
+    double *res = calloc (4 * mm, sizeof (double)), *all = calloc (4 * mm, sizeof (double));
+    int *peer = malloc ((size_t)m * sizeof (int));
+    if (!buf || !stream || !rtt || !res || !all || !peer)
+        leave (EXIT_FAIL, "out of memory");
+
+    /* The measurements in order: intra-node pairs first, then the pairs of
+     * node leaders round by round.  Pair j starts once pair j - p.concurrency
+     * has finished (a token from its initiator), so at most `concurrency`
+     * pairs run at once; 0 means a whole round at once.  A node is in one
+     * pair at a time since it works through its pairs in this order. */
+    int npairs = 0;
+    pair_t *pairs = malloc (((size_t)m * (size_t)(m + 1) / 2) * sizeof (*pairs));
+    if (!pairs)
+        leave (EXIT_FAIL, "out of memory");
+    for (int h = 0; h < m; h++)
+        if (second[h] != -1)
+            pairs[npairs++] = (pair_t){leader[h], second[h], h, h};
+    for (int round = 0; round < schedule_rounds (m); round++) {
+        schedule_round (m, round, peer);
+        for (int h = 0; h < m; h++)
+            if (peer[h] > h)
+                pairs[npairs++] = (pair_t){leader[h], leader[peer[h]], h, peer[h]};
+    }
+
+    MPI_Barrier (MPI_COMM_WORLD);
+    double t0 = MPI_Wtime ();
+    for (int j = 0; j < npairs; j++) {
+        const pair_t *q = &pairs[j];
+        if (rank == q->init) {
+            if (p.concurrency > 0 && j >= p.concurrency)
+                wait_token (pairs[j - p.concurrency].init);
+            pair_result_t r;
+            measure (q->resp, &p, buf, rtt, &r);
+            for (int twice = 0; twice < 2; twice++) {
+                size_t i = twice ? (size_t)q->b * (size_t)m + (size_t)q->a
+                                 : (size_t)q->a * (size_t)m + (size_t)q->b;
+                res[i] = r.lat_us;
+                res[mm + i] = r.ci_us;
+                res[2 * mm + i] = r.bw_MBps;
+                res[3 * mm + i] = r.samples;
+            }
+            if (p.concurrency > 0 && j + p.concurrency < npairs)
+                MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p.concurrency].init, TAG_TOKEN,
+                          MPI_COMM_WORLD);
+        } else if (rank == q->resp)
+            respond (q->init, &p, buf, stream);
+    }
+    free (pairs);
+    double measure_s = MPI_Wtime () - t0, max_measure_s;
+
+    MPI_Reduce (res, all, 4 * (int)mm, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce (&measure_s, &max_measure_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+
+    int rc = 0;
+    if (rank == 0) {
+        tm_error_t e;
+        const char **hosts = malloc ((size_t)m * sizeof (char *));
+        netmap_t *nm = NULL;
+        if (!hosts) {
+            fprintf (stderr, "%s: out of memory\n", prog);
+            rc = EXIT_FAIL;
+            goto done;
+        }
+        for (int h = 0; h < m; h++)
+            hosts[h] = names + (size_t)leader[h] * NAME_LEN;
+        if (!(nm = netmap_create (m, hosts, &e))) {
+            fprintf (stderr, "%s: %s\n", prog, e.text);
+            rc = EXIT_FAIL;
+            goto done;
+        }
+        for (int a = 0; a < m; a++)
+            for (int b = 0; b < m; b++) {
+                size_t i = (size_t)a * (size_t)m + (size_t)b;
+                if (a == b && second[a] == -1)
+                    continue; /* intra-node not measured: stays NaN */
+                NETMAP_AT (nm, lat_us, a, b) = all[i];
+                NETMAP_AT (nm, lat_ci_us, a, b) = all[mm + i];
+                NETMAP_AT (nm, bw_MBps, a, b) = all[2 * mm + i];
+                NETMAP_AT (nm, samples, a, b) = (int)all[3 * mm + i];
+            }
+        nm->params = p;
+        nm->measure_s = max_measure_s;
+        nm->timestamp = time (NULL);
+        const char *job = getenv ("SLURM_JOB_ID");
+        if (job && strlen (job) < sizeof (nm->jobid))
+            strcpy (nm->jobid, job);
+        topo_params_t tp;
+        topo_params_default (&tp);
+        nm->topo = topo_infer (m, nm->lat_us, &tp, &e);
+        if (!nm->topo)
+            fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
+        if (netmap_write (nm, out, &e) < 0) {
+            fprintf (stderr, "%s: %s\n", prog, e.text);
+            rc = EXIT_FAIL;
+        } else if (verbose)
+            printf ("%s: %d hosts, %d rounds, measured in %.3f s, %s model, wrote %s\n", prog, m,
+                    schedule_rounds (m), max_measure_s,
+                    !nm->topo ? "no" : nm->topo->model == TOPO_TREE ? "tree" : "groups", out);
+    done:
+        netmap_destroy (nm);
+        free (hosts);
+    }
+    MPI_Bcast (&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free (names);
+    free (leader);
+    free (second);
+    free (host_of);
+    free (buf);
+    free (stream);
+    free (rtt);
+    free (res);
+    free (all);
+    free (peer);
+    MPI_Finalize ();
+    return rc;
+}
