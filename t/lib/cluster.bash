@@ -15,6 +15,10 @@ export SLURM_CONF=$TOPOMAP_CLUSTER_DIR/etc/slurm.conf
 CLUSTER=$TOPOMAP_SRCDIR/contrib/topomap-cluster
 TOPOLOGIES=$TOPOMAP_SRCDIR/contrib/topologies
 SHARE=$TOPOMAP_CLUSTER_DIR/share
+# The emulated nodes share this machine's cores, more ranks than cores: an
+# Open MPI rank that waits must yield its core, as Open MPI does by itself
+# when mpirun knows a node is oversubscribed.  srun passes it to the ranks.
+export OMPI_MCA_mpi_yield_when_idle=1
 
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root and the emulated cluster"

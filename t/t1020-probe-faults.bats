@@ -1,0 +1,78 @@
+#!/usr/bin/env bats
+# topomap-probe on bad input and faults: usage errors, an unwritable
+# output, a node that dies mid-probe.
+
+load lib/cluster
+load lib/probe
+
+setup_file() {
+	require_root
+	cluster_up --nodes 4
+	stage "$PROBE" "$TOPOMAP"
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	require_root
+}
+
+@test "--help prints usage and exits 0" {
+	run run_probe 1 --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage: topomap-probe [OPTIONS] -o FILE"* ]]
+}
+
+@test "an unknown option exits 2 naming it" {
+	run run_probe 2 --frobnicate -o "$SHARE/x.json"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"topomap-probe: unknown option '--frobnicate'"* ]]
+}
+
+@test "a bad option value exits 2 naming it" {
+	run run_probe 2 --ci 7 -o "$SHARE/x.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--ci: '7' is not a fraction"* ]]
+	run run_probe 2 --lat-size 2 -o "$SHARE/x.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--lat-size: '2'"* ]]
+}
+
+@test "a missing output exits 2" {
+	run run_probe 2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no output file"* ]]
+}
+
+@test "an unwritable output path fails at once, naming the path" {
+	SECONDS=0
+	run run_probe 4 -o /nonexistent/dir/net.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"/nonexistent/dir/net.json: cannot write: No such file or directory"* ]]
+	[ "$SECONDS" -lt 10 ]
+}
+
+@test "a node whose probe dies mid-run ends the probe within its budget, writing nothing" {
+	rm -f "$SHARE/dead.json"
+	# Large streams so that the run lasts long enough to be cut.
+	run_probe 4 --bw-size 4194304 --bw-messages 64 --budget 8 -o "$SHARE/dead.json" \
+		>"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
+	local job=$! start=$SECONDS
+	for _ in $(seq 50); do
+		ip netns pids tm-n3 | xargs -r ps -o comm= -p | grep -q topomap-probe && break
+		sleep 0.1
+	done
+	sleep 1
+	ip netns pids tm-n3 | xargs -r ps -o pid=,comm= -p | awk '$2 == "topomap-probe" {print $1}' | xargs -r kill -9
+	wait "$job" && rc=0 || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	echo "rc=$rc after $((SECONDS - start)) s"
+	[ "$rc" -ne 0 ]
+	[ $((SECONDS - start)) -le 15 ]
+	[ ! -e "$SHARE/dead.json" ]
+	[ -z "$(ls "$SHARE" | grep dead.json)" ]
+}
