@@ -5,7 +5,7 @@
 load lib/cluster
 
 setup_file() {
-	require_root
+	need_cluster
 	cluster_up --nodes 4
 }
 
@@ -14,7 +14,7 @@ teardown_file() {
 }
 
 setup() {
-	require_root
+	need_cluster
 }
 
 @test "sinfo shows the four nodes idle" {
@@ -33,12 +33,14 @@ setup() {
 @test "an MPI program runs across all nodes with srun --mpi=pmix" {
 	stage "$TOPOMAP_BUILDDIR/t/mpi/hello"
 	run srun --mpi=pmix -N4 -n4 "$SHARE/hello"
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(sort <<<"$output")" = "$(for r in 0 1 2 3; do echo "rank=$r size=4 host=n$((r + 1)) sum=6"; done)" ]
 }
 
 @test "each node has its own hostname and its own /tmp" {
 	run srun -N4 -n4 sh -c 'echo "$(hostname) $(stat -c %i /tmp)"'
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(awk '{print $1}' <<<"$output" | sort | tr '\n' ' ')" = "n1 n2 n3 n4 " ]
 	[ "$(awk '{print $2}' <<<"$output" | sort -u | wc -l)" -eq 4 ]
@@ -51,6 +53,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"srun: topomap: topomap "*" loaded"* ]]
 	run srun -N1 -n1 true
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }

@@ -6,7 +6,7 @@
 load lib/cluster
 
 setup_file() {
-	require_root
+	need_cluster
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
 	stage "$TOPOMAP_BUILDDIR/t/mpi/hello" "$TOPOMAP_BUILDDIR/t/mpi/pingpong"
 }
@@ -16,7 +16,7 @@ teardown_file() {
 }
 
 setup() {
-	require_root
+	need_cluster
 }
 
 # pingpong_field NODES BYTES FIELD: the FIELD of a 2-rank pingpong on NODES.

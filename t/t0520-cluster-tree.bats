@@ -5,7 +5,7 @@
 load lib/cluster
 
 setup_file() {
-	require_root
+	need_cluster
 	cluster_up --topology "$TOPOLOGIES/3level-12.topo"
 	stage "$TOPOMAP_BUILDDIR/t/mpi/pingpong"
 }
@@ -15,7 +15,7 @@ teardown_file() {
 }
 
 setup() {
-	require_root
+	need_cluster
 }
 
 bw() {

@@ -5,7 +5,7 @@
 load lib/cluster
 
 setup() {
-	require_root
+	need_cluster
 	"$CLUSTER" down
 }
 

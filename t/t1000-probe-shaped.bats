@@ -6,7 +6,7 @@ load lib/cluster
 load lib/probe
 
 setup_file() {
-	require_root
+	need_cluster
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
 	stage "$PROBE" "$TOPOMAP"
 }
@@ -16,7 +16,7 @@ teardown_file() {
 }
 
 setup() {
-	require_root
+	need_cluster
 }
 
 @test "the probe measures every pair of 8 nodes and writes a netmap" {

@@ -6,7 +6,7 @@ load lib/cluster
 load lib/probe
 
 setup_file() {
-	require_root
+	need_cluster
 	cluster_up --nodes 4
 	stage "$PROBE" "$TOPOMAP"
 }
@@ -16,7 +16,7 @@ teardown_file() {
 }
 
 setup() {
-	require_root
+	need_cluster
 }
 
 @test "--help prints usage and exits 0" {

@@ -5,8 +5,10 @@
 #   cluster_down                take it down (in teardown_file)
 #   stage FILE...               copy built programs where every node sees them
 #
-# Suites that need the cluster call require_root first: it skips outside
-# root, and t/run-tests turns that skip into a failure under CI.
+# Suites that need the cluster call need_cluster in setup_file and setup:
+# it skips outside root (t/run-tests turns that skip into a failure under
+# CI), and moves to /, since srun starts tasks in its working directory
+# and the nodes do not see this machine's /tmp, where a clone may live.
 
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
@@ -20,8 +22,9 @@ SHARE=$TOPOMAP_CLUSTER_DIR/share
 # when mpirun knows a node is oversubscribed.  srun passes it to the ranks.
 export OMPI_MCA_mpi_yield_when_idle=1
 
-require_root() {
+need_cluster() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root and the emulated cluster"
+	cd /
 }
 
 cluster_up() {
