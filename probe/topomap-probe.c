@@ -376,8 +376,8 @@ int main (int argc, char **argv)
     /* Hosts in order of their lowest rank; leader[h] is that rank, second[h]
      * the next rank on the same host (for intra-node figures), or -1. */
     int m = 0, *leader = malloc ((size_t)size * sizeof (int));
-    int *second = malloc ((size_t)size * sizeof (int)), *host_of = malloc ((size_t)size * sizeof (int));
-    if (!leader || !second || !host_of)
+    int *second = malloc ((size_t)size * sizeof (int));
+    if (!leader || !second)
         leave (EXIT_FAIL, "out of memory");
     for (int r = 0; r < size; r++) {
         int h;
@@ -390,7 +390,6 @@ int main (int argc, char **argv)
             second[m++] = -1;
         } else if (second[h] == -1)
             second[h] = r;
-        host_of[r] = h;
     }
 
     size_t stream_len = p.bw_bytes * (size_t)p.bw_messages;
@@ -505,7 +504,6 @@ int main (int argc, char **argv)
     free (names);
     free (leader);
     free (second);
-    free (host_of);
     free (buf);
     free (stream);
     free (rtt);
