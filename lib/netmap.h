@@ -79,7 +79,7 @@ double netmap_measure_bound (const netmap_t *nm);
 
 /* Print nm for people: header, model, tree or groups, then latency and
  * bandwidth tables (netmap_show.c).  name labels the netmap.  Returns 0,
- * -1 on an output error.
+ * -1 with errno set on an output error or when out of memory.
  */
 int netmap_show (FILE *f, const netmap_t *nm, const char *name);
 

@@ -1,6 +1,7 @@
 /* netmap_show.c: a netmap as people read it (`topomap netmap show`). */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,39 +13,42 @@
 static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
 {
     const topo_t *t = nm->topo;
-    int hosts = 0;
 
     fprintf (f, "%*s%s %d (level %.0f):", 4 + 2 * depth, "",
              t->model == TOPO_TREE ? "switch" : "cluster", v - t->nhosts, t->height[v]);
     for (int u = 0; u < t->nhosts; u++)
-        if (t->parent[u] == v) {
+        if (t->parent[u] == v)
             fprintf (f, " %s", nm->hosts[u]);
-            hosts++;
-        }
     if (t->model == TOPO_GROUPS)
-        fprintf (f, "%s(merged at %.1f us)", hosts ? " " : " ", t->height[v]);
+        fprintf (f, " (merged at %.1f us)", t->height[v]);
     fputc ('\n', f);
     for (int u = t->nhosts; u < t->nvertices; u++)
         if (t->parent[u] == v)
             show_vertex (f, nm, u, depth + 1);
 }
 
-/* The subtree under v as nested parentheses: hosts first, in index order,
- * then child vertices in order of their lowest host.  Canonical, so two
- * trees print the same exactly when they are the same.
+/* low[v] = the lowest host under vertex v.  Hosts in increasing order
+ * claim their unclaimed ancestors; an ancestor already claimed has a lower
+ * host, and so have all above it.  Linear in the vertices.
  */
-static int lowest_host (const topo_t *t, int v)
+static int *lowest_hosts (const topo_t *t)
 {
-    if (v < t->nhosts)
-        return v;
+    int *low = malloc ((size_t)t->nvertices * sizeof (*low));
+    if (!low)
+        return NULL;
+    for (int v = 0; v < t->nvertices; v++)
+        low[v] = -1;
     for (int h = 0; h < t->nhosts; h++)
-        for (int u = h; u != -1; u = t->parent[u])
-            if (u == v)
-                return h;
-    return t->nhosts;
+        for (int u = h; u != -1 && low[u] == -1; u = t->parent[u])
+            low[u] = h;
+    return low;
 }
 
-static void show_nested (FILE *f, const netmap_t *nm, int v)
+/* The subtree under v as nested parentheses: hosts first, in index order,
+ * then child vertices in order of their lowest host (low[]).  Canonical, so
+ * two trees print the same exactly when they are the same.
+ */
+static void show_nested (FILE *f, const netmap_t *nm, const int *low, int v)
 {
     const topo_t *t = nm->topo;
     int first = 1, last = -1;
@@ -62,18 +66,16 @@ static void show_nested (FILE *f, const netmap_t *nm, int v)
     /* Child vertices by increasing lowest host: pick the next each time. */
     for (;;) {
         int next = -1, next_low = t->nhosts;
-        for (int u = t->nhosts; u < t->nvertices; u++) {
-            int low = lowest_host (t, u);
-            if (t->parent[u] == v && low > last && low < next_low) {
+        for (int u = t->nhosts; u < t->nvertices; u++)
+            if (t->parent[u] == v && low[u] > last && low[u] < next_low) {
                 next = u;
-                next_low = low;
+                next_low = low[u];
             }
-        }
         if (next < 0)
             break;
         if (!first)
             fputc (' ', f);
-        show_nested (f, nm, next);
+        show_nested (f, nm, low, next);
         first = 0;
         last = next_low;
     }
@@ -162,14 +164,20 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
             fprintf (f, "]");
         }
         fputc ('\n', f);
+        int *low = lowest_hosts (t);
+        if (!low) {
+            errno = ENOMEM;
+            return -1;
+        }
         for (int v = 0; v < t->nvertices; v++)
             if (t->parent[v] == -1) {
                 fprintf (f, "%s: ", t->model == TOPO_TREE ? "tree" : "dendrogram");
-                show_nested (f, nm, v);
+                show_nested (f, nm, low, v);
                 fputc ('\n', f);
                 if (v >= t->nhosts)
                     show_vertex (f, nm, v, 0);
             }
+        free (low);
     }
     show_matrix (f, nm, nm->lat_us, "latency (us, one way; diagonal: intra-node)", "%*.1f");
     show_matrix (f, nm, nm->bw_MBps, "bandwidth (MB/s; diagonal: intra-node)", "%*.1f");

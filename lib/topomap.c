@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ static int netmap_cmd (int argc, char **argv)
     }
     int rc = netmap_show (stdout, nm, argv[1]) < 0 || fflush (stdout) != 0 ? EXIT_FAIL : 0;
     if (rc)
-        fprintf (stderr, "%s: error writing standard output\n", prog);
+        fprintf (stderr, "%s: netmap show %s: %s\n", prog, argv[1], strerror (errno));
     netmap_destroy (nm);
     return rc;
 }
