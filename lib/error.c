@@ -25,3 +25,36 @@ void errclear (tm_error_t *errp)
     if (errp)
         errp->text[0] = '\0';
 }
+
+const char *errquote (const char *s, size_t max, char *buf, size_t size)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; s[i] && o + 8 < size; i++) {
+        unsigned char ch = (unsigned char)s[i];
+
+        if (i >= max) {
+            memcpy (buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (ch < 0x20 || ch >= 0x7f)
+            o += (size_t)snprintf (buf + o, size - o, "\\x%02x", ch);
+        else
+            buf[o++] = (char)ch;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *errsafe (const char *s, size_t max)
+{
+    size_t len = strlen (s);
+
+    if (len > max)
+        return "(too long)";
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return "(unprintable)";
+    return s;
+}

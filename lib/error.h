@@ -7,6 +7,8 @@
 #ifndef TOPOMAP_ERROR_H
 #define TOPOMAP_ERROR_H
 
+#include <stddef.h>
+
 typedef struct {
     char text[256];
 } tm_error_t;
@@ -15,6 +17,15 @@ typedef struct {
  * so that callers can write `return errprintf (errp, ...);`.
  */
 int errprintf (tm_error_t *errp, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+
+/* Untrusted text in a one-line message.  errquote copies s into buf (size
+ * bytes), control characters and bytes >= 0x7f escaped as \xNN, cut with
+ * "..." after max bytes; size 4 * max + 8 is always enough.  errsafe
+ * returns s itself, or "(too long)" beyond max bytes, or "(unprintable)"
+ * when it holds a control character.
+ */
+const char *errquote (const char *s, size_t max, char *buf, size_t size);
+const char *errsafe (const char *s, size_t max);
 
 /* Clear errp (may be NULL). */
 void errclear (tm_error_t *errp);
