@@ -1,0 +1,656 @@
+/* profile.c: the profile in memory and its file, written and read with
+ * json-c.
+ *
+ * Schema 1.  Every key is required and no other key is allowed:
+ *
+ *   {
+ *     "kind": "topomap-profile",
+ *     "schema": 1,
+ *     "ntasks": 4,
+ *     "exe": {"id": "sha256:...", "path": "/home/me/a.out"},
+ *     "mpi": "Open MPI 4.1.6",
+ *     "source": "recorder",
+ *     "collectives": false,
+ *     "record_s": 12.5,
+ *     "jobid": "1234",
+ *     "timestamp": "2026-11-20T21:44:50Z",
+ *     "totals": {"msgs": 20, "bytes": 81920},
+ *     "entries": [
+ *       [0, 1, 10, 40960],
+ *       [1, 0, 10, 40960]
+ *     ]
+ *   }
+ *
+ * ntasks       world size, 1 .. PROFILE_MAX_TASKS.
+ * exe, mpi,    strings without control characters, "" when unknown.
+ *   source
+ * collectives  true when collectives were attributed to pairs.
+ * record_s     wall time of the recorded run, seconds, finite >= 0.
+ * jobid        the Slurm job id, "" when unknown, at most 31 bytes.
+ * timestamp    when recorded, UTC, ISO 8601 "YYYY-MM-DDTHH:MM:SSZ".
+ * totals       the sums of the messages and bytes of the entries.
+ * entries      the sparse matrix, one [src, dst, msgs, bytes] per pair
+ *              that talked: ranks in 0 .. ntasks-1 (src == dst is a
+ *              self-send, allowed), counts integers in 0 .. 2^63-1 (what
+ *              json-c holds), sorted by src then dst, no pair twice, no
+ *              all-zero entry and no bytes without a message.
+ *
+ * The writer refuses a profile that the reader would reject, and writes
+ * each entry on one line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json.h>
+
+#include "lib/file.h"
+#include "lib/jsonfile.h"
+#include "lib/profile.h"
+
+#define PROFILE_KIND      "topomap-profile"
+#define PROFILE_MAX_BYTES ((size_t)512 * 1024 * 1024)
+
+static const char *const profile_keys[] = {
+    "kind",     "schema", "ntasks",    "exe",    "mpi",     "source", "collectives",
+    "record_s", "jobid",  "timestamp", "totals", "entries", NULL,
+};
+
+static const char *const profile_exe_keys[] = {"id", "path", NULL};
+static const char *const profile_totals_keys[] = {"msgs", "bytes", NULL};
+
+/* Checks shared by write and read. */
+
+/* a += b, false when the sum does not fit. */
+static bool profile_add (uint64_t *a, uint64_t b)
+{
+    if (*a > UINT64_MAX - b)
+        return false;
+    *a += b;
+    return true;
+}
+
+/* What is wrong with counts of one entry, NULL when nothing. */
+static const char *profile_entry_fault (uint64_t msgs, uint64_t bytes)
+{
+    if (msgs > INT64_MAX)
+        return "msgs above 2^63-1, more than a profile file holds";
+    if (bytes > INT64_MAX)
+        return "bytes above 2^63-1, more than a profile file holds";
+    if (msgs == 0 && bytes == 0)
+        return "zero messages and bytes (pairs that did not talk are left out)";
+    if (msgs == 0)
+        return "bytes without a message";
+    return NULL;
+}
+
+/* Everything the reader requires of p but the timestamp.  Rows are read
+ * from row[], not from the src of the entries (see profile.h).
+ */
+static int profile_check (const profile_t *p, tm_error_t *errp)
+{
+    const char *const names[] = {"exe.id", "exe.path", "mpi", "source"};
+    const char *const strings[] = {p->exe_id, p->exe_path, p->mpi, p->source};
+    uint64_t msgs = 0, bytes = 0;
+    size_t jobid_len;
+
+    if (p->ntasks < 1 || p->ntasks > PROFILE_MAX_TASKS)
+        return errprintf (errp, "ntasks: %d, expected 1 to %d", p->ntasks, PROFILE_MAX_TASKS);
+    if (!p->row || (p->nentries > 0 && !p->entries))
+        return errprintf (errp, "entries: no matrix");
+    if (p->row[0] != 0 || p->row[p->ntasks] != p->nentries)
+        return errprintf (errp, "entries: row[] does not index the %zu entries", p->nentries);
+    for (int i = 0; i < p->ntasks; i++)
+        if (p->row[i + 1] < p->row[i])
+            return errprintf (errp, "entries: row %d ends before it starts", i);
+    for (int i = 0; i < p->ntasks; i++) {
+        for (size_t k = p->row[i]; k < p->row[i + 1]; k++) {
+            const profile_entry_t *e = &p->entries[k];
+            const char *fault;
+
+            if (e->dst < 0 || e->dst >= p->ntasks)
+                return errprintf (errp, "entries[%zu]: dst %d out of range 0 to %d", k, e->dst,
+                                  p->ntasks - 1);
+            if (k > p->row[i] && e->dst <= e[-1].dst)
+                return errprintf (errp, "entries[%zu]: (%d, %d) %s", k, i, e->dst,
+                                  e->dst == e[-1].dst ? "appears twice" : "out of order");
+            if ((fault = profile_entry_fault (e->msgs, e->bytes)))
+                return errprintf (errp, "entries[%zu]: (%d, %d): %s", k, i, e->dst, fault);
+            /* Each <= 2^63-1: a sum of two fits, the check catches the rest. */
+            if (!profile_add (&msgs, e->msgs) || !profile_add (&bytes, e->bytes) ||
+                msgs > INT64_MAX || bytes > INT64_MAX)
+                return errprintf (errp, "totals: above 2^63-1, more than a profile file holds");
+        }
+    }
+    if (msgs != p->total_msgs)
+        return errprintf (errp, "totals.msgs: %" PRIu64 ", but the entries sum to %" PRIu64,
+                          p->total_msgs, msgs);
+    if (bytes != p->total_bytes)
+        return errprintf (errp, "totals.bytes: %" PRIu64 ", but the entries sum to %" PRIu64,
+                          p->total_bytes, bytes);
+    for (size_t s = 0; s < sizeof (names) / sizeof (names[0]); s++) {
+        if (!strings[s])
+            return errprintf (errp, "%s: missing", names[s]);
+        if (jsonfile_has_control (strings[s], strlen (strings[s])))
+            return errprintf (errp, "%s: control character", names[s]);
+    }
+    if (p->collectives != 0 && p->collectives != 1)
+        return errprintf (errp, "collectives: %d, expected 0 or 1", p->collectives);
+    if (!isfinite (p->record_s) || p->record_s < 0)
+        return errprintf (errp, "record_s: not a finite number >= 0");
+    jobid_len = strnlen (p->jobid, sizeof (p->jobid));
+    if (jobid_len == sizeof (p->jobid))
+        return errprintf (errp, "jobid: longer than %zu bytes", sizeof (p->jobid) - 1);
+    if (jsonfile_has_control (p->jobid, jobid_len))
+        return errprintf (errp, "jobid: control character");
+    return 0;
+}
+
+/* In memory */
+
+/* A profile of ntasks ranks with room for nentries entries, rows empty,
+ * strings "", timestamp now.
+ */
+static profile_t *profile_new (int ntasks, size_t nentries, tm_error_t *errp)
+{
+    profile_t *p = NULL;
+
+    if (ntasks < 1 || ntasks > PROFILE_MAX_TASKS) {
+        errprintf (errp, "ntasks: %d, expected 1 to %d", ntasks, PROFILE_MAX_TASKS);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (nentries > SIZE_MAX / sizeof (*p->entries)) {
+        errprintf (errp, "entries: %zu, too many", nentries);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (!(p = calloc (1, sizeof (*p))))
+        goto nomem;
+    p->ntasks = ntasks;
+    /* At least one, so that entries is never NULL. */
+    if (!(p->row = calloc ((size_t)ntasks + 1, sizeof (*p->row))) ||
+        !(p->entries = malloc ((nentries ? nentries : 1) * sizeof (*p->entries))))
+        goto nomem;
+    if (!(p->exe_id = strdup ("")) || !(p->exe_path = strdup ("")) || !(p->mpi = strdup ("")) ||
+        !(p->source = strdup ("")))
+        goto nomem;
+    p->timestamp = time (NULL);
+    return p;
+nomem:
+    profile_destroy (p);
+    errprintf (errp, "out of memory");
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* Rows and totals of p from its nentries sorted entries. */
+static int profile_index (profile_t *p, tm_error_t *errp)
+{
+    p->total_msgs = 0;
+    p->total_bytes = 0;
+    memset (p->row, 0, ((size_t)p->ntasks + 1) * sizeof (*p->row));
+    for (size_t k = 0; k < p->nentries; k++) {
+        p->row[p->entries[k].src + 1]++;
+        if (!profile_add (&p->total_msgs, p->entries[k].msgs) ||
+            !profile_add (&p->total_bytes, p->entries[k].bytes)) {
+            errno = EOVERFLOW;
+            return errprintf (errp, "totals: above 2^64-1");
+        }
+    }
+    for (int i = 0; i < p->ntasks; i++)
+        p->row[i + 1] += p->row[i];
+    return 0;
+}
+
+static int profile_cmp_entries (const void *a, const void *b)
+{
+    const profile_entry_t *x = a, *y = b;
+
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return 0;
+}
+
+profile_t *profile_create (int ntasks, size_t n, const profile_entry_t *t, tm_error_t *errp)
+{
+    profile_t *p = NULL;
+    profile_entry_t *v;
+    size_t k = 0;
+
+    if (n > 0 && !t) {
+        errprintf (errp, "profile_create: no triplets");
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(p = profile_new (ntasks, n, errp)))
+        return NULL;
+    v = p->entries;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].src < 0 || t[i].src >= ntasks || t[i].dst < 0 || t[i].dst >= ntasks) {
+            errprintf (errp, "triplet %zu: (%d, %d) out of range 0 to %d", i, t[i].src, t[i].dst,
+                       ntasks - 1);
+            errno = EINVAL;
+            goto error;
+        }
+        v[i] = t[i];
+    }
+    qsort (v, n, sizeof (*v), profile_cmp_entries);
+    /* Sum runs of one pair into their first, keep those not all zero. */
+    for (size_t i = 0; i < n;) {
+        profile_entry_t e = v[i++];
+
+        for (; i < n && v[i].src == e.src && v[i].dst == e.dst; i++)
+            if (!profile_add (&e.msgs, v[i].msgs) || !profile_add (&e.bytes, v[i].bytes)) {
+                errprintf (errp, "triplets (%d, %d): sum above 2^64-1", e.src, e.dst);
+                errno = EOVERFLOW;
+                goto error;
+            }
+        if (e.msgs == 0 && e.bytes != 0) {
+            errprintf (errp, "triplets (%d, %d): %" PRIu64 " bytes in no message", e.src, e.dst,
+                       e.bytes);
+            errno = EINVAL;
+            goto error;
+        }
+        if (e.msgs != 0)
+            v[k++] = e;
+    }
+    p->nentries = k;
+    if (k > 0 && k < n) {
+        /* Give back what the dropped and summed triplets took. */
+        profile_entry_t *shrunk = realloc (v, k * sizeof (*v));
+        if (shrunk)
+            p->entries = shrunk;
+    }
+    if (profile_index (p, errp) < 0)
+        goto error;
+    return p;
+error:
+    profile_destroy (p);
+    return NULL;
+}
+
+void profile_destroy (profile_t *p)
+{
+    int saved = errno;
+
+    if (!p)
+        return;
+    free (p->row);
+    free (p->entries);
+    free (p->exe_id);
+    free (p->exe_path);
+    free (p->mpi);
+    free (p->source);
+    free (p);
+    errno = saved;
+}
+
+int profile_set_string (char **field, const char *value, tm_error_t *errp)
+{
+    char *copy;
+
+    if (!field) {
+        errno = EINVAL;
+        return errprintf (errp, "profile_set_string: no field");
+    }
+    if (!(copy = strdup (value ? value : ""))) {
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
+    free (*field);
+    *field = copy;
+    return 0;
+}
+
+const profile_entry_t *profile_get (const profile_t *p, int src, int dst)
+{
+    size_t lo, hi;
+
+    if (!p || src < 0 || src >= p->ntasks || dst < 0 || dst >= p->ntasks)
+        return NULL;
+    lo = p->row[src];
+    hi = p->row[src + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (p->entries[mid].dst == dst)
+            return &p->entries[mid];
+        if (p->entries[mid].dst < dst)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Writing */
+
+static json_object *profile_json_pair (const char *k1, json_object *v1, const char *k2,
+                                       json_object *v2)
+{
+    json_object *o = json_object_new_object ();
+
+    if (!o || jsonfile_add (o, k1, v1, false) < 0) {
+        json_object_put (v2);
+        json_object_put (o);
+        return NULL;
+    }
+    if (jsonfile_add (o, k2, v2, false) < 0) {
+        json_object_put (o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_object *profile_json_entries (const profile_t *p)
+{
+    json_object *a = json_object_new_array ();
+
+    if (!a)
+        return NULL;
+    for (int i = 0; i < p->ntasks; i++)
+        for (size_t k = p->row[i]; k < p->row[i + 1]; k++) {
+            const profile_entry_t *e = &p->entries[k];
+            json_object *t = json_object_new_array ();
+
+            if (jsonfile_add (a, NULL, t, false) < 0)
+                goto error;
+            json_object_set_serializer (t, jsonfile_inline, NULL, NULL);
+            if (jsonfile_add (t, NULL, json_object_new_int (i), false) < 0 ||
+                jsonfile_add (t, NULL, json_object_new_int (e->dst), false) < 0 ||
+                jsonfile_add (t, NULL, json_object_new_int64 ((int64_t)e->msgs), false) < 0 ||
+                jsonfile_add (t, NULL, json_object_new_int64 ((int64_t)e->bytes), false) < 0)
+                goto error;
+        }
+    return a;
+error:
+    json_object_put (a);
+    return NULL;
+}
+
+/* The JSON document of a checked profile, NULL when out of memory. */
+static json_object *profile_to_json (const profile_t *p, const char *timestamp)
+{
+    json_object *o;
+
+    if (!(o = json_object_new_object ()))
+        return NULL;
+    if (jsonfile_add (o, "kind", json_object_new_string (PROFILE_KIND), false) < 0 ||
+        jsonfile_add (o, "schema", json_object_new_int (PROFILE_SCHEMA), false) < 0 ||
+        jsonfile_add (o, "ntasks", json_object_new_int (p->ntasks), false) < 0 ||
+        jsonfile_add (o, "exe",
+                      profile_json_pair ("id", json_object_new_string (p->exe_id), "path",
+                                         json_object_new_string (p->exe_path)),
+                      false) < 0 ||
+        jsonfile_add (o, "mpi", json_object_new_string (p->mpi), false) < 0 ||
+        jsonfile_add (o, "source", json_object_new_string (p->source), false) < 0 ||
+        jsonfile_add (o, "collectives", json_object_new_boolean (p->collectives), false) < 0 ||
+        jsonfile_add (o, "record_s", jsonfile_double (p->record_s), false) < 0 ||
+        jsonfile_add (o, "jobid", json_object_new_string (p->jobid), false) < 0 ||
+        jsonfile_add (o, "timestamp", json_object_new_string (timestamp), false) < 0 ||
+        jsonfile_add (o, "totals",
+                      profile_json_pair ("msgs", json_object_new_int64 ((int64_t)p->total_msgs),
+                                         "bytes", json_object_new_int64 ((int64_t)p->total_bytes)),
+                      false) < 0 ||
+        jsonfile_add (o, "entries", profile_json_entries (p), false) < 0) {
+        json_object_put (o);
+        return NULL;
+    }
+    return o;
+}
+
+int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *errp)
+{
+    json_object *root = NULL;
+    char timestamp[32];
+    tm_error_t e;
+    int rc = -1;
+
+    if (!p || !path || path[0] == '\0') {
+        errprintf (errp, "profile_write: no profile or no path");
+        errno = EINVAL;
+        return -1;
+    }
+    if (mode < 0 || mode > 07777) {
+        errprintf (errp, "%s: mode %#o is not permission bits", path, (unsigned)mode);
+        errno = EINVAL;
+        return -1;
+    }
+    if (profile_check (p, &e) < 0) {
+        errprintf (errp, "%s: %s", path, e.text);
+        errno = EINVAL;
+        goto out;
+    }
+    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0) {
+        errprintf (errp, "%s: timestamp: out of range", path);
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(root = profile_to_json (p, timestamp))) {
+        errprintf (errp, "%s: out of memory", path);
+        errno = ENOMEM;
+        goto out;
+    }
+    rc = file_replace_json (path, root, mode, errp);
+out:
+    json_object_put (root);
+    return rc;
+}
+
+/* Reading */
+
+/* An integer in lo..hi.  json-c holds an integer beyond int64 as INT64_MAX
+ * for json_object_get_int64, but json_object_get_uint64 tells them apart.
+ */
+static int profile_json_int (json_object *v, const char *what, int64_t lo, int64_t hi, int64_t *xp,
+                             tm_error_t *errp)
+{
+    int64_t x;
+
+    if (!json_object_is_type (v, json_type_int))
+        return errprintf (errp, "%s: not an integer", what);
+    x = json_object_get_int64 (v);
+#if JSON_C_VERSION_NUM >= ((0 << 16) | (14 << 8))
+    if (x == INT64_MAX && json_object_get_uint64 (v) > (uint64_t)INT64_MAX)
+        return errprintf (errp, "%s: above 2^63-1, too large", what);
+#else
+    if (x == INT64_MAX)
+        return errprintf (errp, "%s: 2^63-1 or more, too large", what);
+#endif
+    if (x < lo)
+        return lo == 0 ? errprintf (errp, "%s: negative", what)
+                       : errprintf (errp, "%s: %" PRId64 ", too small", what, x);
+    if (x > hi)
+        return errprintf (errp, "%s: %" PRId64 ", too large", what, x);
+    *xp = x;
+    return 0;
+}
+
+/* The string key of o, without control characters, copied into *sp. */
+static int profile_json_string (json_object *o, const char *prefix, const char *key, char **sp,
+                                tm_error_t *errp)
+{
+    json_object *v = NULL;
+    const char *s;
+
+    if (jsonfile_get (o, prefix, key, json_type_string, &v, errp) < 0)
+        return -1;
+    s = json_object_get_string (v);
+    if (jsonfile_has_control (s, (size_t)json_object_get_string_len (v)))
+        return errprintf (errp, "%s%s: control character", prefix, key);
+    return profile_set_string (sp, s, errp);
+}
+
+/* Entry k of the entries array into p->entries[k], checked against the
+ * one before it.
+ */
+static int profile_json_entry (json_object *a, size_t k, profile_t *p, tm_error_t *errp)
+{
+    static const char *const fields[] = {"src", "dst", "msgs", "bytes"};
+    json_object *t = json_object_array_get_idx (a, k);
+    profile_entry_t *e = &p->entries[k];
+    int64_t x[4];
+    const char *fault;
+    char what[64];
+
+    if (!json_object_is_type (t, json_type_array))
+        return errprintf (errp, "entries[%zu]: not an array [src, dst, msgs, bytes]", k);
+    if (json_object_array_length (t) != 4)
+        return errprintf (errp, "entries[%zu]: %zu items, expected [src, dst, msgs, bytes]", k,
+                          json_object_array_length (t));
+    for (int f = 0; f < 4; f++) {
+        int64_t hi = f < 2 ? p->ntasks - 1 : INT64_MAX;
+
+        snprintf (what, sizeof (what), "entries[%zu] %s", k, fields[f]);
+        if (profile_json_int (json_object_array_get_idx (t, (size_t)f), what, 0, hi, &x[f], errp) <
+            0)
+            return -1;
+    }
+    e->src = (int)x[0];
+    e->dst = (int)x[1];
+    e->msgs = (uint64_t)x[2];
+    e->bytes = (uint64_t)x[3];
+    if ((fault = profile_entry_fault (e->msgs, e->bytes)))
+        return errprintf (errp, "entries[%zu]: (%d, %d): %s", k, e->src, e->dst, fault);
+    if (k > 0 && profile_cmp_entries (&e[-1], e) >= 0)
+        return errprintf (
+            errp, "entries[%zu]: (%d, %d) %s entries[%zu] (%d, %d)", k, e->src, e->dst,
+            profile_cmp_entries (&e[-1], e) == 0 ? "repeats" : "is out of order after", k - 1,
+            e[-1].src, e[-1].dst);
+    return 0;
+}
+
+/* A profile from a parsed document.  Messages do not name the file. */
+static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
+{
+    profile_t *p = NULL;
+    json_object *v = NULL, *exe = NULL, *totals = NULL, *entries = NULL;
+    int64_t x, ntasks, msgs, bytes;
+    size_t nentries;
+    const char *s;
+    int err = EINVAL;
+
+    if (jsonfile_get (o, "", "kind", json_type_string, &v, errp) < 0)
+        goto error;
+    s = json_object_get_string (v);
+    if (strcmp (s, PROFILE_KIND) != 0) {
+        errprintf (errp, "kind '%s', expected '%s'", jsonfile_quote (s), PROFILE_KIND);
+        goto error;
+    }
+    if (jsonfile_get (o, "", "schema", json_type_int, &v, errp) < 0 ||
+        profile_json_int (v, "schema", INT64_MIN, INT64_MAX, &x, errp) < 0)
+        goto error;
+    if (x != PROFILE_SCHEMA) {
+        errprintf (errp, "schema %" PRId64 ", expected %d", x, PROFILE_SCHEMA);
+        goto error;
+    }
+    if (jsonfile_keys (o, "", profile_keys, errp) < 0 ||
+        jsonfile_get (o, "", "ntasks", json_type_int, &v, errp) < 0 ||
+        profile_json_int (v, "ntasks", 1, PROFILE_MAX_TASKS, &ntasks, errp) < 0 ||
+        jsonfile_get (o, "", "entries", json_type_array, &entries, errp) < 0)
+        goto error;
+    /* The entries bound what profile_new allocates: the file holds them. */
+    nentries = json_object_array_length (entries);
+    if (!(p = profile_new ((int)ntasks, nentries, errp))) {
+        err = errno;
+        goto error;
+    }
+    p->nentries = nentries;
+    for (size_t k = 0; k < nentries; k++)
+        if (profile_json_entry (entries, k, p, errp) < 0)
+            goto error;
+    if (profile_index (p, errp) < 0)
+        goto error;
+    if (jsonfile_get (o, "", "totals", json_type_object, &totals, errp) < 0 ||
+        jsonfile_keys (totals, "totals.", profile_totals_keys, errp) < 0 ||
+        jsonfile_get (totals, "totals.", "msgs", json_type_int, &v, errp) < 0 ||
+        profile_json_int (v, "totals.msgs", 0, INT64_MAX, &msgs, errp) < 0 ||
+        jsonfile_get (totals, "totals.", "bytes", json_type_int, &v, errp) < 0 ||
+        profile_json_int (v, "totals.bytes", 0, INT64_MAX, &bytes, errp) < 0)
+        goto error;
+    if ((uint64_t)msgs != p->total_msgs) {
+        errprintf (errp, "totals.msgs: %" PRId64 ", but the entries sum to %" PRIu64, msgs,
+                   p->total_msgs);
+        goto error;
+    }
+    if ((uint64_t)bytes != p->total_bytes) {
+        errprintf (errp, "totals.bytes: %" PRId64 ", but the entries sum to %" PRIu64, bytes,
+                   p->total_bytes);
+        goto error;
+    }
+    if (jsonfile_get (o, "", "exe", json_type_object, &exe, errp) < 0 ||
+        jsonfile_keys (exe, "exe.", profile_exe_keys, errp) < 0 ||
+        profile_json_string (exe, "exe.", "id", &p->exe_id, errp) < 0 ||
+        profile_json_string (exe, "exe.", "path", &p->exe_path, errp) < 0 ||
+        profile_json_string (o, "", "mpi", &p->mpi, errp) < 0 ||
+        profile_json_string (o, "", "source", &p->source, errp) < 0)
+        goto error;
+    if (jsonfile_get (o, "", "collectives", json_type_boolean, &v, errp) < 0)
+        goto error;
+    p->collectives = json_object_get_boolean (v) ? 1 : 0;
+    if (jsonfile_get (o, "", "record_s", json_type_double, &v, errp) < 0)
+        goto error;
+    p->record_s = json_object_get_double (v);
+    if (!isfinite (p->record_s) || p->record_s < 0) {
+        errprintf (errp, "record_s: not a finite number >= 0");
+        goto error;
+    }
+    if (jsonfile_get (o, "", "jobid", json_type_string, &v, errp) < 0)
+        goto error;
+    if ((size_t)json_object_get_string_len (v) >= sizeof (p->jobid)) {
+        errprintf (errp, "jobid: longer than %zu bytes", sizeof (p->jobid) - 1);
+        goto error;
+    }
+    if (jsonfile_has_control (json_object_get_string (v), (size_t)json_object_get_string_len (v))) {
+        errprintf (errp, "jobid: control character");
+        goto error;
+    }
+    strcpy (p->jobid, json_object_get_string (v));
+    if (jsonfile_get (o, "", "timestamp", json_type_string, &v, errp) < 0)
+        goto error;
+    if (jsonfile_parse_time (json_object_get_string (v), &p->timestamp) < 0) {
+        errprintf (errp, "timestamp: not a UTC time YYYY-MM-DDTHH:MM:SSZ");
+        goto error;
+    }
+    if (profile_check (p, errp) < 0)
+        goto error;
+    return p;
+error:
+    profile_destroy (p);
+    errno = err;
+    return NULL;
+}
+
+profile_t *profile_read (const char *path, tm_error_t *errp)
+{
+    json_object *o;
+    profile_t *p;
+    tm_error_t e;
+    int saved;
+
+    if (!path || path[0] == '\0') {
+        errprintf (errp, "profile_read: no path");
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(o = jsonfile_read (path, PROFILE_MAX_BYTES, errp)))
+        return NULL;
+    if (!(p = profile_from_json (o, &e)))
+        errprintf (errp, "%s: %s", path, e.text);
+    saved = errno;
+    json_object_put (o);
+    errno = saved;
+    return p;
+}
