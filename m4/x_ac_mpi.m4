@@ -26,3 +26,23 @@ AC_DEFUN([X_AC_MPI], [
   AS_IF([test "x$x_ac_mpi_flavor" = xunknown],
     [AC_MSG_ERROR([$MPICC is neither Open MPI nor MPICH])])
 ])
+
+# X_AC_MPI_RECORDERS
+# The PMPI recorder is built once for every MPI found, since Open MPI and
+# MPICH differ in ABI: Open MPI through pkg-config ompi-c, MPICH through
+# pkg-config mpich (Debian's libopenmpi-dev and libmpich-dev).  Neither is
+# required; without one, its recorder and its tests are left out.  MPICH's
+# wrapper (mpicc.mpich) builds the MPICH test programs.  Sets OMPI_CFLAGS,
+# OMPI_LIBS, MPICH_CFLAGS, MPICH_LIBS, MPICC_MPICH, the conditionals
+# HAVE_OPENMPI and HAVE_MPICH, and x_ac_mpi_recorders.
+AC_DEFUN([X_AC_MPI_RECORDERS], [
+  x_ac_mpi_recorders=
+  PKG_CHECK_MODULES([OMPI], [ompi-c], [x_ac_mpi_recorders="openmpi"], [:])
+  PKG_CHECK_MODULES([MPICH], [mpich],
+    [AC_CHECK_PROGS([MPICC_MPICH], [mpicc.mpich], [no])
+     AS_IF([test "x$MPICC_MPICH" != xno],
+       [x_ac_mpi_recorders="$x_ac_mpi_recorders mpich"])], [:])
+  AM_CONDITIONAL([HAVE_OPENMPI], [echo "$x_ac_mpi_recorders" | grep -q openmpi])
+  AM_CONDITIONAL([HAVE_MPICH], [echo "$x_ac_mpi_recorders" | grep -q mpich])
+  AS_IF([test -z "$x_ac_mpi_recorders"], [x_ac_mpi_recorders=none])
+])

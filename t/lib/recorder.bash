@@ -1,0 +1,45 @@
+# recorder.bash: helpers for the recorder suites (load after lib/cluster).
+
+TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+MPI_OMPI=$TOPOMAP_BUILDDIR/t/mpi
+MPI_MPICH=$TOPOMAP_BUILDDIR/t/mpich
+RECORDERS=$TOPOMAP_BUILDDIR/lib/.libs
+
+# stage_recorders: the recorders, the CLI and the test programs of both
+# MPIs into $SHARE (programs of MPICH get the suffix .mpich).
+stage_recorders() {
+	local p
+	stage "$TOPOMAP" "$RECORDERS"/topomap-recorder-*.so || return 1
+	for p in ring halo2d alltoall split msgrate hello; do
+		stage "$MPI_OMPI/$p" || return 1
+	done
+	for p in ring halo2d alltoall split; do
+		[ -x "$MPI_MPICH/$p" ] || continue
+		install -m 0755 "$MPI_MPICH/$p" "$SHARE/$p.mpich" || return 1
+	done
+}
+
+# record MPI NODES TASKS OUT PROGRAM [ARGS...]: run PROGRAM under srun
+# with the recorder for MPI (openmpi: --mpi=pmix, mpich: --mpi=pmi2)
+# preloaded, writing the profile to OUT.
+record() {
+	local mpi=$1 nodes=$2 tasks=$3 out=$4 type=pmix
+	shift 4
+	[ "$mpi" = mpich ] && type=pmi2
+	LD_PRELOAD=$SHARE/topomap-recorder-$mpi.so TOPOMAP_RECORD=$out \
+		srun --overlap --mpi=$type -N"$nodes" -n"$tasks" "$@"
+}
+
+# same_matrix PROFILE WHAT EXPECTED_CSV: the recorded matrix equals the one
+# the program counted itself.
+same_matrix() {
+	local got
+	got=$("$SHARE/topomap" profile export --what "$2" "$1") || return 1
+	if [ "$got" != "$(cat "$3")" ]; then
+		echo "recorded $2 of $1:"
+		echo "$got"
+		echo "the program sent:"
+		cat "$3"
+		return 1
+	fi
+}

@@ -1,0 +1,49 @@
+/* msgrate: a small-message rate microbenchmark for the recorder's
+ * overhead.  Ranks pair up, r with r + N/2 (on another node under srun's
+ * block layout); each pair exchanges windows of WINDOW 8-byte messages,
+ * Isend and Irecv, for ITERS windows.  An odd last rank sits out.  Prints
+ * the slowest rank's time: "msgrate ranks=N msgs=M time_s=T".
+ *
+ *   msgrate [ITERS]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+enum { WINDOW = 64 };
+
+int main (int argc, char **argv)
+{
+    int rank, size, peer, iters = argc > 1 ? atoi (argv[1]) : 2000;
+    char sbuf[WINDOW][8] = { { 0 } }, rbuf[WINDOW][8];
+    MPI_Request req[2 * WINDOW];
+    double t, tmax;
+
+    MPI_Init (&argc, &argv);
+    MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+    MPI_Comm_size (MPI_COMM_WORLD, &size);
+    peer = rank < size / 2 ? rank + size / 2 : rank - size / 2;
+    if (size % 2 && rank == size - 1)
+        peer = size;
+    if (iters < 1)
+        iters = 1;
+    MPI_Barrier (MPI_COMM_WORLD);
+    t = MPI_Wtime ();
+    if (peer < size) {
+        for (int it = 0; it < iters; it++) {
+            for (int w = 0; w < WINDOW; w++) {
+                MPI_Irecv (rbuf[w], 8, MPI_CHAR, peer, w, MPI_COMM_WORLD, &req[w]);
+                MPI_Isend (sbuf[w], 8, MPI_CHAR, peer, w, MPI_COMM_WORLD, &req[WINDOW + w]);
+            }
+            MPI_Waitall (2 * WINDOW, req, MPI_STATUSES_IGNORE);
+        }
+    }
+    t = MPI_Wtime () - t;
+    MPI_Reduce (&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf ("msgrate ranks=%d msgs=%lld time_s=%.6f\n", size,
+                (long long)iters * WINDOW * (size - size % 2), tmax);
+    MPI_Finalize ();
+    return 0;
+}
