@@ -24,7 +24,7 @@ AC_DEFUN([X_AC_SCOTCH], [
      AC_MSG_ERROR([libscotch not found: install the Debian package libscotch-dev])])
   CPPFLAGS=$x_ac_save_CPPFLAGS
   LIBS=$x_ac_save_LIBS
-  SCOTCH_LIBS="$x_ac_scotch_ldflags -lscotch -lscotcherr -lm"
+  SCOTCH_LIBS="$x_ac_scotch_ldflags -lscotch -lm"
   AC_SUBST([SCOTCH_CPPFLAGS])
   AC_SUBST([SCOTCH_LIBS])
 ])

@@ -1,0 +1,728 @@
+/* mapper.c: the mapper's interface -- metrics, validation, srun's layouts,
+ * pricing, the plan and its guard, --explain -- and the hooks that catch
+ * Scotch's error messages.
+ *
+ * The plan (map_plan):
+ *   1. Scotch's dual recursive bipartitioning of the profile's graph onto
+ *      a target built from the measured distances (mapper_scotch.c).
+ *   2. Exact capacities: ranks move out of over-full slots, each time the
+ *      move that costs least (mapper_refine.c).
+ *   3. Refinement on the true cost model: where the group of ranks of
+ *      each node goes (swaps of whole groups), then swaps and moves of
+ *      single ranks (mapper_refine.c).  A greedy layout, and block and
+ *      cyclic when they price below, are refined the same way; the
+ *      cheapest result is the "topomap" candidate (map_compute).
+ *   4. The guard: that plan, srun's block and cyclic layouts and a
+ *      previous plan are priced under the model (map_price), and the
+ *      cheapest that gives every slot exactly its count is chosen, block
+ *      on a tie, so the choice never prices above block.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <scotch.h>
+
+#include "lib/mapper.h"
+#include "lib/mapper_private.h"
+
+/* Scotch's error hooks.
+ *
+ * libscotch reports errors by calling SCOTCH_errorPrint() and warnings by
+ * SCOTCH_errorPrintW(), which the program linking it defines (Scotch's
+ * libscotcherr defines them to print on stderr).  The mapper runs inside
+ * srun, so it defines them here instead: the first error of a call is
+ * kept for map_scotch_error() to turn into a tm_error_t, warnings are
+ * dropped.  The executable or plugin that links libtopomap must export
+ * these three symbols (a version script must list them) and must not link
+ * -lscotcherr or -lscotcherrexit.
+ */
+
+static _Thread_local char map_scotch_msg[192];
+
+void SCOTCH_errorProg (const char *const name)
+{
+    (void)name;
+}
+
+void SCOTCH_errorPrint (const char *const fmt, ...)
+{
+    va_list ap;
+
+    if (map_scotch_msg[0] != '\0')
+        return;
+    va_start (ap, fmt);
+    vsnprintf (map_scotch_msg, sizeof (map_scotch_msg), fmt, ap);
+    va_end (ap);
+    if (map_scotch_msg[0] == '\0')
+        snprintf (map_scotch_msg, sizeof (map_scotch_msg), "unknown error");
+}
+
+void SCOTCH_errorPrintW (const char *const fmt, ...)
+{
+    (void)fmt;
+}
+
+void map_scotch_error_clear (void)
+{
+    map_scotch_msg[0] = '\0';
+}
+
+const char *map_scotch_error (void)
+{
+    return map_scotch_msg[0] != '\0' ? map_scotch_msg : "failed without saying why";
+}
+
+/* Metrics and parameters */
+
+static const char *const map_metric_names[] = {
+    [MAP_COMBINED] = "combined",
+    [MAP_LATENCY] = "latency",
+    [MAP_BANDWIDTH] = "bandwidth",
+};
+
+int map_metric_parse (const char *name, map_metric_t *m)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp (name, map_metric_names[i]) == 0) {
+            if (m)
+                *m = (map_metric_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *map_metric_name (map_metric_t m)
+{
+    if ((int)m < 0 || (int)m > MAP_BANDWIDTH)
+        return "unknown";
+    return map_metric_names[m];
+}
+
+void map_params_default (map_params_t *p)
+{
+    memset (p, 0, sizeof (*p));
+    p->metric = MAP_COMBINED;
+    p->previous = NULL;
+    p->refine = 1;
+    p->exact = 1;
+    p->seed = 1;
+}
+
+/* Validation */
+
+static const char *map_host_name (const netmap_t *nm, int h)
+{
+    return nm->hosts && nm->hosts[h] ? nm->hosts[h] : "(unnamed)";
+}
+
+/* The figures of one pair of slot hosts (a may equal b): off the diagonal
+ * finite and positive; on it NaN (not measured) or finite, latency >= 0
+ * and bandwidth > 0.
+ */
+static int map_check_pair (const netmap_t *nm, int a, int b, tm_error_t *errp)
+{
+    double lat = NETMAP_AT (nm, lat_us, a, b);
+    double bw = NETMAP_AT (nm, bw_MBps, a, b);
+
+    if (a == b) {
+        if (!isnan (lat) && (!isfinite (lat) || lat < 0))
+            return errprintf (errp, "netmap: intra-node latency of host %s is %g us",
+                              map_host_name (nm, a), lat);
+        if (!isnan (bw) && (!isfinite (bw) || bw <= 0))
+            return errprintf (errp, "netmap: intra-node bandwidth of host %s is %g MB/s",
+                              map_host_name (nm, a), bw);
+        return 0;
+    }
+    if (!isfinite (lat) || lat <= 0)
+        return errprintf (errp,
+                          "netmap: latency from host %s to %s is %g us, need a finite figure > 0",
+                          map_host_name (nm, a), map_host_name (nm, b), lat);
+    if (!isfinite (bw) || bw <= 0)
+        return errprintf (
+            errp, "netmap: bandwidth from host %s to %s is %g MB/s, need a finite figure > 0",
+            map_host_name (nm, a), map_host_name (nm, b), bw);
+    return 0;
+}
+
+int map_validate (const profile_t *p, const netmap_t *nm, int nslots, const map_slot_t *slots,
+                  tm_error_t *errp)
+{
+    int *seen = NULL;
+    long long total = 0;
+    int rc = -1;
+
+    if (!p)
+        return errprintf (errp, "no profile");
+    if (!nm || nm->n < 1 || !nm->lat_us || !nm->bw_MBps)
+        return errprintf (errp, "no netmap");
+    if (nslots < 1 || !slots)
+        return errprintf (errp, "no slots: the step has no nodes");
+    if (p->ntasks < 1 || !p->row)
+        return errprintf (errp, "profile: %d tasks", p->ntasks);
+    if (p->nentries == 0 || !p->entries)
+        return errprintf (errp, "profile: empty, no point-to-point traffic between its %d ranks",
+                          p->ntasks);
+    if (!(seen = malloc ((size_t)nm->n * sizeof (*seen))))
+        return errprintf (errp, "out of memory");
+    for (int h = 0; h < nm->n; h++)
+        seen[h] = -1;
+    for (int s = 0; s < nslots; s++) {
+        int h = slots[s].host;
+        if (h < 0 || h >= nm->n) {
+            errprintf (errp, "slot %d: host index %d out of range, the netmap has %d hosts", s, h,
+                       nm->n);
+            goto out;
+        }
+        if (seen[h] != -1) {
+            errprintf (errp, "slots %d and %d: both name host %s", seen[h], s,
+                       map_host_name (nm, h));
+            goto out;
+        }
+        seen[h] = s;
+        if (slots[s].count < 1) {
+            errprintf (errp, "slot %d (host %s): %d ranks, need at least 1", s,
+                       map_host_name (nm, h), slots[s].count);
+            goto out;
+        }
+        total += slots[s].count;
+    }
+    if (total != p->ntasks) {
+        errprintf (errp,
+                   "the step's %d nodes take %lld ranks but the profile has %d "
+                   "(recorded for another task count)",
+                   nslots, total, p->ntasks);
+        goto out;
+    }
+    for (int s = 0; s < nslots; s++)
+        for (int t = 0; t < nslots; t++)
+            if (map_check_pair (nm, slots[s].host, slots[t].host, errp) < 0)
+                goto out;
+    rc = 0;
+out:
+    free (seen);
+    return rc;
+}
+
+/* srun's layouts */
+
+/* srun's block (cyclic = 0) or cyclic layout in slot indices. */
+static void map_slots_of (int nslots, const map_slot_t *slots, int cyclic, int *slot)
+{
+    int maxcount = 0, r = 0;
+
+    if (!cyclic) {
+        for (int s = 0; s < nslots; s++)
+            for (int k = 0; k < slots[s].count; k++)
+                slot[r++] = s;
+        return;
+    }
+    for (int s = 0; s < nslots; s++)
+        if (slots[s].count > maxcount)
+            maxcount = slots[s].count;
+    for (int round = 0; round < maxcount; round++)
+        for (int s = 0; s < nslots; s++)
+            if (round < slots[s].count)
+                slot[r++] = s;
+}
+
+static void map_layout (int nslots, const map_slot_t *slots, int cyclic, int *node)
+{
+    int ntasks = 0;
+
+    map_slots_of (nslots, slots, cyclic, node);
+    for (int s = 0; s < nslots; s++)
+        ntasks += slots[s].count;
+    for (int r = 0; r < ntasks; r++)
+        node[r] = slots[node[r]].host;
+}
+
+void map_layout_block (int nslots, const map_slot_t *slots, int *node)
+{
+    map_layout (nslots, slots, 0, node);
+}
+
+void map_layout_cyclic (int nslots, const map_slot_t *slots, int *node)
+{
+    map_layout (nslots, slots, 1, node);
+}
+
+/* Pricing */
+
+static void map_model_metric (map_model_t *m, map_metric_t metric)
+{
+    m->use_lat = metric != MAP_BANDWIDTH;
+    m->use_bw = metric != MAP_LATENCY;
+}
+
+void map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
+{
+    map_model_t m = {.nm = nm};
+    double cost = 0, comm = 0;
+    uint64_t bytes = 0, msgs = 0;
+
+    map_model_metric (&m, metric);
+    for (size_t k = 0; k < p->nentries; k++) {
+        const profile_entry_t *e = &p->entries[k];
+        int a = c->node[e->src], b = c->node[e->dst];
+
+        cost += map_cost_hosts (&m, a, b, (double)e->msgs, (double)e->bytes);
+        if (a != b) {
+            bytes += e->bytes;
+            msgs += e->msgs;
+            comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
+        }
+    }
+    c->cost_s = cost;
+    c->comm_s = comm;
+    c->internode_bytes = bytes;
+    c->internode_msgs = msgs;
+}
+
+/* The profile's graph */
+
+static int map_weight_cmp (const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+
+    return (*x > *y) - (*x < *y);
+}
+
+typedef struct {
+    int col;
+    map_weight_t w;
+} map_arc_t;
+
+static int map_arc_cmp (const void *a, const void *b)
+{
+    return map_weight_cmp (&((const map_arc_t *)a)->col, &((const map_arc_t *)b)->col);
+}
+
+void map_graph_free (map_graph_t *g)
+{
+    free (g->row);
+    free (g->col);
+    free (g->w);
+    free (g->self_msgs);
+    free (g->self_bytes);
+    memset (g, 0, sizeof (*g));
+}
+
+/* Symmetrise p: every entry (s, d) becomes an arc of row s (out) and one of
+ * row d (in); arcs of one row to one rank are merged.
+ */
+static int map_graph_build (const profile_t *p, map_graph_t *g, tm_error_t *errp)
+{
+    int n = p->ntasks;
+    size_t *fill = NULL;
+    map_arc_t *arcs = NULL;
+    size_t narcs = 0;
+
+    memset (g, 0, sizeof (*g));
+    g->n = n;
+    g->row = calloc ((size_t)n + 1, sizeof (*g->row));
+    g->self_msgs = calloc ((size_t)n, sizeof (*g->self_msgs));
+    g->self_bytes = calloc ((size_t)n, sizeof (*g->self_bytes));
+    fill = calloc ((size_t)n + 1, sizeof (*fill));
+    if (!g->row || !g->self_msgs || !g->self_bytes || !fill)
+        goto nomem;
+    for (size_t k = 0; k < p->nentries; k++) {
+        const profile_entry_t *e = &p->entries[k];
+        if (e->src == e->dst)
+            continue;
+        fill[e->src + 1]++;
+        fill[e->dst + 1]++;
+        narcs += 2;
+    }
+    for (int i = 0; i < n; i++)
+        fill[i + 1] += fill[i];
+    if (!(arcs = malloc ((narcs ? narcs : 1) * sizeof (*arcs))))
+        goto nomem;
+    for (size_t k = 0; k < p->nentries; k++) {
+        const profile_entry_t *e = &p->entries[k];
+        map_arc_t *a;
+        if (e->src == e->dst) {
+            g->self_msgs[e->src] += (double)e->msgs;
+            g->self_bytes[e->src] += (double)e->bytes;
+            continue;
+        }
+        a = &arcs[fill[e->src]++];
+        a->col = e->dst;
+        a->w = (map_weight_t){(double)e->msgs, (double)e->bytes, 0, 0};
+        a = &arcs[fill[e->dst]++];
+        a->col = e->src;
+        a->w = (map_weight_t){0, 0, (double)e->msgs, (double)e->bytes};
+    }
+    /* fill[i] is now the end of row i: sort each row, merge duplicates. */
+    size_t out = 0, start = 0;
+    for (int i = 0; i < n; i++) {
+        size_t end = fill[i];
+        qsort (arcs + start, end - start, sizeof (*arcs), map_arc_cmp);
+        g->row[i] = out;
+        for (size_t k = start; k < end; k++) {
+            if (out > g->row[i] && arcs[out - 1].col == arcs[k].col) {
+                arcs[out - 1].w.out_msgs += arcs[k].w.out_msgs;
+                arcs[out - 1].w.out_bytes += arcs[k].w.out_bytes;
+                arcs[out - 1].w.in_msgs += arcs[k].w.in_msgs;
+                arcs[out - 1].w.in_bytes += arcs[k].w.in_bytes;
+            } else
+                arcs[out++] = arcs[k];
+        }
+        start = end;
+    }
+    g->row[n] = out;
+    g->col = malloc ((out ? out : 1) * sizeof (*g->col));
+    g->w = malloc ((out ? out : 1) * sizeof (*g->w));
+    if (!g->col || !g->w)
+        goto nomem;
+    for (size_t k = 0; k < out; k++) {
+        g->col[k] = arcs[k].col;
+        g->w[k] = arcs[k].w;
+    }
+    free (arcs);
+    free (fill);
+    return 0;
+nomem:
+    free (arcs);
+    free (fill);
+    map_graph_free (g);
+    errno = ENOMEM;
+    return errprintf (errp, "out of memory");
+}
+
+double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *slot)
+{
+    double cost = 0;
+
+    for (int i = 0; i < g->n; i++) {
+        int a = slot[i], h = m->host[a];
+        cost += map_cost_hosts (m, h, h, g->self_msgs[i], g->self_bytes[i]);
+        for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
+            if (g->col[k] > i)
+                cost += map_pair_cost (m, a, slot[g->col[k]], &g->w[k]);
+    }
+    return cost;
+}
+
+/* The plan */
+
+static double map_now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Mean latency and mean time per byte between two distinct slots, for the
+ * weights and distances given to Scotch (one slot: its own figures, or
+ * 1 us and 1 GB/s).
+ */
+static void map_model_typical (map_model_t *m)
+{
+    const netmap_t *nm = m->nm;
+    double lat = 0, spb = 0;
+    size_t npairs = 0;
+
+    for (int a = 0; a < m->nslots; a++)
+        for (int b = 0; b < m->nslots; b++) {
+            if (a == b)
+                continue;
+            lat += NETMAP_AT (nm, lat_us, m->host[a], m->host[b]) * 1e-6;
+            spb += 1 / (NETMAP_AT (nm, bw_MBps, m->host[a], m->host[b]) * 1e6);
+            npairs++;
+        }
+    if (npairs > 0) {
+        m->typ_lat_s = lat / (double)npairs;
+        m->typ_s_per_byte = spb / (double)npairs;
+    } else {
+        m->typ_lat_s = 1e-6;
+        m->typ_s_per_byte = 1e-9;
+    }
+}
+
+/* Does node (hosts, [ntasks]) give every slot exactly its count?  count is
+ * scratch of nm->n ints.
+ */
+static bool map_fits (const netmap_t *nm, int nslots, const map_slot_t *slots, int ntasks,
+                      const int *node, int *count, int *badhost, int *badcount)
+{
+    bool fits = true;
+
+    for (int h = 0; h < nm->n; h++)
+        count[h] = 0;
+    for (int s = 0; s < nslots; s++)
+        count[slots[s].host] = -slots[s].count;
+    for (int r = 0; r < ntasks; r++) {
+        if (node[r] < 0 || node[r] >= nm->n) {
+            *badhost = node[r];
+            *badcount = INT_MIN;
+            return false;
+        }
+        count[node[r]]++;
+    }
+    for (int h = 0; h < nm->n && fits; h++)
+        if (count[h] != 0) {
+            *badhost = h;
+            *badcount = count[h];
+            fits = false;
+        }
+    return fits;
+}
+
+static int map_candidate_init (map_candidate_t *c, const char *name, int ntasks)
+{
+    memset (c, 0, sizeof (*c));
+    snprintf (c->name, sizeof (c->name), "%s", name);
+    c->node = malloc ((size_t)ntasks * sizeof (*c->node));
+    return c->node ? 0 : -1;
+}
+
+void map_result_free (map_result_t *res)
+{
+    if (!res)
+        return;
+    if (res->cand)
+        for (int k = 0; k < res->ncandidates; k++)
+            free (res->cand[k].node);
+    free (res->cand);
+    memset (res, 0, sizeof (*res));
+}
+
+#define MAP_MAXPASS 12
+
+/* Refine a layout that fits: the groups, then the ranks. */
+static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_t *errp)
+{
+    if (map_refine_nodes (g, m, slot, MAP_MAXPASS, errp) < 0 ||
+        map_refine (g, m, slot, MAP_MAXPASS, errp) < 0)
+        return -1;
+    return 0;
+}
+
+/* The topomap (or with exact = 0, plain scotch) layout in slot indices.
+ *
+ * Scotch's layout, made to fit and refined, is the plan on most networks.
+ * Refinement is local, though, and recursive bisection cannot chain
+ * groups across a network without structure (a cloud), so with exact
+ * capacities and refinement a greedy layout is refined too, and srun's
+ * block and cyclic layouts when they price below the best so far; the
+ * cheapest result is kept, which is never worse than block.
+ */
+static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const map_slot_t *slots,
+                        const map_params_t *params, int *slot, tm_error_t *errp)
+{
+    int *alt = NULL;
+    int rc = -1;
+    double best;
+
+    if (map_scotch (g, m, params->seed, slot, errp) < 0)
+        return -1;
+    if (!params->exact)
+        return params->refine ? map_refine (g, m, slot, MAP_MAXPASS, errp) : 0;
+    if (map_repair (g, m, slot, errp) < 0)
+        return -1;
+    if (!params->refine)
+        return 0;
+    if (map_polish (g, m, slot, errp) < 0)
+        return -1;
+    best = map_graph_cost (g, m, slot);
+    if (!(alt = malloc ((size_t)g->n * sizeof (*alt)))) {
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
+    for (int start = 0; start < 3; start++) {
+        double c;
+        if (start == 0) {
+            if (map_greedy (g, m, alt, errp) < 0)
+                goto out;
+        } else {
+            map_slots_of (nslots, slots, start == 2, alt);
+            if (!(map_graph_cost (g, m, alt) < best))
+                continue;
+        }
+        if (map_polish (g, m, alt, errp) < 0)
+            goto out;
+        if ((c = map_graph_cost (g, m, alt)) < best) {
+            best = c;
+            memcpy (slot, alt, (size_t)g->n * sizeof (*slot));
+        }
+    }
+    rc = 0;
+out:
+    free (alt);
+    return rc;
+}
+
+int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot_t *slots,
+              const map_params_t *params, map_result_t *res, tm_error_t *errp)
+{
+    double t0 = map_now ();
+    map_params_t defaults;
+    map_graph_t g = {0};
+    map_model_t m = {0};
+    map_result_t r = {0};
+    int *host = NULL, *cap = NULL, *slot = NULL, *count = NULL;
+    int ntasks, badhost, badcount, block;
+    bool fits[4] = {false};
+
+    if (!params) {
+        map_params_default (&defaults);
+        params = &defaults;
+    }
+    if (!res)
+        return errprintf (errp, "no result to fill");
+    if ((int)params->metric < 0 || (int)params->metric > MAP_BANDWIDTH)
+        return errprintf (errp, "unknown metric %d", (int)params->metric);
+    if (map_validate (p, nm, nslots, slots, errp) < 0)
+        return -1;
+    ntasks = p->ntasks;
+    host = malloc ((size_t)nslots * sizeof (*host));
+    cap = malloc ((size_t)nslots * sizeof (*cap));
+    slot = malloc ((size_t)ntasks * sizeof (*slot));
+    count = malloc ((size_t)nm->n * sizeof (*count));
+    if (!host || !cap || !slot || !count)
+        goto nomem;
+    if (params->previous &&
+        !map_fits (nm, nslots, slots, ntasks, params->previous, count, &badhost, &badcount)) {
+        int want = 0;
+        for (int s = 0; s < nslots; s++)
+            if (slots[s].host == badhost)
+                want = slots[s].count;
+        if (badcount == INT_MIN)
+            errprintf (errp, "previous plan: host index %d out of range", badhost);
+        else
+            errprintf (errp, "previous plan: host %s gets %d ranks, the step gives it %d",
+                       map_host_name (nm, badhost), want + badcount, want);
+        goto error;
+    }
+    for (int s = 0; s < nslots; s++) {
+        host[s] = slots[s].host;
+        cap[s] = slots[s].count;
+    }
+    m.nm = nm;
+    m.nslots = nslots;
+    m.host = host;
+    m.cap = cap;
+    map_model_metric (&m, params->metric);
+    map_model_typical (&m);
+    if (map_graph_build (p, &g, errp) < 0)
+        goto error;
+    if (map_compute (&g, &m, nslots, slots, params, slot, errp) < 0)
+        goto error;
+
+    r.ntasks = ntasks;
+    r.metric = params->metric;
+    r.ncandidates = params->previous ? 4 : 3;
+    if (!(r.cand = calloc ((size_t)r.ncandidates, sizeof (*r.cand))))
+        goto nomem;
+    if (map_candidate_init (&r.cand[0], params->exact ? "topomap" : "scotch", ntasks) < 0 ||
+        map_candidate_init (&r.cand[1], "block", ntasks) < 0 ||
+        map_candidate_init (&r.cand[2], "cyclic", ntasks) < 0 ||
+        (params->previous && map_candidate_init (&r.cand[3], "previous", ntasks) < 0))
+        goto nomem;
+    for (int i = 0; i < ntasks; i++)
+        r.cand[0].node[i] = host[slot[i]];
+    map_layout_block (nslots, slots, r.cand[1].node);
+    map_layout_cyclic (nslots, slots, r.cand[2].node);
+    if (params->previous)
+        memcpy (r.cand[3].node, params->previous, (size_t)ntasks * sizeof (int));
+
+    /* The guard: price every candidate; the cheapest that fits wins, block
+     * unless another is strictly cheaper.
+     */
+    block = 1;
+    r.chosen = block;
+    for (int k = 0; k < r.ncandidates; k++) {
+        map_price (p, nm, params->metric, &r.cand[k]);
+        fits[k] = map_fits (nm, nslots, slots, ntasks, r.cand[k].node, count, &badhost, &badcount);
+    }
+    for (int k = 0; k < r.ncandidates; k++)
+        if (k != block && fits[k] && r.cand[k].cost_s < r.cand[r.chosen].cost_s)
+            r.chosen = k;
+    r.time_s = map_now () - t0;
+    *res = r;
+    map_graph_free (&g);
+    free (host);
+    free (cap);
+    free (slot);
+    free (count);
+    errclear (errp);
+    return 0;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+error:
+    map_result_free (&r);
+    map_graph_free (&g);
+    free (host);
+    free (cap);
+    free (slot);
+    free (count);
+    return -1;
+}
+
+/* --explain */
+
+int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm)
+{
+    const map_candidate_t *block = NULL, *chosen;
+    int *count = NULL;
+
+    if (!f || !res || !res->cand || res->ncandidates < 1 || res->chosen < 0 ||
+        res->chosen >= res->ncandidates) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int k = 0; k < res->ncandidates; k++)
+        if (strcmp (res->cand[k].name, "block") == 0)
+            block = &res->cand[k];
+    chosen = &res->cand[res->chosen];
+    fprintf (f, "mapping %d ranks, metric %s, planned in %.3f s\n", res->ntasks,
+             map_metric_name (res->metric), res->time_s);
+    fprintf (f, "  %-10s %14s %14s %14s %12s %9s\n", "candidate", "cost_ms", "internode_MB",
+             "internode_msgs", "comm_s", "vs_block");
+    for (int k = 0; k < res->ncandidates; k++) {
+        const map_candidate_t *c = &res->cand[k];
+        char ratio[32];
+        if (block && block->cost_s > 0)
+            snprintf (ratio, sizeof (ratio), "%.3f", c->cost_s / block->cost_s);
+        else
+            snprintf (ratio, sizeof (ratio), "-");
+        fprintf (f, "%c %-10s %14.3f %14.3f %14" PRIu64 " %12.6f %9s\n",
+                 k == res->chosen ? '*' : ' ', c->name, c->cost_s * 1e3,
+                 (double)c->internode_bytes / 1e6, c->internode_msgs, c->comm_s, ratio);
+    }
+    fprintf (f, "chosen: %s\n", chosen->name);
+    if (nm && nm->n > 0 && chosen->node) {
+        if (!(count = calloc ((size_t)nm->n, sizeof (*count)))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        for (int r = 0; r < res->ntasks; r++)
+            if (chosen->node[r] >= 0 && chosen->node[r] < nm->n)
+                count[chosen->node[r]]++;
+        fprintf (f, "  %-24s %6s\n", "node", "ranks");
+        for (int h = 0; h < nm->n; h++)
+            if (count[h] > 0)
+                fprintf (f, "  %-24s %6d\n", map_host_name (nm, h), count[h]);
+        free (count);
+    }
+    if (ferror (f)) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,103 @@
+/* mapper.h: choose a node for every rank of a step.
+ *
+ * Inputs: a profile (what each pair of ranks sends), a netmap (what each
+ * pair of nodes costs) and slots (the step's nodes in srun's order and how
+ * many ranks each takes).  After seeds/001 §IV-C (Scotch dual recursive
+ * bipartitioning onto the measured network), then exact capacities, then
+ * swap refinement on the true cost model, then a guard that prices srun's
+ * own layouts and keeps the cheapest.
+ *
+ * Cost model: ranks i, j on nodes a, b cost
+ *     msgs(i,j) * lat(a,b) + bytes(i,j) / bw(a,b)        (combined)
+ * or only the first term (latency) or only the second (bandwidth); pairs
+ * on one node are priced from the netmap's intra-node figures (0 where
+ * those were not measured).  Seconds of communication, summed over every
+ * directed pair of the profile.
+ */
+#ifndef TOPOMAP_MAPPER_H
+#define TOPOMAP_MAPPER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+#include "lib/netmap.h"
+#include "lib/profile.h"
+
+typedef enum {
+    MAP_COMBINED = 0,
+    MAP_LATENCY,
+    MAP_BANDWIDTH,
+} map_metric_t;
+
+/* "combined", "latency", "bandwidth" <-> map_metric_t; parse returns -1
+ * when unknown.
+ */
+int map_metric_parse (const char *name, map_metric_t *m);
+const char *map_metric_name (map_metric_t m);
+
+/* One node of the step: netmap host index and the ranks it takes. */
+typedef struct {
+    int host;
+    int count;
+} map_slot_t;
+
+/* A layout priced under the cost model. */
+typedef struct {
+    char name[16];            /* "topomap", "scotch", "block", "cyclic", "previous" */
+    int *node;                /* [ntasks] netmap host index of each rank */
+    double cost_s;            /* predicted communication time (model) */
+    double comm_s;            /* seeds/001 Eq. 4: inter-node bytes / bandwidth */
+    uint64_t internode_bytes; /* seeds/001 Eq. 2 */
+    uint64_t internode_msgs;
+} map_candidate_t;
+
+typedef struct {
+    int ntasks;
+    map_metric_t metric;
+    int ncandidates;
+    map_candidate_t *cand;    /* the plan first, then block, cyclic, previous */
+    int chosen;               /* index of the cheapest in cand; block on a tie */
+    double time_s;            /* wall time spent planning */
+} map_result_t;
+
+typedef struct {
+    map_metric_t metric;
+    const int *previous;      /* [ntasks] a previous plan to price, or NULL */
+    int refine;               /* swap refinement after Scotch (default 1) */
+    int exact;                /* exact capacities (default 1); 0: Scotch as is */
+    unsigned seed;            /* Scotch's random seed, fixed for determinism */
+} map_params_t;
+
+void map_params_default (map_params_t *p);
+
+/* Check that profile, netmap and slots fit together: slots name distinct
+ * hosts of nm with counts >= 1 that add up to the profile's task count; nm
+ * has finite, positive figures for every pair of slot hosts; the profile
+ * is not empty.  -1 with errp naming the fault.
+ */
+int map_validate (const profile_t *p, const netmap_t *nm, int nslots, const map_slot_t *slots,
+                  tm_error_t *errp);
+
+/* Plan: validate, map with Scotch, fix capacities, refine, price the
+ * candidates, choose.  Every candidate gives each slot exactly its count.
+ * Deterministic for the same inputs and parameters.  Returns 0 and fills
+ * res, or -1 with errp set (res untouched).
+ */
+int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot_t *slots,
+              const map_params_t *params, map_result_t *res, tm_error_t *errp);
+void map_result_free (map_result_t *res);
+
+/* Price a layout: fills cost_s, comm_s, internode_bytes and msgs of c. */
+void map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c);
+
+/* srun's layouts over slots: block fills each slot in turn; cyclic deals
+ * ranks round-robin over the slots with room left.  node is [ntasks].
+ */
+void map_layout_block (int nslots, const map_slot_t *slots, int *node);
+void map_layout_cyclic (int nslots, const map_slot_t *slots, int *node);
+
+/* --explain: the candidates, their predicted costs and the choice. */
+int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm);
+
+#endif

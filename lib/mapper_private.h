@@ -1,0 +1,143 @@
+/* mapper_private.h: what the parts of the mapper share (mapper.c: the
+ * interface, pricing and the guard; mapper_scotch.c: the initial mapping
+ * by Scotch; mapper_refine.c: exact capacities, refinement, the greedy
+ * start).  Not for callers of the mapper.
+ *
+ * Inside the mapper a layout is a slot index per rank (0..nslots-1), not a
+ * netmap host index: slots are the nodes of the step, in srun's order.
+ */
+#ifndef TOPOMAP_MAPPER_PRIVATE_H
+#define TOPOMAP_MAPPER_PRIVATE_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "lib/error.h"
+#include "lib/mapper.h"
+
+/* What rank i sends to neighbour j (out) and receives from it (in). */
+typedef struct {
+    double out_msgs;
+    double out_bytes;
+    double in_msgs;
+    double in_bytes;
+} map_weight_t;
+
+/* The profile as an undirected graph: row i lists the ranks that rank i
+ * sends to or receives from, sorted, without i itself; what i sends to
+ * itself is kept apart (priced on i's node).
+ */
+typedef struct {
+    int n;
+    size_t *row;        /* [n + 1] */
+    int *col;           /* [row[n]] */
+    map_weight_t *w;    /* [row[n]] */
+    double *self_msgs;  /* [n] */
+    double *self_bytes; /* [n] */
+} map_graph_t;
+
+/* The cost model over the slots of one step. */
+typedef struct {
+    const netmap_t *nm;
+    int nslots;
+    const int *host;       /* [nslots] netmap host of each slot */
+    const int *cap;        /* [nslots] ranks each slot takes */
+    int use_lat;           /* the metric prices messages */
+    int use_bw;            /* the metric prices bytes */
+    double typ_lat_s;      /* mean latency between two slots, seconds */
+    double typ_s_per_byte; /* mean 1 / bandwidth between two slots */
+} map_model_t;
+
+/* Seconds to move msgs messages of bytes bytes in all from host ha to host
+ * hb under the metric: netmap_cost() without its checks, terms dropped by
+ * the metric, intra-node figures not measured (NaN) costing nothing.
+ */
+static inline double map_cost_hosts (const map_model_t *m, int ha, int hb, double msgs,
+                                     double bytes)
+{
+    const netmap_t *nm = m->nm;
+    size_t k = (size_t)ha * (size_t)nm->n + (size_t)hb;
+    double c = 0;
+
+    if (m->use_lat && msgs != 0) {
+        double lat = nm->lat_us[k];
+        if (!isnan (lat))
+            c += msgs * lat * 1e-6;
+    }
+    if (m->use_bw && bytes != 0) {
+        double bw = nm->bw_MBps[k];
+        if (!isnan (bw))
+            c += bytes / (bw * 1e6);
+    }
+    return c;
+}
+
+/* The cost of the traffic between a rank on slot x and a neighbour on
+ * slot y, both directions, w seen from the first rank.
+ */
+static inline double map_pair_cost (const map_model_t *m, int x, int y, const map_weight_t *w)
+{
+    int hx = m->host[x], hy = m->host[y];
+
+    return map_cost_hosts (m, hx, hy, w->out_msgs, w->out_bytes) +
+           map_cost_hosts (m, hy, hx, w->in_msgs, w->in_bytes);
+}
+
+/* What the metric prices of the traffic w at the network's mean figures:
+ * the weight of an edge for Scotch, and the pull of a node on a rank.
+ */
+static inline double map_typical_weight (const map_model_t *m, const map_weight_t *w)
+{
+    double c = 0;
+
+    if (m->use_lat)
+        c += (w->out_msgs + w->in_msgs) * m->typ_lat_s;
+    if (m->use_bw)
+        c += (w->out_bytes + w->in_bytes) * m->typ_s_per_byte;
+    return c;
+}
+
+/* mapper.c */
+
+/* Free what g holds (not g); g may be zeroed. */
+void map_graph_free (map_graph_t *g);
+
+/* The cost of a slot layout over the graph (what map_price gives). */
+double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *slot);
+
+/* Forget Scotch's last error; the first error Scotch reported since. */
+void map_scotch_error_clear (void);
+const char *map_scotch_error (void);
+
+/* mapper_scotch.c: an initial layout by Scotch's dual recursive
+ * bipartitioning onto the slots; slot[i] for every rank, not necessarily
+ * respecting the counts.
+ */
+int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
+                tm_error_t *errp);
+
+/* mapper_refine.c */
+
+/* Move ranks out of over-full slots into slots with room, each time the
+ * move that costs least, until every slot holds exactly its count.
+ */
+int map_repair (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_t *errp);
+
+/* Swap (and move into free room) ranks while that strictly lowers the
+ * cost, at most maxpass passes over the ranks.  Never changes how many
+ * ranks a slot holds except to fill room up to its count.
+ */
+int map_refine (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
+                tm_error_t *errp);
+
+/* A greedy layout that gives every slot exactly its count (MPIPP-like). */
+int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_t *errp);
+
+/* With every slot holding exactly its count: swap the groups of ranks of
+ * two slots of equal count while that strictly lowers the cost, at most
+ * maxpass passes over the slots.
+ */
+int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
+                      tm_error_t *errp);
+
+#endif

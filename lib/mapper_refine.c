@@ -1,0 +1,771 @@
+/* mapper_refine.c: exact capacities, swap refinement of ranks and of the
+ * groups they form on each node, and a greedy start -- all on the true
+ * cost model (mapper.h) and the sparse graph of the profile, so that the
+ * gain of moving rank i costs O(deg(i)) and of swapping i and k
+ * O(deg(i) + deg(k)).  (Node refinement and the greedy start are
+ * described where they are defined, below.)
+ *
+ * Repair.  Scotch balances loads within a tolerance, so a few nodes may
+ * hold a rank or two too many.  Every rank on an over-full node is offered
+ * its cheapest destination among the nodes with room: those where its
+ * neighbours are, and the node with room nearest its own.  A heap gives
+ * the cheapest move of all; stale entries (the destination filled up, a
+ * neighbour moved) are recomputed and pushed back.  Each move removes one
+ * rank of excess, so at most the excess moves are made; none into a full
+ * node.
+ *
+ * Refinement.  Passes over the ranks in order.  For rank i on node a, the
+ * candidate nodes are those of its neighbours, the MAP_CANDIDATES that
+ * pull hardest (traffic at mean figures); for each in turn, the exact gain
+ * of moving i there.  If the node has room and the move gains, i moves.
+ * Otherwise, if i alone would gain there, up to MAP_PARTNERS ranks of that
+ * node (in turns, so that successive visits see others) are priced as swap
+ * partners; the best strictly improving swap is made.  A pass costs
+ * O(sum over ranks of deg * (MAP_CANDIDATES + MAP_PARTNERS)); passes stop
+ * when one changes nothing, gains less than MAP_MIN_GAIN of the cost, or
+ * after maxpass.  Only strict improvements are taken, so the cost never
+ * rises, and nothing depends on time: the result is deterministic.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/heap.h"
+#include "lib/mapper_private.h"
+
+#define MAP_CANDIDATES 3
+#define MAP_PARTNERS   32
+#define MAP_MIN_GAIN   1e-6
+
+/* The exact change of cost when rank i moves to slot b. */
+static double map_move_delta (const map_graph_t *g, const map_model_t *m, const int *slot, int i,
+                              int b)
+{
+    int a = slot[i];
+    double d = 0;
+
+    if (a == b)
+        return 0;
+    if (g->self_msgs[i] != 0 || g->self_bytes[i] != 0) {
+        int ha = m->host[a], hb = m->host[b];
+        d += map_cost_hosts (m, hb, hb, g->self_msgs[i], g->self_bytes[i]) -
+             map_cost_hosts (m, ha, ha, g->self_msgs[i], g->self_bytes[i]);
+    }
+    for (size_t k = g->row[i]; k < g->row[i + 1]; k++) {
+        int s = slot[g->col[k]];
+        d += map_pair_cost (m, b, s, &g->w[k]) - map_pair_cost (m, a, s, &g->w[k]);
+    }
+    return d;
+}
+
+/* Repair */
+
+typedef struct {
+    const map_graph_t *g;
+    const map_model_t *m;
+    int *slot;
+    int *occ;
+    int *near;  /* [nslots] cached nearest slot with room, -1 if none */
+    int *stamp; /* [nslots] candidate marks */
+    int stampval;
+    double msgsize; /* mean message size, for distances */
+} map_repair_t;
+
+/* The slot with room nearest slot a (lowest index on ties). */
+static int map_repair_near (map_repair_t *r, int a)
+{
+    const map_model_t *m = r->m;
+    int best = -1;
+    double bestd = 0;
+
+    if (r->near[a] >= 0 && r->occ[r->near[a]] < m->cap[r->near[a]])
+        return r->near[a];
+    for (int t = 0; t < m->nslots; t++) {
+        double d;
+        if (t == a || r->occ[t] >= m->cap[t])
+            continue;
+        d = map_cost_hosts (m, m->host[a], m->host[t], 1, r->msgsize) +
+            map_cost_hosts (m, m->host[t], m->host[a], 1, r->msgsize);
+        if (best < 0 || d < bestd) {
+            best = t;
+            bestd = d;
+        }
+    }
+    r->near[a] = best;
+    return best;
+}
+
+/* The cheapest move of rank i into a slot with room: key the added cost,
+ * id the rank, aux the slot (-1 when none has room).
+ */
+static heap_item_t map_repair_best (map_repair_t *r, int i)
+{
+    const map_graph_t *g = r->g;
+    const map_model_t *m = r->m;
+    heap_item_t best = {.key = 0, .id = i, .aux = -1};
+    int a = r->slot[i], t;
+
+    if (++r->stampval == 0) {
+        memset (r->stamp, 0, (size_t)m->nslots * sizeof (*r->stamp));
+        r->stampval = 1;
+    }
+    r->stamp[a] = r->stampval;
+    for (size_t k = g->row[i]; k <= g->row[i + 1]; k++) {
+        if (k < g->row[i + 1])
+            t = r->slot[g->col[k]];
+        else if ((t = map_repair_near (r, a)) < 0)
+            break;
+        if (r->stamp[t] == r->stampval || r->occ[t] >= m->cap[t])
+            continue;
+        r->stamp[t] = r->stampval;
+        double d = map_move_delta (g, m, r->slot, i, t);
+        if (best.aux < 0 || d < best.key || (d == best.key && t < best.aux)) {
+            best.key = d;
+            best.aux = t;
+        }
+    }
+    return best;
+}
+
+int map_repair (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_t *errp)
+{
+    map_repair_t r = {.g = g, .m = m, .slot = slot};
+    heap_t h = {0};
+    long long excess = 0;
+    double msgs = 0, bytes = 0;
+    int rc = -1;
+
+    r.occ = calloc ((size_t)m->nslots, sizeof (*r.occ));
+    r.near = malloc ((size_t)m->nslots * sizeof (*r.near));
+    r.stamp = calloc ((size_t)m->nslots, sizeof (*r.stamp));
+    if (!r.occ || !r.near || !r.stamp)
+        goto nomem;
+    for (int s = 0; s < m->nslots; s++)
+        r.near[s] = -1;
+    for (int i = 0; i < g->n; i++)
+        r.occ[slot[i]]++;
+    for (int s = 0; s < m->nslots; s++)
+        if (r.occ[s] > m->cap[s])
+            excess += r.occ[s] - m->cap[s];
+    if (excess == 0) {
+        rc = 0;
+        goto out;
+    }
+    for (size_t e = 0; e < g->row[g->n]; e++) {
+        msgs += g->w[e].out_msgs;
+        bytes += g->w[e].out_bytes;
+    }
+    r.msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    for (int i = 0; i < g->n; i++)
+        if (r.occ[slot[i]] > m->cap[slot[i]] && heap_push (&h, map_repair_best (&r, i)) < 0)
+            goto nomem;
+    while (excess > 0 && h.n > 0) {
+        heap_item_t x = heap_pop (&h);
+        int a = slot[x.id];
+        if (r.occ[a] <= m->cap[a])
+            continue; /* its node is no longer over-full */
+        heap_item_t y = map_repair_best (&r, x.id);
+        if (y.aux < 0)
+            break;
+        if (y.aux != x.aux || y.key != x.key) {
+            /* stale: take it only if still the cheapest of all */
+            if (h.n > 0 && heap_before (&h.e[0], &y)) {
+                if (heap_push (&h, y) < 0)
+                    goto nomem;
+                continue;
+            }
+        }
+        slot[x.id] = y.aux;
+        r.occ[a]--;
+        r.occ[y.aux]++;
+        excess--;
+    }
+    if (excess > 0) {
+        errprintf (errp, "capacities: %lld ranks left without room", excess);
+        goto out;
+    }
+    rc = 0;
+    goto out;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+out:
+    heap_free (&h);
+    free (r.occ);
+    free (r.near);
+    free (r.stamp);
+    return rc;
+}
+
+/* Refinement */
+
+typedef struct {
+    const map_graph_t *g;
+    const map_model_t *m;
+    int *slot;
+    int *occ;     /* [nslots] ranks on each slot */
+    int *start;   /* [nslots] where each slot's members begin in mem */
+    int *mem;     /* members of each slot, room for max (occ, cap) */
+    int *pos;     /* [n] index of each rank in mem */
+    int *cursor;  /* [nslots] where the next partner scan starts */
+    double *pull; /* [nslots] traffic of the current rank to each slot */
+    int *touched; /* slots with pull, at most max degree */
+    size_t *adj;  /* [n] 1 + arc index of rank i's neighbours, else 0 */
+    double eps;   /* least gain worth taking */
+} map_refine_t;
+
+static void map_refine_move (map_refine_t *r, int i, int b)
+{
+    int a = r->slot[i];
+    int last = r->mem[r->start[a] + r->occ[a] - 1];
+
+    /* out of a: the last member takes i's place */
+    r->mem[r->pos[i]] = last;
+    r->pos[last] = r->pos[i];
+    r->occ[a]--;
+    /* into b */
+    r->pos[i] = r->start[b] + r->occ[b];
+    r->mem[r->pos[i]] = i;
+    r->occ[b]++;
+    r->slot[i] = b;
+}
+
+static void map_refine_swap (map_refine_t *r, int i, int k)
+{
+    int pi = r->pos[i], pk = r->pos[k], a = r->slot[i];
+
+    r->mem[pi] = k;
+    r->mem[pk] = i;
+    r->pos[i] = pk;
+    r->pos[k] = pi;
+    r->slot[i] = r->slot[k];
+    r->slot[k] = a;
+}
+
+/* The best swap partner for rank i (on a) on slot b, given dm, the gain
+ * of moving i alone to b.  Returns the partner, -1 if no swap gains.
+ */
+static int map_refine_partner (map_refine_t *r, int i, int b, double dm, double *gain)
+{
+    const map_graph_t *g = r->g;
+    const map_model_t *m = r->m;
+    int a = r->slot[i], best = -1, n = r->occ[b];
+    int scan = n < MAP_PARTNERS ? n : MAP_PARTNERS;
+    double bestd = -r->eps;
+
+    for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
+        r->adj[g->col[k]] = k + 1;
+    for (int t = 0; t < scan; t++) {
+        int k = r->mem[r->start[b] + (r->cursor[b] + t) % n];
+        double d = dm + map_move_delta (g, m, r->slot, k, a);
+        if (r->adj[k]) {
+            const map_weight_t *w = &g->w[r->adj[k] - 1];
+            d += map_pair_cost (m, b, a, w) + map_pair_cost (m, a, b, w) -
+                 map_pair_cost (m, a, a, w) - map_pair_cost (m, b, b, w);
+        }
+        if (d < bestd) {
+            bestd = d;
+            best = k;
+        }
+    }
+    r->cursor[b] = (r->cursor[b] + scan) % (n > 0 ? n : 1);
+    for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
+        r->adj[g->col[k]] = 0;
+    *gain = -bestd;
+    return best;
+}
+
+/* Try to improve rank i: returns the gain, 0 if nothing changed. */
+static double map_refine_rank (map_refine_t *r, int i)
+{
+    const map_graph_t *g = r->g;
+    const map_model_t *m = r->m;
+    int a = r->slot[i], ntouched = 0, cand[MAP_CANDIDATES], ncand = 0;
+
+    for (size_t k = g->row[i]; k < g->row[i + 1]; k++) {
+        int s = r->slot[g->col[k]];
+        if (s == a)
+            continue;
+        if (r->pull[s] == 0)
+            r->touched[ntouched++] = s;
+        /* a floor keeps nodes whose traffic the means price at 0 */
+        r->pull[s] += map_typical_weight (m, &g->w[k]) + 1e-300;
+    }
+    /* the MAP_CANDIDATES slots that pull hardest, lowest index on ties */
+    for (int c = 0; c < MAP_CANDIDATES && c < ntouched; c++) {
+        int best = -1;
+        for (int t = 0; t < ntouched; t++) {
+            int s = r->touched[t];
+            if (r->pull[s] < 0)
+                continue; /* taken */
+            if (best < 0 || r->pull[s] > r->pull[best] || (r->pull[s] == r->pull[best] && s < best))
+                best = s;
+        }
+        cand[ncand++] = best;
+        r->pull[best] = -1;
+    }
+    for (int t = 0; t < ntouched; t++)
+        r->pull[r->touched[t]] = 0;
+
+    for (int c = 0; c < ncand; c++) {
+        int b = cand[c], k;
+        double dm = map_move_delta (g, m, r->slot, i, b), gain;
+        if (r->occ[b] < m->cap[b]) {
+            if (dm < -r->eps) {
+                map_refine_move (r, i, b);
+                return -dm;
+            }
+            continue;
+        }
+        if (!(dm < 0))
+            continue;
+        if ((k = map_refine_partner (r, i, b, dm, &gain)) >= 0) {
+            map_refine_swap (r, i, k);
+            return gain;
+        }
+    }
+    return 0;
+}
+
+int map_refine (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
+                tm_error_t *errp)
+{
+    map_refine_t r = {.g = g, .m = m, .slot = slot};
+    size_t n = (size_t)g->n, maxdeg = 0, room = 0;
+    double cost;
+    int rc = -1;
+
+    if (g->n < 2 || m->nslots < 2)
+        return 0;
+    cost = map_graph_cost (g, m, slot);
+    if (!(cost > 0))
+        return 0;
+    r.eps = cost * 1e-12;
+    for (int i = 0; i < g->n; i++)
+        if (g->row[i + 1] - g->row[i] > maxdeg)
+            maxdeg = g->row[i + 1] - g->row[i];
+    r.occ = calloc ((size_t)m->nslots, sizeof (*r.occ));
+    r.start = malloc ((size_t)m->nslots * sizeof (*r.start));
+    r.cursor = calloc ((size_t)m->nslots, sizeof (*r.cursor));
+    r.pull = calloc ((size_t)m->nslots, sizeof (*r.pull));
+    r.touched = malloc ((maxdeg ? maxdeg : 1) * sizeof (*r.touched));
+    r.pos = malloc (n * sizeof (*r.pos));
+    r.adj = calloc (n, sizeof (*r.adj));
+    if (!r.occ || !r.start || !r.cursor || !r.pull || !r.touched || !r.pos || !r.adj)
+        goto nomem;
+    for (int i = 0; i < g->n; i++)
+        r.occ[slot[i]]++;
+    for (int s = 0; s < m->nslots; s++) {
+        r.start[s] = (int)room;
+        room += (size_t)(r.occ[s] > m->cap[s] ? r.occ[s] : m->cap[s]);
+    }
+    if (!(r.mem = malloc (room * sizeof (*r.mem))))
+        goto nomem;
+    memset (r.occ, 0, (size_t)m->nslots * sizeof (*r.occ));
+    for (int i = 0; i < g->n; i++) {
+        int s = slot[i];
+        r.pos[i] = r.start[s] + r.occ[s]++;
+        r.mem[r.pos[i]] = i;
+    }
+    for (int pass = 0; pass < maxpass; pass++) {
+        double gain = 0;
+        for (int i = 0; i < g->n; i++)
+            gain += map_refine_rank (&r, i);
+        if (!(gain > 0) || gain < MAP_MIN_GAIN * cost)
+            break;
+        cost -= gain;
+    }
+    rc = 0;
+    goto out;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+out:
+    free (r.occ);
+    free (r.start);
+    free (r.mem);
+    free (r.pos);
+    free (r.cursor);
+    free (r.pull);
+    free (r.touched);
+    free (r.adj);
+    return rc;
+}
+
+/* Node refinement: which node each group of ranks goes to.
+ *
+ * Once every node holds exactly its count, the ranks on one node form a
+ * group (seeds/001 §VI-C: the intra-node mapping); where the groups go is
+ * the inter-node mapping, a quadratic assignment of groups to nodes.  The
+ * groups' traffic collapses into a graph of one vertex per group, and
+ * swapping two groups of equal size (the nodes' counts) is priced on it
+ * as swapping two ranks is on the profile's.  The candidates for group a
+ * are the nodes nearest those of the MAP_NODE_PULL groups it talks to
+ * most (MAP_NEAR of them each, by the distance of a mean-sized message),
+ * and those nodes themselves.
+ */
+
+#define MAP_NODE_PULL 2
+#define MAP_NEAR      8
+
+/* The graph of the groups of slot (one vertex per slot). */
+static int map_graph_collapse (const map_graph_t *g, const map_model_t *m, const int *slot,
+                               map_graph_t *q, tm_error_t *errp)
+{
+    int ns = m->nslots;
+    size_t *fill = NULL, narcs = 0, out = 0, start = 0;
+    int *col = NULL;
+    map_weight_t *w = NULL;
+
+    memset (q, 0, sizeof (*q));
+    q->n = ns;
+    q->row = calloc ((size_t)ns + 1, sizeof (*q->row));
+    q->self_msgs = calloc ((size_t)ns, sizeof (*q->self_msgs));
+    q->self_bytes = calloc ((size_t)ns, sizeof (*q->self_bytes));
+    fill = calloc ((size_t)ns + 1, sizeof (*fill));
+    if (!q->row || !q->self_msgs || !q->self_bytes || !fill)
+        goto nomem;
+    for (int i = 0; i < g->n; i++) {
+        int a = slot[i];
+        q->self_msgs[a] += g->self_msgs[i];
+        q->self_bytes[a] += g->self_bytes[i];
+        for (size_t k = g->row[i]; k < g->row[i + 1]; k++) {
+            if (slot[g->col[k]] == a) {
+                /* each directed pair is one rank's out once */
+                q->self_msgs[a] += g->w[k].out_msgs;
+                q->self_bytes[a] += g->w[k].out_bytes;
+            } else {
+                fill[a + 1]++;
+                narcs++;
+            }
+        }
+    }
+    for (int a = 0; a < ns; a++)
+        fill[a + 1] += fill[a];
+    col = malloc ((narcs ? narcs : 1) * sizeof (*col));
+    w = malloc ((narcs ? narcs : 1) * sizeof (*w));
+    if (!col || !w)
+        goto nomem;
+    for (int i = 0; i < g->n; i++) {
+        int a = slot[i];
+        for (size_t k = g->row[i]; k < g->row[i + 1]; k++) {
+            int c = slot[g->col[k]];
+            if (c == a)
+                continue;
+            col[fill[a]] = c;
+            w[fill[a]++] = g->w[k];
+        }
+    }
+    /* fill[a] is the end of row a: merge the arcs to each group */
+    int *last = malloc ((size_t)ns * sizeof (*last));
+    if (!last)
+        goto nomem;
+    for (int c = 0; c < ns; c++)
+        last[c] = -1;
+    q->col = malloc ((narcs ? narcs : 1) * sizeof (*q->col));
+    q->w = malloc ((narcs ? narcs : 1) * sizeof (*q->w));
+    if (!q->col || !q->w) {
+        free (last);
+        goto nomem;
+    }
+    for (int a = 0; a < ns; a++) {
+        size_t end = fill[a];
+        q->row[a] = out;
+        for (size_t k = start; k < end; k++) {
+            int c = col[k];
+            if (last[c] >= 0 && (size_t)last[c] >= q->row[a]) {
+                map_weight_t *x = &q->w[last[c]];
+                x->out_msgs += w[k].out_msgs;
+                x->out_bytes += w[k].out_bytes;
+                x->in_msgs += w[k].in_msgs;
+                x->in_bytes += w[k].in_bytes;
+            } else {
+                last[c] = (int)out;
+                q->col[out] = c;
+                q->w[out++] = w[k];
+            }
+        }
+        start = end;
+    }
+    q->row[ns] = out;
+    free (last);
+    free (fill);
+    free (col);
+    free (w);
+    return 0;
+nomem:
+    free (fill);
+    free (col);
+    free (w);
+    map_graph_free (q);
+    errno = ENOMEM;
+    return errprintf (errp, "out of memory");
+}
+
+/* near[y * MAP_NEAR ..]: the slots nearest slot y, nearest first, -1
+ * where there are fewer.
+ */
+static int *map_near_slots (const map_graph_t *g, const map_model_t *m)
+{
+    int ns = m->nslots;
+    int *near = malloc ((size_t)ns * MAP_NEAR * sizeof (*near));
+    double d[MAP_NEAR], msgs = 0, bytes = 0, msgsize;
+
+    if (!near)
+        return NULL;
+    for (size_t e = 0; e < g->row[g->n]; e++) {
+        msgs += g->w[e].out_msgs;
+        bytes += g->w[e].out_bytes;
+    }
+    msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    for (int y = 0; y < ns; y++) {
+        int *v = &near[(size_t)y * MAP_NEAR], nv = 0;
+        for (int z = 0; z < ns; z++) {
+            double dz;
+            int p;
+            if (z == y)
+                continue;
+            dz = map_cost_hosts (m, m->host[y], m->host[z], 1, msgsize) +
+                 map_cost_hosts (m, m->host[z], m->host[y], 1, msgsize);
+            if (nv == MAP_NEAR && !(dz < d[nv - 1]))
+                continue;
+            p = nv < MAP_NEAR ? nv++ : nv - 1;
+            while (p > 0 && dz < d[p - 1]) {
+                d[p] = d[p - 1];
+                v[p] = v[p - 1];
+                p--;
+            }
+            d[p] = dz;
+            v[p] = z;
+        }
+        for (int k = nv; k < MAP_NEAR; k++)
+            v[k] = -1;
+    }
+    return near;
+}
+
+/* The change of cost when groups a and b (on pos[a], pos[b]) swap. */
+static double map_group_swap_delta (const map_graph_t *q, const map_model_t *m, const int *pos,
+                                    size_t *adj, int a, int b)
+{
+    int x = pos[a], y = pos[b];
+    double d = map_move_delta (q, m, pos, a, y) + map_move_delta (q, m, pos, b, x);
+
+    for (size_t k = q->row[a]; k < q->row[a + 1]; k++)
+        adj[q->col[k]] = k + 1;
+    if (adj[b]) {
+        const map_weight_t *w = &q->w[adj[b] - 1];
+        d += map_pair_cost (m, y, x, w) + map_pair_cost (m, x, y, w) - map_pair_cost (m, x, x, w) -
+             map_pair_cost (m, y, y, w);
+    }
+    for (size_t k = q->row[a]; k < q->row[a + 1]; k++)
+        adj[q->col[k]] = 0;
+    return d;
+}
+
+int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
+                      tm_error_t *errp)
+{
+    int ns = m->nslots;
+    map_graph_t q = {0};
+    int *pos = NULL, *at = NULL, *near = NULL;
+    size_t *adj = NULL;
+    double cost, eps;
+    int rc = -1;
+
+    if (ns < 2 || g->n < 2)
+        return 0;
+    if (map_graph_collapse (g, m, slot, &q, errp) < 0)
+        return -1;
+    pos = malloc ((size_t)ns * sizeof (*pos));
+    at = malloc ((size_t)ns * sizeof (*at));
+    adj = calloc ((size_t)ns, sizeof (*adj));
+    if (!pos || !at || !adj || !(near = map_near_slots (g, m))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (int a = 0; a < ns; a++)
+        pos[a] = at[a] = a;
+    cost = map_graph_cost (&q, m, pos);
+    eps = cost * 1e-12;
+    for (int pass = 0; pass < maxpass && cost > 0; pass++) {
+        double gain = 0;
+        for (int a = 0; a < ns; a++) {
+            int x = pos[a], pull[MAP_NODE_PULL], npull = 0, bestb = -1;
+            double pw[MAP_NODE_PULL], best = -eps;
+
+            /* the groups a talks to most, lowest index on ties */
+            for (size_t k = q.row[a]; k < q.row[a + 1]; k++) {
+                double w = map_typical_weight (m, &q.w[k]);
+                int p;
+                if (npull == MAP_NODE_PULL && !(w > pw[npull - 1]))
+                    continue;
+                p = npull < MAP_NODE_PULL ? npull++ : npull - 1;
+                while (p > 0 && w > pw[p - 1]) {
+                    pw[p] = pw[p - 1];
+                    pull[p] = pull[p - 1];
+                    p--;
+                }
+                pw[p] = w;
+                pull[p] = q.col[k];
+            }
+            for (int c = 0; c < npull; c++) {
+                int y = pos[pull[c]];
+                for (int t = -1; t < MAP_NEAR; t++) {
+                    int z = t < 0 ? y : near[(size_t)y * MAP_NEAR + (size_t)t];
+                    double d;
+                    if (z < 0)
+                        break;
+                    if (z == x || m->cap[z] != m->cap[x])
+                        continue;
+                    d = map_group_swap_delta (&q, m, pos, adj, a, at[z]);
+                    if (d < best) {
+                        best = d;
+                        bestb = at[z];
+                    }
+                }
+            }
+            if (bestb >= 0) {
+                int y = pos[bestb];
+                pos[a] = y;
+                pos[bestb] = x;
+                at[y] = a;
+                at[x] = bestb;
+                gain -= best;
+            }
+        }
+        if (!(gain > 0) || gain < MAP_MIN_GAIN * cost)
+            break;
+        cost -= gain;
+    }
+    for (int i = 0; i < g->n; i++)
+        slot[i] = pos[slot[i]];
+    rc = 0;
+out:
+    map_graph_free (&q);
+    free (pos);
+    free (at);
+    free (adj);
+    free (near);
+    return rc;
+}
+
+/* Greedy start (after MPIPP's heuristic): ranks are placed one at a time,
+ * next the unplaced rank with the most traffic (at mean figures) to the
+ * placed ones, at first the one with the most traffic of all; it goes to
+ * the slot with room where it adds least cost, among the slots of its
+ * placed neighbours and the slot with room nearest its heaviest placed
+ * neighbour's (for a rank with none placed: the slot with most room).
+ * Chaining groups onto the nearest free node is what Scotch's recursive
+ * bisection cannot do on networks without structure (clouds).
+ */
+
+int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_t *errp)
+{
+    int n = g->n, ns = m->nslots;
+    heap_t heap = {0};
+    int *room = malloc ((size_t)ns * sizeof (*room));
+    int *stamp = calloc ((size_t)ns, sizeof (*stamp));
+    double *key = calloc ((size_t)n, sizeof (*key)), *total = calloc ((size_t)n, sizeof (*total));
+    double msgs = 0, bytes = 0, msgsize;
+    int rc = -1;
+
+    /* Every rank once, then once more per edge to a placed rank: pushes
+     * cannot fail after this.
+     */
+    if (!room || !stamp || !key || !total || heap_reserve (&heap, (size_t)n + g->row[n]) < 0) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (size_t e = 0; e < g->row[n]; e++) {
+        msgs += g->w[e].out_msgs;
+        bytes += g->w[e].out_bytes;
+    }
+    msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    for (int s = 0; s < ns; s++)
+        room[s] = m->cap[s];
+    for (int i = 0; i < n; i++) {
+        slot[i] = -1;
+        for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
+            total[i] += map_typical_weight (m, &g->w[k]);
+        /* the key: traffic to placed ranks, then (below any of that)
+         * total traffic */
+        heap_push (&heap, (heap_item_t){-total[i] * 1e-30, i, 0});
+    }
+    for (int placed = 1; heap.n > 0;) {
+        heap_item_t x = heap_pop (&heap);
+        int i = x.id, best = -1, heavy = -1;
+        double bestc = 0, heavyw = -1;
+
+        if (slot[i] >= 0 || -x.key != key[i] + total[i] * 1e-30)
+            continue; /* placed, or a stale key */
+        for (size_t k = g->row[i]; k <= g->row[i + 1]; k++) {
+            int t = -1;
+            double c;
+            if (k < g->row[i + 1]) {
+                int j = g->col[k];
+                double w = map_typical_weight (m, &g->w[k]);
+                if (slot[j] < 0)
+                    continue;
+                t = slot[j];
+                if (w > heavyw) {
+                    heavyw = w;
+                    heavy = t;
+                }
+            } else {
+                double dt = 0;
+                for (int s = 0; s < ns; s++) {
+                    double ds;
+                    if (room[s] == 0)
+                        continue;
+                    if (heavy < 0)
+                        ds = -(double)room[s];
+                    else
+                        ds = map_cost_hosts (m, m->host[heavy], m->host[s], 1, msgsize) +
+                             map_cost_hosts (m, m->host[s], m->host[heavy], 1, msgsize);
+                    if (t < 0 || ds < dt) {
+                        t = s;
+                        dt = ds;
+                    }
+                }
+            }
+            if (t < 0 || room[t] == 0 || stamp[t] == placed)
+                continue;
+            stamp[t] = placed;
+            c = 0;
+            if (g->self_msgs[i] != 0 || g->self_bytes[i] != 0)
+                c += map_cost_hosts (m, m->host[t], m->host[t], g->self_msgs[i], g->self_bytes[i]);
+            for (size_t e = g->row[i]; e < g->row[i + 1]; e++)
+                if (slot[g->col[e]] >= 0)
+                    c += map_pair_cost (m, t, slot[g->col[e]], &g->w[e]);
+            if (best < 0 || c < bestc) {
+                best = t;
+                bestc = c;
+            }
+        }
+        slot[i] = best;
+        room[best]--;
+        placed++;
+        for (size_t k = g->row[i]; k < g->row[i + 1]; k++) {
+            int j = g->col[k];
+            if (slot[j] >= 0)
+                continue;
+            key[j] += map_typical_weight (m, &g->w[k]);
+            heap_push (&heap, (heap_item_t){-(key[j] + total[j] * 1e-30), j, 0});
+        }
+    }
+    rc = 0;
+out:
+    free (room);
+    free (stamp);
+    free (key);
+    free (total);
+    heap_free (&heap);
+    return rc;
+}

@@ -1,0 +1,825 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <scotch.h>
+
+#include "lib/mapper.h"
+#include "lib/mapper_private.h"
+#include "lib/netmap.h"
+#include "lib/profile.h"
+#include "lib/test/tap.h"
+
+/* A small deterministic generator (xorshift64*), so that the random cases
+ * are the same on every run.
+ */
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint64_t rng (void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static int rng_int (int lo, int hi)
+{
+    return lo + (int)(rng () % (uint64_t)(hi - lo + 1));
+}
+
+static double rng_real (double lo, double hi)
+{
+    return lo + (hi - lo) * ((double)(rng () >> 11) / 9007199254740992.0);
+}
+
+/* A netmap of n hosts h0, h1, ...; figures set by the caller. */
+static netmap_t *netmap_of (int n)
+{
+    char **names = calloc ((size_t)n, sizeof (*names));
+    netmap_t *nm;
+
+    for (int i = 0; i < n; i++) {
+        names[i] = malloc (16);
+        snprintf (names[i], 16, "h%d", i);
+    }
+    nm = netmap_create (n, (const char *const *)names, NULL);
+    for (int i = 0; i < n; i++)
+        free (names[i]);
+    free (names);
+    return nm;
+}
+
+static void set_pair (netmap_t *nm, int a, int b, double lat, double bw)
+{
+    NETMAP_AT (nm, lat_us, a, b) = lat;
+    NETMAP_AT (nm, bw_MBps, a, b) = bw;
+    NETMAP_AT (nm, lat_us, b, a) = lat;
+    NETMAP_AT (nm, bw_MBps, b, a) = bw;
+}
+
+/* Every pair of hosts: intra-switch figures when sw[a] == sw[b], else
+ * inter; the diagonal left unmeasured (NaN).
+ */
+static netmap_t *netmap_switches (int n, const int *sw, double lat_in, double bw_in, double lat_out,
+                                  double bw_out)
+{
+    netmap_t *nm = netmap_of (n);
+
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            if (sw[a] == sw[b])
+                set_pair (nm, a, b, lat_in, bw_in);
+            else
+                set_pair (nm, a, b, lat_out, bw_out);
+        }
+    return nm;
+}
+
+/* Triplets, growing. */
+typedef struct {
+    profile_entry_t *t;
+    size_t n, max;
+} triplets_t;
+
+static void add (triplets_t *t, int src, int dst, uint64_t msgs, uint64_t bytes)
+{
+    if (t->n == t->max) {
+        t->max = t->max ? 2 * t->max : 64;
+        t->t = realloc (t->t, t->max * sizeof (*t->t));
+    }
+    t->t[t->n++] = (profile_entry_t){src, dst, msgs, bytes};
+}
+
+static void add2 (triplets_t *t, int a, int b, uint64_t msgs, uint64_t bytes)
+{
+    add (t, a, b, msgs, bytes);
+    add (t, b, a, msgs, bytes);
+}
+
+static profile_t *profile_of (int ntasks, triplets_t *t)
+{
+    tm_error_t err;
+    profile_t *p = profile_create (ntasks, t->n, t->t, &err);
+
+    if (!p)
+        diag ("profile_create: %s", err.text);
+    free (t->t);
+    memset (t, 0, sizeof (*t));
+    return p;
+}
+
+/* Does every slot get exactly its count from layout node? */
+static int fits (const netmap_t *nm, int nslots, const map_slot_t *slots, int ntasks,
+                 const int *node)
+{
+    int *count = calloc ((size_t)nm->n, sizeof (*count));
+    int ok = 1;
+
+    for (int r = 0; r < ntasks; r++) {
+        if (node[r] < 0 || node[r] >= nm->n) {
+            free (count);
+            return 0;
+        }
+        count[node[r]]++;
+    }
+    for (int s = 0; s < nslots; s++) {
+        if (count[slots[s].host] != slots[s].count)
+            ok = 0;
+        count[slots[s].host] = 0;
+    }
+    for (int h = 0; h < nm->n; h++)
+        if (count[h] != 0)
+            ok = 0;
+    free (count);
+    return ok;
+}
+
+static map_candidate_t *cand_named (map_result_t *res, const char *name)
+{
+    for (int k = 0; k < res->ncandidates; k++)
+        if (strcmp (res->cand[k].name, name) == 0)
+            return &res->cand[k];
+    return NULL;
+}
+
+static void test_metrics (void)
+{
+    map_metric_t m = MAP_LATENCY;
+    map_params_t p;
+
+    ok (map_metric_parse ("combined", &m) == 0 && m == MAP_COMBINED, "\"combined\" parses");
+    ok (map_metric_parse ("latency", &m) == 0 && m == MAP_LATENCY, "\"latency\" parses");
+    ok (map_metric_parse ("bandwidth", &m) == 0 && m == MAP_BANDWIDTH, "\"bandwidth\" parses");
+    ok (map_metric_parse ("speed", &m) == -1 && m == MAP_BANDWIDTH,
+        "an unknown metric is refused and leaves the result alone");
+    ok (map_metric_parse (NULL, &m) == -1, "no metric name is refused");
+    ok (strcmp (map_metric_name (MAP_COMBINED), "combined") == 0 &&
+            strcmp (map_metric_name (MAP_LATENCY), "latency") == 0 &&
+            strcmp (map_metric_name (MAP_BANDWIDTH), "bandwidth") == 0,
+        "every metric has its name");
+    map_params_default (&p);
+    ok (p.metric == MAP_COMBINED && p.refine == 1 && p.exact == 1 && p.previous == NULL,
+        "default parameters: combined, exact, refined, no previous plan");
+}
+
+static void test_layouts (void)
+{
+    map_slot_t slots[] = {{5, 2}, {3, 3}, {7, 1}};
+    int node[6];
+    int block[] = {5, 5, 3, 3, 3, 7};
+    int cyclic[] = {5, 3, 7, 5, 3, 3};
+
+    map_layout_block (3, slots, node);
+    ok (memcmp (node, block, sizeof (node)) == 0, "block fills each slot in turn");
+    map_layout_cyclic (3, slots, node);
+    ok (memcmp (node, cyclic, sizeof (node)) == 0,
+        "cyclic deals round-robin over the slots with room left");
+}
+
+static void test_price (void)
+{
+    netmap_t *nm = netmap_of (2);
+    triplets_t t = {0};
+    profile_t *p;
+    int node[3] = {0, 1, 1};
+    map_candidate_t c = {.node = node};
+
+    set_pair (nm, 0, 1, 10, 100);
+    add (&t, 0, 1, 2, 1000000);
+    add (&t, 1, 2, 3, 5000);
+    add (&t, 2, 2, 4, 4000);
+    p = profile_of (3, &t);
+
+    map_price (p, nm, MAP_COMBINED, &c);
+    ok (fabs (c.cost_s - (2 * 10e-6 + 1e6 / 100e6)) < 1e-15,
+        "combined prices messages by latency and bytes by bandwidth (%g s)", c.cost_s);
+    ok (c.internode_bytes == 1000000 && c.internode_msgs == 2,
+        "inter-node bytes and messages count the pairs on different nodes only");
+    ok (fabs (c.comm_s - 1e6 / 100e6) < 1e-15, "comm_s is inter-node bytes over bandwidth (Eq. 4)");
+    map_price (p, nm, MAP_LATENCY, &c);
+    ok (fabs (c.cost_s - 2 * 10e-6) < 1e-15, "latency ignores bytes (%g s)", c.cost_s);
+    ok (fabs (c.comm_s - 1e6 / 100e6) < 1e-15, "comm_s does not depend on the metric");
+    map_price (p, nm, MAP_BANDWIDTH, &c);
+    ok (fabs (c.cost_s - 1e6 / 100e6) < 1e-15, "bandwidth ignores messages (%g s)", c.cost_s);
+
+    /* Intra-node figures, once measured, are priced. */
+    NETMAP_AT (nm, lat_us, 1, 1) = 1;
+    NETMAP_AT (nm, bw_MBps, 1, 1) = 1000;
+    map_price (p, nm, MAP_COMBINED, &c);
+    ok (fabs (c.cost_s - (2 * 10e-6 + 1e6 / 100e6 + 7 * 1e-6 + 9000 / 1e9)) < 1e-15,
+        "intra-node traffic is priced by the intra-node figures once measured");
+    ok (c.internode_bytes == 1000000, "intra-node traffic is not inter-node");
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* Rank 0 talks to 1 in many small messages, to 2 in a few large ones: the
+ * latency metric pairs 0 with 1, the bandwidth metric 0 with 2.
+ */
+static void test_metric_plans (void)
+{
+    netmap_t *nm = netmap_of (2);
+    map_slot_t slots[] = {{0, 2}, {1, 2}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_params_t params;
+    map_result_t res;
+    tm_error_t err;
+    const int *node;
+
+    set_pair (nm, 0, 1, 50, 100);
+    add2 (&t, 0, 1, 100000, 100000);
+    add2 (&t, 0, 2, 10, 1000000000);
+    add2 (&t, 1, 3, 1, 8);
+    add2 (&t, 2, 3, 1, 8);
+    p = profile_of (4, &t);
+    map_params_default (&params);
+
+    params.metric = MAP_LATENCY;
+    ok (map_plan (p, nm, 2, slots, &params, &res, &err) == 0, "plan under latency");
+    node = res.cand[res.chosen].node;
+    ok (node[0] == node[1] && node[0] != node[2], "latency puts the chatty pair together");
+    map_result_free (&res);
+
+    params.metric = MAP_BANDWIDTH;
+    ok (map_plan (p, nm, 2, slots, &params, &res, &err) == 0, "plan under bandwidth");
+    node = res.cand[res.chosen].node;
+    ok (node[0] == node[2] && node[0] != node[1], "bandwidth puts the heavy pair together");
+    ok (res.cand[res.chosen].cost_s < cand_named (&res, "block")->cost_s,
+        "and that is cheaper than block");
+    map_result_free (&res);
+
+    params.metric = MAP_COMBINED;
+    ok (map_plan (p, nm, 2, slots, &params, &res, &err) == 0, "plan under combined");
+    node = res.cand[res.chosen].node;
+    ok (node[0] == node[2], "combined weighs 1 GB at 100 MB/s over 100000 messages at 50 us");
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* Two 4-rank cliques (A: even ranks, B: odd) on two 4-slot nodes behind a
+ * slow link: block splits both cliques, the plan keeps each on one node.
+ */
+static void test_cliques (void)
+{
+    netmap_t *nm = netmap_of (2);
+    map_slot_t slots[] = {{0, 4}, {1, 4}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+    map_candidate_t *top, *block;
+    int same = 1;
+
+    set_pair (nm, 0, 1, 100, 10);
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++)
+            if (a != b && a % 2 == b % 2)
+                add (&t, a, b, 1000, 1000000);
+    p = profile_of (8, &t);
+    ok (map_plan (p, nm, 2, slots, NULL, &res, &err) == 0, "cliques: plan made");
+    top = cand_named (&res, "topomap");
+    block = cand_named (&res, "block");
+    for (int r = 2; r < 8; r++)
+        if (top->node[r] != top->node[r % 2])
+            same = 0;
+    ok (same && top->node[0] != top->node[1], "cliques: each clique on one node");
+    ok (top->internode_bytes == 0, "cliques: nothing crosses the slow link");
+    ok (top->cost_s < block->cost_s, "cliques: the plan (%g s) is cheaper than block (%g s)",
+        top->cost_s, block->cost_s);
+    ok (strcmp (res.cand[res.chosen].name, "topomap") == 0 || res.cand[res.chosen].cost_s == 0,
+        "cliques: the plan is chosen");
+    ok (res.chosen != 1, "cliques: block is not chosen");
+    ok (res.time_s >= 0 && res.time_s < 10, "cliques: planning time measured (%g s)", res.time_s);
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* A 4x4 5-point stencil (16 ranks, 10 messages of 100 kB each way per
+ * edge) on 4 nodes of 4 slots under two switches, the nodes listed
+ * interleaved (h0, h2 on switch 0; h1, h3 on switch 1).
+ *
+ * The optimum: each node holds a 2x2 block, which cuts 8 of the 24 edges
+ * (no partition of the grid into four sets of 4 cuts fewer); the two
+ * blocks of each switch are one half of the grid, so 4 edges cross
+ * between the switches (the grid's bisection width: no split into 8 and
+ * 8 cuts fewer).  The 4 other cut edges stay within a switch.
+ */
+static void test_stencil (void)
+{
+    int sw[] = {0, 1, 0, 1};
+    netmap_t *nm = netmap_switches (4, sw, 2, 10000, 20, 1000);
+    map_slot_t slots[] = {{0, 4}, {1, 4}, {2, 4}, {3, 4}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+    map_candidate_t *top;
+    int cut = 0, cross = 0;
+    double opt;
+
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            if (x < 3)
+                add2 (&t, y * 4 + x, y * 4 + x + 1, 10, 100000);
+            if (y < 3)
+                add2 (&t, y * 4 + x, (y + 1) * 4 + x, 10, 100000);
+        }
+    p = profile_of (16, &t);
+    ok (map_plan (p, nm, 4, slots, NULL, &res, &err) == 0, "stencil: plan made");
+    top = cand_named (&res, "topomap");
+    for (size_t k = 0; k < p->nentries; k++) {
+        const profile_entry_t *e = &p->entries[k];
+        if (e->src < e->dst && top->node[e->src] != top->node[e->dst]) {
+            cut++;
+            if (sw[top->node[e->src]] != sw[top->node[e->dst]])
+                cross++;
+        }
+    }
+    ok (cut == 8, "stencil: 8 edges between nodes, the optimum (%d)", cut);
+    ok (cross == 4, "stencil: 4 edges between the switches, the optimum (%d)", cross);
+    opt = 4 * 2 * (10 * 20e-6 + 100000 / 1e9) + 4 * 2 * (10 * 2e-6 + 100000 / 1e10);
+    ok (fabs (top->cost_s - opt) < 1e-12, "stencil: cost %g s is the optimum's %g s", top->cost_s,
+        opt);
+    ok (top->internode_msgs == 160, "stencil: 160 inter-node messages (8 edges, 10 each way)");
+    ok (res.cand[res.chosen].cost_s <= opt + 1e-12, "stencil: the chosen plan is optimal");
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* seeds/003 §4.1-4.2 (processor reordering on a cluster grid): 9
+ * processors in 3 clusters of 3, partition factor K = 3.  Each rank X
+ * divides its block into K sub-blocks and sends one to each rank of its
+ * residue class (X mod 3, the paper's realignment in logical ranks).
+ * Without reordering (block) the communication table has |I| = 9 interior
+ * and |E| = 18 external messages; the reordering F(X) = floor(X / C) +
+ * (X mod C) * K puts rank X in cluster X mod C: |I| = 27, |E| = 0.
+ */
+static void test_reordering (void)
+{
+    int sw[] = {0, 1, 2};
+    netmap_t *nm = netmap_switches (3, sw, 1, 1000, 50, 100);
+    map_slot_t slots[] = {{0, 3}, {1, 3}, {2, 3}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+    map_candidate_t *top, *block, *chosen;
+    int grouped = 1, f_ok = 1;
+
+    for (int x = 0; x < 9; x++)
+        for (int k = 0; k < 3; k++)
+            add (&t, x, (x % 3) + 3 * k, 1, 1 << 20);
+    p = profile_of (9, &t);
+    ok (map_plan (p, nm, 3, slots, NULL, &res, &err) == 0, "reordering: plan made");
+    top = cand_named (&res, "topomap");
+    block = cand_named (&res, "block");
+    chosen = &res.cand[res.chosen];
+    ok (block->internode_msgs == 18 && p->total_msgs - block->internode_msgs == 9,
+        "reordering: block has |E| = 18 external, |I| = 9 interior messages");
+    ok (top->internode_msgs == 0 && chosen->internode_msgs == 0,
+        "reordering: the plan has |E| = 0 external messages, |I| = 27");
+    for (int x = 0; x < 9; x++) {
+        int fx = x / 3 + (x % 3) * 3; /* F(X), processor; its cluster F(X) / 3 */
+        if (top->node[x] != top->node[x % 3])
+            grouped = 0;
+        for (int y = 0; y < 9; y++)
+            if ((top->node[x] == top->node[y]) != ((fx / 3) == (y / 3 + (y % 3) * 3) / 3))
+                f_ok = 0;
+    }
+    ok (grouped, "reordering: ranks of one residue class share a cluster");
+    ok (f_ok, "reordering: the clusters are those of the paper's F(X)");
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+static void check_error (int rc, tm_error_t *err, const char *want, const char *what)
+{
+    ok (rc == -1 && strstr (err->text, want) != NULL, "%s: \"%s\"", what, err->text);
+}
+
+static void test_validate (void)
+{
+    netmap_t *nm = netmap_of (4);
+    map_slot_t slots[] = {{0, 2}, {1, 2}};
+    map_slot_t bad[2];
+    triplets_t t = {0};
+    profile_t *p, *empty;
+    map_result_t res = {.ntasks = 12345};
+    map_params_t params;
+    tm_error_t err;
+    int prev[4] = {0, 0, 0, 1};
+
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++)
+            set_pair (nm, a, b, 5, 1000);
+    add2 (&t, 0, 1, 1, 100);
+    add2 (&t, 2, 3, 1, 100);
+    p = profile_of (4, &t);
+    empty = profile_of (4, &t);
+
+    ok (map_validate (p, nm, 2, slots, &err) == 0, "validate: a good step passes");
+    check_error (map_validate (empty, nm, 2, slots, &err), &err, "empty",
+                 "validate: empty profile");
+    memcpy (bad, slots, sizeof (bad));
+    bad[1].count = 3;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "take 5 ranks but the profile has 4",
+                 "validate: task counts disagree, both named");
+    bad[1].count = 1;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "take 3 ranks but the profile has 4",
+                 "validate: a profile recorded for more tasks");
+    memcpy (bad, slots, sizeof (bad));
+    bad[1].host = 4;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "host index 4 out of range",
+                 "validate: a host past the netmap");
+    bad[1].host = -1;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "host index -1 out of range",
+                 "validate: a negative host");
+    bad[1].host = 0;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "both name host h0",
+                 "validate: a host named twice");
+    memcpy (bad, slots, sizeof (bad));
+    bad[0].count = 0;
+    bad[1].count = 4;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "(host h0): 0 ranks",
+                 "validate: a slot of no ranks");
+    bad[0].count = -2;
+    bad[1].count = 6;
+    check_error (map_validate (p, nm, 2, bad, &err), &err, "(host h0): -2 ranks",
+                 "validate: a slot of negative ranks");
+    check_error (map_validate (p, nm, 0, slots, &err), &err, "no slots", "validate: no slots");
+
+    NETMAP_AT (nm, lat_us, 0, 1) = NAN;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "latency from host h0 to h1 is nan",
+                 "validate: NaN latency between slot hosts");
+    NETMAP_AT (nm, lat_us, 0, 1) = INFINITY;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "latency from host h0 to h1 is inf",
+                 "validate: infinite latency");
+    NETMAP_AT (nm, lat_us, 0, 1) = -1;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "latency from host h0 to h1 is -1",
+                 "validate: negative latency");
+    NETMAP_AT (nm, lat_us, 0, 1) = 0;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "latency from host h0 to h1 is 0",
+                 "validate: zero latency");
+    NETMAP_AT (nm, lat_us, 0, 1) = 5;
+    NETMAP_AT (nm, bw_MBps, 1, 0) = 0;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "bandwidth from host h1 to h0 is 0",
+                 "validate: zero bandwidth");
+    NETMAP_AT (nm, bw_MBps, 1, 0) = NAN;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "bandwidth from host h1 to h0 is nan",
+                 "validate: NaN bandwidth");
+    NETMAP_AT (nm, bw_MBps, 1, 0) = -INFINITY;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "bandwidth from host h1 to h0 is -inf",
+                 "validate: negative infinite bandwidth");
+    NETMAP_AT (nm, bw_MBps, 1, 0) = 1000;
+    NETMAP_AT (nm, bw_MBps, 1, 1) = 0;
+    check_error (map_validate (p, nm, 2, slots, &err), &err, "intra-node bandwidth of host h1",
+                 "validate: a measured intra-node bandwidth of 0");
+    NETMAP_AT (nm, bw_MBps, 1, 1) = NAN;
+    NETMAP_AT (nm, lat_us, 2, 3) = NAN;
+    ok (map_validate (p, nm, 2, slots, &err) == 0,
+        "validate: bad figures between hosts outside the step do not matter");
+
+    map_params_default (&params);
+    bad[0] = (map_slot_t){0, 2};
+    bad[1] = (map_slot_t){1, 3};
+    check_error (map_plan (p, nm, 2, bad, &params, &res, &err), &err, "the profile has 4",
+                 "plan: refuses what validate refuses");
+    ok (res.ntasks == 12345 && res.cand == NULL, "plan: leaves the result alone on error");
+    params.previous = prev;
+    check_error (map_plan (p, nm, 2, slots, &params, &res, &err), &err,
+                 "previous plan: host h0 gets 3 ranks, the step gives it 2",
+                 "plan: a previous plan that does not fit the step");
+    prev[3] = 9;
+    check_error (map_plan (p, nm, 2, slots, &params, &res, &err), &err, "host index 9",
+                 "plan: a previous plan naming an unknown host");
+    profile_destroy (p);
+    profile_destroy (empty);
+    netmap_destroy (nm);
+}
+
+/* A random case: up to maxslots nodes of 1..maxcount ranks on a netmap of
+ * a few more hosts with random figures, a random sparse profile.
+ */
+typedef struct {
+    netmap_t *nm;
+    profile_t *p;
+    int nslots;
+    map_slot_t *slots;
+} rcase_t;
+
+static void rcase_make (rcase_t *c, int minslots, int maxslots, int maxcount)
+{
+    int nhosts, ntasks = 0;
+    int *perm;
+    triplets_t t = {0};
+
+    c->nslots = rng_int (minslots, maxslots);
+    nhosts = c->nslots + rng_int (0, 3);
+    c->nm = netmap_of (nhosts);
+    for (int a = 0; a < nhosts; a++) {
+        for (int b = 0; b < nhosts; b++)
+            if (a != b) {
+                NETMAP_AT (c->nm, lat_us, a, b) = rng_real (1, 100);
+                NETMAP_AT (c->nm, bw_MBps, a, b) = rng_real (10, 10000);
+            }
+        if (rng () % 2) {
+            NETMAP_AT (c->nm, lat_us, a, a) = rng_real (0.1, 1);
+            NETMAP_AT (c->nm, bw_MBps, a, a) = rng_real (5000, 20000);
+        }
+    }
+    perm = malloc ((size_t)nhosts * sizeof (*perm));
+    for (int h = 0; h < nhosts; h++)
+        perm[h] = h;
+    for (int h = nhosts - 1; h > 0; h--) {
+        int k = rng_int (0, h), x = perm[h];
+        perm[h] = perm[k];
+        perm[k] = x;
+    }
+    c->slots = malloc ((size_t)c->nslots * sizeof (*c->slots));
+    for (int s = 0; s < c->nslots; s++) {
+        c->slots[s].host = perm[s];
+        c->slots[s].count = rng_int (1, maxcount);
+        ntasks += c->slots[s].count;
+    }
+    free (perm);
+    int nent = rng_int (1, 4 * ntasks);
+    for (int e = 0; e < nent; e++) {
+        int a = rng_int (0, ntasks - 1), b = rng () % 8 == 0 ? a : rng_int (0, ntasks - 1);
+        add (&t, a, b, (uint64_t)rng_int (1, 1000), (uint64_t)rng_int (0, 1 << 20));
+    }
+    c->p = profile_of (ntasks, &t);
+}
+
+static void rcase_free (rcase_t *c)
+{
+    profile_destroy (c->p);
+    netmap_destroy (c->nm);
+    free (c->slots);
+}
+
+static void test_random (void)
+{
+    int ncases = 300, planned = 0, allfit = 1, neverabove = 1, topo_le_block = 1, prevok = 1;
+    int scotch_choice_fits = 1, chosen_min = 1;
+
+    for (int n = 0; n < ncases; n++) {
+        rcase_t c;
+        map_params_t params;
+        map_result_t res;
+        tm_error_t err;
+        int *prev = NULL;
+
+        rcase_make (&c, 1, n < 200 ? 8 : 40, n < 200 ? 6 : 24);
+        map_params_default (&params);
+        params.metric = (map_metric_t)(n % 3);
+        if (n % 2) {
+            /* a previous plan: a random permutation of block */
+            prev = malloc ((size_t)c.p->ntasks * sizeof (*prev));
+            map_layout_block (c.nslots, c.slots, prev);
+            for (int i = c.p->ntasks - 1; i > 0; i--) {
+                int k = rng_int (0, i), x = prev[i];
+                prev[i] = prev[k];
+                prev[k] = x;
+            }
+            params.previous = prev;
+        }
+        if (n % 5 == 4) {
+            params.exact = 0;
+            params.refine = n % 10 == 9;
+        }
+        if (map_plan (c.p, c.nm, c.nslots, c.slots, &params, &res, &err) < 0) {
+            diag ("case %d: %s", n, err.text);
+            rcase_free (&c);
+            free (prev);
+            continue;
+        }
+        planned++;
+        map_candidate_t *block = cand_named (&res, "block");
+        for (int k = 0; k < res.ncandidates; k++) {
+            int f = fits (c.nm, c.nslots, c.slots, c.p->ntasks, res.cand[k].node);
+            if (!f && !(k == 0 && !params.exact)) {
+                diag ("case %d: candidate %s does not fit", n, res.cand[k].name);
+                allfit = 0;
+            }
+            if (f && res.cand[k].cost_s < res.cand[res.chosen].cost_s)
+                chosen_min = 0;
+        }
+        if (!fits (c.nm, c.nslots, c.slots, c.p->ntasks, res.cand[res.chosen].node))
+            scotch_choice_fits = 0;
+        if (res.cand[res.chosen].cost_s > block->cost_s)
+            neverabove = 0;
+        if (params.exact && params.refine && res.cand[0].cost_s > block->cost_s * (1 + 1e-9)) {
+            diag ("case %d: topomap %.17g above block %.17g", n, res.cand[0].cost_s, block->cost_s);
+            topo_le_block = 0;
+        }
+        if (prev && (res.ncandidates != 4 || strcmp (res.cand[3].name, "previous") != 0 ||
+                     memcmp (res.cand[3].node, prev, (size_t)c.p->ntasks * sizeof (int)) != 0))
+            prevok = 0;
+        map_result_free (&res);
+        rcase_free (&c);
+        free (prev);
+    }
+    ok (planned == ncases, "random: %d of %d cases planned", planned, ncases);
+    ok (allfit, "random: every candidate gives every slot exactly its count");
+    ok (scotch_choice_fits, "random: the chosen plan always fits, even without exact capacities");
+    ok (neverabove, "random: the guard never returns a plan priced above block");
+    ok (chosen_min, "random: the chosen plan is the cheapest that fits");
+    ok (topo_le_block, "random: the topomap plan itself is never above block");
+    ok (prevok, "random: a previous plan is priced as given");
+}
+
+static void test_determinism (void)
+{
+    rcase_t c;
+    map_result_t r1, r2, r3;
+    map_params_t params;
+    tm_error_t err;
+    int same = 1;
+
+    rng_state = 12345;
+    rcase_make (&c, 8, 12, 16);
+    map_params_default (&params);
+    ok (map_plan (c.p, c.nm, c.nslots, c.slots, &params, &r1, &err) == 0 &&
+            map_plan (c.p, c.nm, c.nslots, c.slots, &params, &r2, &err) == 0,
+        "determinism: planned twice (%d ranks on %d nodes)", c.p->ntasks, c.nslots);
+    for (int k = 0; k < r1.ncandidates; k++)
+        if (memcmp (r1.cand[k].node, r2.cand[k].node, (size_t)c.p->ntasks * sizeof (int)) != 0 ||
+            r1.cand[k].cost_s != r2.cand[k].cost_s)
+            same = 0;
+    ok (same && r1.chosen == r2.chosen, "determinism: the same inputs give the same plan");
+    params.seed = 77;
+    ok (map_plan (c.p, c.nm, c.nslots, c.slots, &params, &r3, &err) == 0 &&
+            fits (c.nm, c.nslots, c.slots, c.p->ntasks, r3.cand[0].node),
+        "determinism: another seed plans too, and fits");
+    map_result_free (&r1);
+    map_result_free (&r2);
+    map_result_free (&r3);
+    rcase_free (&c);
+}
+
+/* More nodes than the distance-aware target takes: Scotch maps onto a
+ * weighted complete graph, the refinement places ranks on the network.
+ */
+static void test_many_nodes (void)
+{
+    int n = 1030;
+    netmap_t *nm = netmap_of (n);
+    map_slot_t *slots = malloc ((size_t)n * sizeof (*slots));
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+    int ntasks = 0;
+
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            set_pair (nm, a, b, a / 64 == b / 64 ? 2 : 10, a / 64 == b / 64 ? 10000 : 1000);
+    /* interleaved: slot s is host (s * 64) % n ... a permutation */
+    for (int s = 0; s < n; s++) {
+        slots[s].host = (int)(((long)s * 67) % n);
+        slots[s].count = 1 + s % 2;
+        ntasks += slots[s].count;
+    }
+    for (int r = 0; r < ntasks; r++)
+        add2 (&t, r, (r + 1) % ntasks, 10, 10000);
+    p = profile_of (ntasks, &t);
+    ok (map_plan (p, nm, n, slots, NULL, &res, &err) == 0, "many nodes: plan made (%d nodes)", n);
+    ok (fits (nm, n, slots, ntasks, res.cand[0].node), "many nodes: capacities exact");
+    ok (res.cand[0].cost_s < cand_named (&res, "block")->cost_s,
+        "many nodes: the plan (%g s) is cheaper than block (%g s)", res.cand[0].cost_s,
+        cand_named (&res, "block")->cost_s);
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+    free (slots);
+}
+
+static void test_plain_scotch (void)
+{
+    rcase_t c;
+    map_params_t params;
+    map_result_t res;
+    tm_error_t err;
+
+    rng_state = 999;
+    rcase_make (&c, 4, 10, 10);
+    map_params_default (&params);
+    params.exact = 0;
+    params.refine = 0;
+    ok (map_plan (c.p, c.nm, c.nslots, c.slots, &params, &res, &err) == 0,
+        "plain scotch: plan made");
+    ok (res.ncandidates == 3 && strcmp (res.cand[0].name, "scotch") == 0 &&
+            strcmp (res.cand[1].name, "block") == 0 && strcmp (res.cand[2].name, "cyclic") == 0,
+        "plain scotch: candidates scotch, block, cyclic");
+    ok (fits (c.nm, c.nslots, c.slots, c.p->ntasks, res.cand[res.chosen].node),
+        "plain scotch: the chosen candidate fits");
+    map_result_free (&res);
+    rcase_free (&c);
+}
+
+static void test_explain (void)
+{
+    netmap_t *nm = netmap_of (2);
+    map_slot_t slots[] = {{1, 2}, {0, 2}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    set_pair (nm, 0, 1, 30, 100);
+    add2 (&t, 0, 2, 10, 1000000);
+    add2 (&t, 1, 3, 10, 1000000);
+    p = profile_of (4, &t);
+    ok (map_plan (p, nm, 2, slots, NULL, &res, &err) == 0, "explain: plan made");
+    f = open_memstream (&buf, &len);
+    ok (map_explain (f, &res, nm) == 0, "explain: printed");
+    fclose (f);
+    ok (strstr (buf, "topomap") && strstr (buf, "block") && strstr (buf, "cyclic"),
+        "explain: lists the candidates");
+    ok (strstr (buf, "* topomap") || strstr (buf, "* cyclic"), "explain: marks the chosen one");
+    ok (strstr (buf, "cost_ms") && strstr (buf, "internode_MB") && strstr (buf, "vs_block"),
+        "explain: has cost, inter-node traffic and ratio columns");
+    ok (strstr (buf, "h0 ") && strstr (buf, "h1 "), "explain: names the nodes of the chosen plan");
+    diag ("%s", buf);
+    free (buf);
+    map_result_free (&res);
+    map_result_free (&res);
+    ok (res.cand == NULL, "map_result_free twice is harmless");
+    map_result_free (NULL);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+static void test_scotch_errors (void)
+{
+    map_scotch_error_clear ();
+    SCOTCH_errorPrint ("graphMap: invalid %s (%d)", "thing", 3);
+    SCOTCH_errorPrint ("second");
+    SCOTCH_errorPrintW ("a warning");
+    ok (strcmp (map_scotch_error (), "graphMap: invalid thing (3)") == 0,
+        "Scotch's first error lands in the mapper's buffer");
+    map_scotch_error_clear ();
+
+    /* An error inside libscotch: a graph whose arcs do not match. */
+    SCOTCH_Graph graf;
+    SCOTCH_Num vert[] = {0, 1, 1}, edge[] = {1};
+    FILE *tmp = tmpfile ();
+    int saved = dup (2), rc;
+    long len;
+
+    if (!tmp || saved < 0) {
+        ok (0, "a temporary file for stderr");
+        return;
+    }
+    fflush (stderr);
+    dup2 (fileno (tmp), 2);
+    SCOTCH_graphInit (&graf);
+    rc = SCOTCH_graphBuild (&graf, 0, 2, vert, NULL, NULL, NULL, 1, edge, NULL);
+    if (rc == 0)
+        rc = SCOTCH_graphCheck (&graf);
+    SCOTCH_graphExit (&graf);
+    fflush (stderr);
+    dup2 (saved, 2);
+    close (saved);
+    fseek (tmp, 0, SEEK_END);
+    len = ftell (tmp);
+    fclose (tmp);
+    ok (rc != 0 && strcmp (map_scotch_error (), "failed without saying why") != 0,
+        "libscotch's own errors land there too (\"%s\")", map_scotch_error ());
+    ok (len == 0, "and nothing is printed on stderr");
+    map_scotch_error_clear ();
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    test_metrics ();
+    test_layouts ();
+    test_price ();
+    test_metric_plans ();
+    test_cliques ();
+    test_stencil ();
+    test_reordering ();
+    test_validate ();
+    test_random ();
+    test_determinism ();
+    test_many_nodes ();
+    test_plain_scotch ();
+    test_explain ();
+    test_scotch_errors ();
+    return done_testing ();
+}

@@ -1,0 +1,662 @@
+/* t/bench/map.c: benchmark of the mapper on synthetic cases.
+ *
+ *   map [--large] [--ranks N[,N...]] [--pattern P[,P...]] [--topo T[,T...]]
+ *       [--slots-per-node K]
+ *
+ * For every size, pattern and topology it plans once with map_plan() and
+ * prints one line
+ *
+ *   BENCH map ranks=N pattern=P topo=T time_s=X cost_vs_block=Y cyclic=Yc
+ *             random=Yr scotch=Ys greedy=Yg scotch_overfull=K
+ *
+ * time_s is map_plan's own planning time; every other figure is a
+ * layout's cost under the model (combined metric) over block's:
+ *   cost_vs_block  the "topomap" candidate (Scotch, exact capacities,
+ *                  refinement)
+ *   cyclic         srun's cyclic layout
+ *   random         a random capacity-respecting permutation (fixed seed)
+ *   scotch         plain Scotch (exact = 0, refine = 0); it may break the
+ *                  capacities: scotch_overfull counts the nodes it gives
+ *                  more ranks than their slots (its cost is the model's
+ *                  all the same)
+ *   greedy         an MPIPP-style greedy baseline (below)
+ * The exit status is 1 when a case has cost_vs_block above 1 or planned
+ * longer than its target (256 ranks: 10 ms, 4096: 1 s, 65536: 60 s; the
+ * next size up for other counts), with the reason on stderr.
+ *
+ * Sizes: 256 and 4096 ranks by default; --large adds 65536.  Nodes take
+ * 16 ranks (256 ranks: 16 nodes, 4096: 256 nodes); 65536 ranks take 64
+ * per node, 1024 nodes, since 4096 nodes would make each netmap matrix
+ * 16.7 M entries (half a gigabyte for the four) and a probe of 8.4 M
+ * pairs that no allocation would run.  --slots-per-node overrides both.
+ *
+ * Patterns (messages and bytes per neighbour and direction; NPB shapes
+ * approximate the neighbour sets of the kernels, not their exact volumes):
+ *   stencil2d  5-point halo exchange on a near-square 2-D process grid
+ *   stencil3d  7-point halo exchange on a near-cubic 3-D process grid
+ *   ring       periodic 1-D neighbours
+ *   bt         NPB BT/SP: the multi-partition on a q x q grid (q^2 ranks,
+ *              q the nearest square root), each cell exchanging with its
+ *              x, y and z sweep neighbours: (+-1, 0), (0, +-1) and the
+ *              diagonal (+1, -1), (-1, +1), periodic
+ *   lu         NPB LU: 2-D grid, the wavefront pipeline (many small
+ *              messages east and south, then west and north) plus a
+ *              few large halo exchanges with the 4 neighbours
+ *   cg         NPB CG: nprows x npcols grid (npcols = nprows or
+ *              2 nprows), recursive-doubling exchanges within each row
+ *              (partners at column distances 1, 2, 4, ...) and the
+ *              transpose exchange between (r, c) and its mirror
+ *   random     6 random partners per rank, random volumes
+ * Topologies (hosts n0, n1, ... in srun's order):
+ *   2switch    two switches, host h on switch h mod 2 (names interleaved
+ *              across the switches, so block and cyclic spread neighbours
+ *              over the slow uplink): 2 us / 10 GB/s within a switch,
+ *              10 us / 1 GB/s across
+ *   tree3      a 3-level tree: racks of 8 hosts, pods of 4 racks, a core;
+ *              1.5 us / 12 GB/s within a rack, 4 us / 6 GB/s within a pod,
+ *              8 us / 2 GB/s across pods; hosts listed rack after rack
+ *   cloud      every pair drawn at random: 20..200 us, 0.2..2 GB/s
+ * All with intra-node figures measured (0.3 us, 30 GB/s; cloud 1 us,
+ * 8 GB/s).
+ *
+ * Greedy (after MPIPP's heuristic): ranks are placed one at a time, next
+ * the unplaced rank with the most traffic to placed ones (at first, the
+ * one with the most traffic); it goes to the node with room that adds
+ * least cost to what is placed, among the nodes of its placed neighbours
+ * and the node with room nearest the node of its heaviest one (at first,
+ * the node with most room).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/heap.h"
+#include "lib/mapper.h"
+#include "lib/netmap.h"
+#include "lib/profile.h"
+
+static uint64_t rng_state;
+
+static uint64_t rng (void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static double rng_real (double lo, double hi)
+{
+    return lo + (hi - lo) * ((double)(rng () >> 11) / 9007199254740992.0);
+}
+
+static void *xmalloc (size_t n)
+{
+    void *p = malloc (n ? n : 1);
+
+    if (!p) {
+        fprintf (stderr, "map: out of memory\n");
+        exit (2);
+    }
+    return p;
+}
+
+/* Triplets */
+
+typedef struct {
+    profile_entry_t *t;
+    size_t n, max;
+} triplets_t;
+
+static void add (triplets_t *t, int src, int dst, uint64_t msgs, uint64_t bytes)
+{
+    if (src == dst)
+        return;
+    if (t->n == t->max) {
+        t->max = t->max ? 2 * t->max : 1024;
+        if (!(t->t = realloc (t->t, t->max * sizeof (*t->t)))) {
+            fprintf (stderr, "map: out of memory\n");
+            exit (2);
+        }
+    }
+    t->t[t->n++] = (profile_entry_t){src, dst, msgs, bytes};
+}
+
+static void add2 (triplets_t *t, int a, int b, uint64_t msgs, uint64_t bytes)
+{
+    add (t, a, b, msgs, bytes);
+    add (t, b, a, msgs, bytes);
+}
+
+/* Factor n into d near-equal factors (products of its prime factors). */
+static void factor (int n, int d, int *f)
+{
+    for (int k = 0; k < d; k++)
+        f[k] = 1;
+    for (int p = 2; n > 1;) {
+        if (n % p == 0) {
+            int small = 0;
+            for (int k = 1; k < d; k++)
+                if (f[k] < f[small])
+                    small = k;
+            f[small] *= p;
+            n /= p;
+        } else
+            p++;
+    }
+}
+
+static int isqrt (int n)
+{
+    int q = (int)sqrt ((double)n);
+
+    while (q * q > n)
+        q--;
+    while ((q + 1) * (q + 1) <= n)
+        q++;
+    return q;
+}
+
+static profile_t *make_profile (const char *pattern, int n)
+{
+    triplets_t t = {0};
+    tm_error_t err;
+    profile_t *p;
+
+    if (strcmp (pattern, "stencil2d") == 0 || strcmp (pattern, "lu") == 0) {
+        int f[2];
+        factor (n, 2, f);
+        int px = f[0], py = f[1];
+        for (int y = 0; y < py; y++)
+            for (int x = 0; x < px; x++) {
+                int i = y * px + x;
+                if (strcmp (pattern, "stencil2d") == 0) {
+                    if (x + 1 < px)
+                        add2 (&t, i, i + 1, 100, 100 * 32768);
+                    if (y + 1 < py)
+                        add2 (&t, i, i + px, 100, 100 * 32768);
+                } else {
+                    /* wavefront: small messages east and south, then back */
+                    if (x + 1 < px) {
+                        add2 (&t, i, i + 1, 5000, 5000 * 320);
+                        add2 (&t, i, i + 1, 20, 20 * 65536);
+                    }
+                    if (y + 1 < py) {
+                        add2 (&t, i, i + px, 5000, 5000 * 320);
+                        add2 (&t, i, i + px, 20, 20 * 65536);
+                    }
+                }
+            }
+    } else if (strcmp (pattern, "stencil3d") == 0) {
+        int f[3];
+        factor (n, 3, f);
+        int px = f[0], py = f[1], pz = f[2];
+        for (int z = 0; z < pz; z++)
+            for (int y = 0; y < py; y++)
+                for (int x = 0; x < px; x++) {
+                    int i = (z * py + y) * px + x;
+                    if (x + 1 < px)
+                        add2 (&t, i, i + 1, 100, 100 * 16384);
+                    if (y + 1 < py)
+                        add2 (&t, i, i + px, 100, 100 * 16384);
+                    if (z + 1 < pz)
+                        add2 (&t, i, i + px * py, 100, 100 * 16384);
+                }
+    } else if (strcmp (pattern, "ring") == 0) {
+        for (int i = 0; i < n; i++)
+            add2 (&t, i, (i + 1) % n, 1000, 1000 * 4096);
+    } else if (strcmp (pattern, "bt") == 0) {
+        int q = isqrt (n);
+        for (int r = 0; r < q; r++)
+            for (int c = 0; c < q; c++) {
+                int i = r * q + c;
+                add2 (&t, i, r * q + (c + 1) % q, 200, 200 * 40960);
+                add2 (&t, i, ((r + 1) % q) * q + c, 200, 200 * 40960);
+                add2 (&t, i, ((r + 1) % q) * q + (c + q - 1) % q, 200, 200 * 40960);
+            }
+    } else if (strcmp (pattern, "cg") == 0) {
+        int k = 0;
+        while ((1 << (k + 1)) <= n)
+            k++;
+        int nprows = 1 << (k / 2), npcols = n / nprows;
+        for (int r = 0; r < nprows; r++)
+            for (int c = 0; c < npcols; c++) {
+                int i = r * npcols + c;
+                for (int d = 1; d < npcols; d <<= 1) {
+                    int j = r * npcols + (c ^ d);
+                    if (j > i && j < n)
+                        add2 (&t, i, j, 150, 150 * 57344);
+                }
+                /* transpose partner */
+                int tr, tc;
+                if (npcols == nprows) {
+                    tr = c;
+                    tc = r;
+                } else {
+                    tr = c / 2;
+                    tc = 2 * r + c % 2;
+                }
+                int j = tr * npcols + tc;
+                if (j > i && j < n)
+                    add2 (&t, i, j, 75, 75 * 57344);
+            }
+    } else if (strcmp (pattern, "random") == 0) {
+        rng_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                int j = (int)(rng () % (uint64_t)n);
+                uint64_t m = 1 + rng () % 1000;
+                add2 (&t, i, j, m, m * (64 + rng () % 65536));
+            }
+    } else {
+        fprintf (stderr, "map: unknown pattern %s\n", pattern);
+        exit (2);
+    }
+    p = profile_create (n, t.n, t.t, &err);
+    free (t.t);
+    if (!p) {
+        fprintf (stderr, "map: profile: %s\n", err.text);
+        exit (2);
+    }
+    return p;
+}
+
+static void set_pair (netmap_t *nm, int a, int b, double lat, double bw)
+{
+    NETMAP_AT (nm, lat_us, a, b) = lat;
+    NETMAP_AT (nm, bw_MBps, a, b) = bw;
+    NETMAP_AT (nm, lat_us, b, a) = lat;
+    NETMAP_AT (nm, bw_MBps, b, a) = bw;
+}
+
+static netmap_t *make_netmap (const char *topo, int h)
+{
+    char **names = xmalloc ((size_t)h * sizeof (*names));
+    tm_error_t err;
+    netmap_t *nm;
+    int cloud = strcmp (topo, "cloud") == 0;
+
+    for (int i = 0; i < h; i++) {
+        names[i] = xmalloc (16);
+        snprintf (names[i], 16, "n%d", i);
+    }
+    nm = netmap_create (h, (const char *const *)names, &err);
+    for (int i = 0; i < h; i++)
+        free (names[i]);
+    free (names);
+    if (!nm) {
+        fprintf (stderr, "map: netmap: %s\n", err.text);
+        exit (2);
+    }
+    rng_state = 0x2545f4914f6cdd1dULL ^ (uint64_t)h;
+    for (int a = 0; a < h; a++) {
+        set_pair (nm, a, a, cloud ? 1 : 0.3, cloud ? 8000 : 30000);
+        for (int b = a + 1; b < h; b++) {
+            if (strcmp (topo, "2switch") == 0) {
+                if (a % 2 == b % 2)
+                    set_pair (nm, a, b, 2, 10000);
+                else
+                    set_pair (nm, a, b, 10, 1000);
+            } else if (strcmp (topo, "tree3") == 0) {
+                if (a / 8 == b / 8)
+                    set_pair (nm, a, b, 1.5, 12000);
+                else if (a / 32 == b / 32)
+                    set_pair (nm, a, b, 4, 6000);
+                else
+                    set_pair (nm, a, b, 8, 2000);
+            } else if (cloud) {
+                set_pair (nm, a, b, rng_real (20, 200), rng_real (200, 2000));
+            } else {
+                fprintf (stderr, "map: unknown topology %s\n", topo);
+                exit (2);
+            }
+        }
+    }
+    return nm;
+}
+
+/* The greedy baseline */
+
+typedef struct {
+    int n;
+    size_t *row;
+    int *col;
+    double *om, *ob, *im, *ib; /* out and in messages and bytes */
+    double *w;                 /* combined weight at mean figures */
+} sgraph_t;
+
+static void sgraph_build (const profile_t *p, double lat_s, double spb, sgraph_t *g)
+{
+    size_t *fill = calloc ((size_t)p->ntasks + 1, sizeof (*fill)), m = 0;
+    int n = p->ntasks;
+
+    g->n = n;
+    for (size_t k = 0; k < p->nentries; k++)
+        if (p->entries[k].src != p->entries[k].dst) {
+            fill[p->entries[k].src + 1]++;
+            fill[p->entries[k].dst + 1]++;
+            m += 2;
+        }
+    for (int i = 0; i < n; i++)
+        fill[i + 1] += fill[i];
+    g->row = xmalloc (((size_t)n + 1) * sizeof (*g->row));
+    memcpy (g->row, fill, ((size_t)n + 1) * sizeof (*g->row));
+    g->col = xmalloc (m * sizeof (*g->col));
+    g->om = calloc (m ? m : 1, sizeof (double));
+    g->ob = calloc (m ? m : 1, sizeof (double));
+    g->im = calloc (m ? m : 1, sizeof (double));
+    g->ib = calloc (m ? m : 1, sizeof (double));
+    g->w = xmalloc (m * sizeof (*g->w));
+    for (size_t k = 0; k < p->nentries; k++) {
+        const profile_entry_t *e = &p->entries[k];
+        if (e->src == e->dst)
+            continue;
+        size_t a = fill[e->src]++, b = fill[e->dst]++;
+        g->col[a] = e->dst;
+        g->om[a] = (double)e->msgs;
+        g->ob[a] = (double)e->bytes;
+        g->col[b] = e->src;
+        g->im[b] = (double)e->msgs;
+        g->ib[b] = (double)e->bytes;
+    }
+    for (size_t k = 0; k < m; k++)
+        g->w[k] = (g->om[k] + g->im[k]) * lat_s + (g->ob[k] + g->ib[k]) * spb;
+    free (fill);
+}
+
+static void sgraph_free (sgraph_t *g)
+{
+    free (g->row);
+    free (g->col);
+    free (g->om);
+    free (g->ob);
+    free (g->im);
+    free (g->ib);
+    free (g->w);
+}
+
+static double host_cost (const netmap_t *nm, int a, int b, double msgs, double bytes)
+{
+    double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b), c = 0;
+
+    if (!isnan (lat))
+        c += msgs * lat * 1e-6;
+    if (!isnan (bw))
+        c += bytes / (bw * 1e6);
+    return c;
+}
+
+static void greedy (const profile_t *p, const netmap_t *nm, int nslots, const map_slot_t *slots,
+                    int *node)
+{
+    int n = p->ntasks;
+    double lat = 0, spb = 0;
+    size_t npairs = 0;
+    heap_t heap = {0};
+    sgraph_t g;
+
+    for (int a = 0; a < nslots; a++)
+        for (int b = 0; b < nslots; b++)
+            if (a != b) {
+                lat += NETMAP_AT (nm, lat_us, slots[a].host, slots[b].host) * 1e-6;
+                spb += 1 / (NETMAP_AT (nm, bw_MBps, slots[a].host, slots[b].host) * 1e6);
+                npairs++;
+            }
+    if (npairs) {
+        lat /= (double)npairs;
+        spb /= (double)npairs;
+    }
+    sgraph_build (p, lat, spb, &g);
+
+    int *slot = xmalloc ((size_t)n * sizeof (*slot));
+    int *room = xmalloc ((size_t)nslots * sizeof (*room));
+    int *mark = calloc ((size_t)nslots, sizeof (*mark));
+    double *key = calloc ((size_t)n, sizeof (*key)), *total = calloc ((size_t)n, sizeof (*total));
+    if (heap_reserve (&heap, (size_t)n + g.row[n] + 1) < 0) {
+        fprintf (stderr, "map: out of memory\n");
+        exit (2);
+    }
+    int stamp = 0;
+
+    for (int s = 0; s < nslots; s++)
+        room[s] = slots[s].count;
+    for (int i = 0; i < n; i++) {
+        slot[i] = -1;
+        for (size_t k = g.row[i]; k < g.row[i + 1]; k++)
+            total[i] += g.w[k];
+        /* the key: traffic to placed ranks, then (scaled below any of
+         * that) total traffic */
+        heap_push (&heap, (heap_item_t){-total[i] * 1e-30, i, 0});
+    }
+    while (heap.n > 0) {
+        heap_item_t x = heap_pop (&heap);
+        int i = x.id, best = -1, heavy = -1;
+        double bestc = 0, heavyw = -1;
+
+        if (slot[i] >= 0 || -x.key != key[i] + total[i] * 1e-30)
+            continue; /* placed, or a stale key */
+        stamp++;
+        /* candidate nodes: of placed neighbours, and the nearest to the
+         * heaviest one (or the roomiest) */
+        for (size_t k = g.row[i]; k <= g.row[i + 1]; k++) {
+            int t;
+            if (k < g.row[i + 1]) {
+                int j = g.col[k];
+                if (slot[j] < 0)
+                    continue;
+                t = slot[j];
+                if (g.w[k] > heavyw) {
+                    heavyw = g.w[k];
+                    heavy = t;
+                }
+            } else {
+                t = -1;
+                double d = 0;
+                for (int s = 0; s < nslots; s++) {
+                    if (room[s] == 0)
+                        continue;
+                    double ds = -(double)room[s];
+                    if (heavy >= 0)
+                        ds = host_cost (nm, slots[heavy].host, slots[s].host, 1, 65536);
+                    if (t < 0 || ds < d) {
+                        t = s;
+                        d = ds;
+                    }
+                }
+            }
+            if (t < 0 || room[t] == 0 || mark[t] == stamp)
+                continue;
+            mark[t] = stamp;
+            double c = 0;
+            for (size_t e = g.row[i]; e < g.row[i + 1]; e++) {
+                int j = g.col[e];
+                if (slot[j] < 0)
+                    continue;
+                c += host_cost (nm, slots[t].host, slots[slot[j]].host, g.om[e], g.ob[e]) +
+                     host_cost (nm, slots[slot[j]].host, slots[t].host, g.im[e], g.ib[e]);
+            }
+            if (best < 0 || c < bestc) {
+                best = t;
+                bestc = c;
+            }
+        }
+        slot[i] = best;
+        room[best]--;
+        for (size_t k = g.row[i]; k < g.row[i + 1]; k++) {
+            int j = g.col[k];
+            if (slot[j] >= 0)
+                continue;
+            key[j] += g.w[k];
+            heap_push (&heap, (heap_item_t){-(key[j] + total[j] * 1e-30), j, 0});
+        }
+    }
+    for (int i = 0; i < n; i++)
+        node[i] = slots[slot[i]].host;
+    free (slot);
+    free (room);
+    free (mark);
+    free (key);
+    free (total);
+    heap_free (&heap);
+    sgraph_free (&g);
+}
+
+/* One case */
+
+static double target_s (int n)
+{
+    if (n <= 256)
+        return 0.010;
+    if (n <= 4096)
+        return 1.0;
+    return 60.0;
+}
+
+static int run_case (int n, const char *pattern, const char *topo, int per)
+{
+    int h = (n + per - 1) / per, failed = 0, overfull = 0;
+    netmap_t *nm = make_netmap (topo, h);
+    profile_t *p = make_profile (pattern, n);
+    map_slot_t *slots = xmalloc ((size_t)h * sizeof (*slots));
+    map_params_t params;
+    map_result_t res, plain;
+    tm_error_t err;
+    map_candidate_t c = {.node = xmalloc ((size_t)n * sizeof (int))};
+    double block, top, cyc, rnd, sco, gre;
+
+    for (int s = 0; s < h; s++) {
+        slots[s].host = s;
+        slots[s].count = s < h - 1 ? per : n - per * (h - 1);
+    }
+    map_params_default (&params);
+    if (map_plan (p, nm, h, slots, &params, &res, &err) < 0) {
+        fprintf (stderr, "map: ranks=%d pattern=%s topo=%s: %s\n", n, pattern, topo, err.text);
+        exit (2);
+    }
+    block = res.cand[1].cost_s;
+    top = res.cand[0].cost_s;
+    cyc = res.cand[2].cost_s;
+
+    /* random: a permutation of block */
+    map_layout_block (h, slots, c.node);
+    rng_state = 0x853c49e6748fea9bULL;
+    for (int i = n - 1; i > 0; i--) {
+        int k = (int)(rng () % (uint64_t)(i + 1)), x = c.node[i];
+        c.node[i] = c.node[k];
+        c.node[k] = x;
+    }
+    map_price (p, nm, MAP_COMBINED, &c);
+    rnd = c.cost_s;
+
+    params.exact = 0;
+    params.refine = 0;
+    if (map_plan (p, nm, h, slots, &params, &plain, &err) < 0) {
+        fprintf (stderr, "map: ranks=%d pattern=%s topo=%s: plain scotch: %s\n", n, pattern, topo,
+                 err.text);
+        exit (2);
+    }
+    sco = plain.cand[0].cost_s;
+    {
+        int *count = calloc ((size_t)h, sizeof (*count));
+        for (int i = 0; i < n; i++)
+            count[plain.cand[0].node[i]]++;
+        for (int s = 0; s < h; s++)
+            if (count[slots[s].host] > slots[s].count)
+                overfull++;
+        free (count);
+    }
+
+    greedy (p, nm, h, slots, c.node);
+    map_price (p, nm, MAP_COMBINED, &c);
+    gre = c.cost_s;
+
+    printf ("BENCH map ranks=%d pattern=%s topo=%s time_s=%.4f cost_vs_block=%.4f cyclic=%.4f "
+            "random=%.4f scotch=%.4f greedy=%.4f scotch_overfull=%d\n",
+            n, pattern, topo, res.time_s, top / block, cyc / block, rnd / block, sco / block,
+            gre / block, overfull);
+    fflush (stdout);
+    if (top > block * (1 + 1e-9)) {
+        fprintf (stderr,
+                 "map: ranks=%d pattern=%s topo=%s: topomap costs %.6g s, above block's %.6g s\n",
+                 n, pattern, topo, top, block);
+        failed = 1;
+    }
+    if (res.time_s > target_s (n)) {
+        fprintf (stderr, "map: ranks=%d pattern=%s topo=%s: planning took %.3f s, target %.3f s\n",
+                 n, pattern, topo, res.time_s, target_s (n));
+        failed = 1;
+    }
+    map_result_free (&res);
+    map_result_free (&plain);
+    free (c.node);
+    free (slots);
+    profile_destroy (p);
+    netmap_destroy (nm);
+    return failed;
+}
+
+/* Split a comma-separated list in place. */
+static int split (char *s, char **v, int max)
+{
+    int n = 0;
+
+    for (char *tok = strtok (s, ","); tok && n < max; tok = strtok (NULL, ","))
+        v[n++] = tok;
+    return n;
+}
+
+static void usage (void)
+{
+    fprintf (stderr, "usage: map [--large] [--ranks N[,N...]] [--pattern P[,P...]] "
+                     "[--topo T[,T...]] [--slots-per-node K]\n"
+                     "patterns: stencil2d stencil3d ring bt lu cg random\n"
+                     "topologies: 2switch tree3 cloud\n");
+    exit (2);
+}
+
+int main (int argc, char **argv)
+{
+    char *patterns[16] = {"stencil2d", "stencil3d", "ring", "bt", "lu", "cg", "random"};
+    char *topos[8] = {"2switch", "tree3", "cloud"};
+    int npatterns = 7, ntopos = 3, nsizes = 2, per = 0, failed = 0;
+    int sizes[16] = {256, 4096};
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp (a, "--large") == 0)
+            sizes[nsizes++] = 65536;
+        else if (strcmp (a, "--ranks") == 0 && v) {
+            char *s[16];
+            nsizes = split (v, s, 16);
+            for (int k = 0; k < nsizes; k++)
+                if ((sizes[k] = atoi (s[k])) < 1)
+                    usage ();
+            i++;
+        } else if (strcmp (a, "--pattern") == 0 && v) {
+            npatterns = split (v, patterns, 16);
+            i++;
+        } else if (strcmp (a, "--topo") == 0 && v) {
+            ntopos = split (v, topos, 8);
+            i++;
+        } else if (strcmp (a, "--slots-per-node") == 0 && v) {
+            if ((per = atoi (v)) < 1)
+                usage ();
+            i++;
+        } else
+            usage ();
+    }
+    for (int s = 0; s < nsizes; s++) {
+        int k = per;
+        if (k == 0)
+            k = sizes[s] > 4096 ? 64 : 16;
+        for (int t = 0; t < ntopos; t++)
+            for (int q = 0; q < npatterns; q++)
+                failed |= run_case (sizes[s], patterns[q], topos[t], k);
+    }
+    return failed;
+}
