@@ -1,0 +1,580 @@
+/* layout.c: srun's default step layout and the hostfile.  See layout.h.
+ *
+ * layout_default follows Slurm 22.05.8 step by step (file:line in the
+ * comments refer to that tree, research notes §1.3):
+ *
+ *   _opt_verify (opt.c:1194-1297)     derived -n, -N shrunk to -n,
+ *                                     --ntasks-per-node dropped on mismatch
+ *   _set_ntasks (srun_job.c:1627)     -n from -c and the allocation's CPUs
+ *   launch.c:200-260, 408-426         step min/max nodes, cpu_count, default
+ *                                     distribution
+ *   step_mgr.c:1503-1581, 833-932     node count raised to hold cpu_count on
+ *                                     equal nodes; the first nodes picked
+ *   step_mgr.c:2748-2780              the step's cpus per task
+ *   slurm_step_layout.c:404-520       tasks each node can take
+ *   slurm_step_layout.c:629-760       block (fake cyclic, or pack) and cyclic
+ *
+ * The per-node counts of block and cyclic come in closed form rather than
+ * round by round, so that a large step costs O(nodes log cpus): the
+ * rounds of both fill every node up to a limit, one task per node and
+ * round in node order ("water filling"), and block's over-subscription
+ * then deals the rest one per node and round.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/file.h"
+#include "lib/layout.h"
+
+/* How much of an untrusted string goes into a message. */
+#define LAYOUT_QUOTE_MAX 64
+
+/* A reason for people into why, as snprintf would; returns 1. */
+static int __attribute__ ((format (printf, 3, 4)))
+layout_why (char *why, size_t whylen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (why && whylen > 0) {
+        va_start (ap, fmt);
+        vsnprintf (why, whylen, fmt, ap);
+        va_end (ap);
+    }
+    return 1;
+}
+
+/* The allocation */
+
+void layout_alloc_destroy (layout_alloc_t *a)
+{
+    if (!a)
+        return;
+    if (a->nodes)
+        for (int i = 0; i < a->nnodes; i++)
+            free (a->nodes[i]);
+    free (a->nodes);
+    free (a->cpus);
+    free (a);
+}
+
+static int layout_cmp_names (const void *x, const void *y)
+{
+    return strcmp (*(char *const *)x, *(char *const *)y);
+}
+
+layout_alloc_t *layout_alloc_create (int nnodes, const char *const *nodes,
+                                     const char *cpus_per_node, tm_error_t *errp)
+{
+    layout_alloc_t *a = NULL;
+    char **sorted = NULL;
+    char q[LAYOUT_QUOTE_MAX * 4 + 8];
+
+    if (nnodes < 1 || !nodes || !cpus_per_node) {
+        errno = EINVAL;
+        errprintf (errp, "allocation: no nodes");
+        return NULL;
+    }
+    if (!(a = calloc (1, sizeof (*a))) || !(a->nodes = calloc ((size_t)nnodes, sizeof (char *))) ||
+        !(a->cpus = calloc ((size_t)nnodes, sizeof (int)))) {
+        errprintf (errp, "allocation: out of memory");
+        goto error;
+    }
+    a->nnodes = nnodes;
+    for (int i = 0; i < nnodes; i++) {
+        if (!nodes[i] || nodes[i][0] == '\0') {
+            errno = EINVAL;
+            errprintf (errp, "allocation: node %d of %d has no name", i, nnodes);
+            goto error;
+        }
+        if (!(a->nodes[i] = strdup (nodes[i]))) {
+            errprintf (errp, "allocation: out of memory");
+            goto error;
+        }
+    }
+    if (!(sorted = malloc ((size_t)nnodes * sizeof (char *)))) {
+        errprintf (errp, "allocation: out of memory");
+        goto error;
+    }
+    memcpy (sorted, a->nodes, (size_t)nnodes * sizeof (char *));
+    qsort (sorted, (size_t)nnodes, sizeof (char *), layout_cmp_names);
+    for (int i = 1; i < nnodes; i++)
+        if (strcmp (sorted[i - 1], sorted[i]) == 0) {
+            errno = EINVAL;
+            errprintf (errp, "allocation: node '%s' is listed twice",
+                       errquote (sorted[i], LAYOUT_QUOTE_MAX, q, sizeof (q)));
+            goto error;
+        }
+    free (sorted);
+    sorted = NULL;
+    if (layout_parse_cpus (cpus_per_node, nnodes, a->cpus, errp) < 0)
+        goto error;
+    return a;
+error:
+    free (sorted);
+    layout_alloc_destroy (a);
+    return NULL;
+}
+
+/* One decimal number >= 1 at *p, at most INT_MAX, advancing *p. */
+static bool layout_number (const char **p, int *v)
+{
+    long long x = 0;
+    const char *s = *p;
+
+    if (*s < '0' || *s > '9')
+        return false;
+    while (*s >= '0' && *s <= '9') {
+        x = x * 10 + (*s++ - '0');
+        if (x > INT_MAX)
+            return false;
+    }
+    if (x < 1)
+        return false;
+    *v = (int)x;
+    *p = s;
+    return true;
+}
+
+int layout_parse_cpus (const char *s, int nnodes, int *cpus, tm_error_t *errp)
+{
+    char q[LAYOUT_QUOTE_MAX * 4 + 8];
+    const char *p = s;
+    long long filled = 0;
+    int item = 0;
+
+    if (!s || !cpus || nnodes < 1) {
+        errno = EINVAL;
+        return errprintf (errp, "CPUs per node: nothing to parse");
+    }
+    if (*p == '\0') {
+        errno = EINVAL;
+        return errprintf (errp, "CPUs per node '': empty");
+    }
+    for (;;) {
+        int count, reps = 1;
+
+        item++;
+        if (!layout_number (&p, &count)) {
+            errno = EINVAL;
+            return errprintf (errp, "CPUs per node '%s': item %d: expected a CPU count 1..%d",
+                              errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)), item, INT_MAX);
+        }
+        if (*p == '(') {
+            p++;
+            if (*p++ != 'x' || !layout_number (&p, &reps) || *p++ != ')') {
+                errno = EINVAL;
+                return errprintf (errp,
+                                  "CPUs per node '%s': item %d: expected a repeat count '(xN)', "
+                                  "N 1..%d",
+                                  errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)), item, INT_MAX);
+            }
+        }
+        if (filled + reps <= nnodes)
+            for (int k = 0; k < reps; k++)
+                cpus[filled + k] = count;
+        filled += reps;
+        if (*p == '\0')
+            break;
+        if (*p++ != ',' || *p == '\0') {
+            errno = EINVAL;
+            return errprintf (errp, "CPUs per node '%s': item %d: expected ',' between items",
+                              errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)), item);
+        }
+    }
+    if (filled != nnodes) {
+        errno = EINVAL;
+        return errprintf (errp, "CPUs per node '%s' counts %lld nodes, the node list has %d",
+                          errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)), filled, nnodes);
+    }
+    return 0;
+}
+
+/* srun's default layout */
+
+typedef enum {
+    LAYOUT_DIST_UNSET,
+    LAYOUT_DIST_BLOCK,
+    LAYOUT_DIST_CYCLIC,
+} layout_dist_t;
+
+/* The node-level distribution of s as slurm_option_get prints it (NULL,
+ * "block", "cyclic:fcyclic", "block,pack", "nopack", "plane=4", ...), and
+ * its pack flag (-1 none, 0 nopack, 1 pack).  1 with why set when the
+ * distribution is not one we predict.
+ */
+static int layout_dist_parse (const char *s, layout_dist_t *dist, int *pack, char *why,
+                              size_t whylen)
+{
+    char q[LAYOUT_QUOTE_MAX * 4 + 8];
+    const char *comma, *flag = NULL;
+    size_t baselen, nodelen;
+
+    *dist = LAYOUT_DIST_UNSET;
+    *pack = -1;
+    if (!s || s[0] == '\0')
+        return 0;
+    if ((comma = strchr (s, ','))) {
+        baselen = (size_t)(comma - s);
+        flag = comma + 1;
+    } else if (strcmp (s, "pack") == 0 || strcmp (s, "nopack") == 0) {
+        baselen = 0;
+        flag = s;
+    } else
+        baselen = strlen (s);
+    if (flag) {
+        if (strcmp (flag, "pack") == 0)
+            *pack = 1;
+        else if (strcmp (flag, "nopack") == 0)
+            *pack = 0;
+        else
+            return layout_why (why, whylen, "distribution '%s' is not predicted",
+                               errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)));
+    }
+    if (baselen == 0)
+        return 0;
+    nodelen = strcspn (s, ":,");
+    if (nodelen == 5 && strncmp (s, "block", 5) == 0)
+        *dist = LAYOUT_DIST_BLOCK;
+    else if (nodelen == 6 && strncmp (s, "cyclic", 6) == 0)
+        *dist = LAYOUT_DIST_CYCLIC;
+    else
+        return layout_why (why, whylen, "distribution '%s' is not predicted",
+                           errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)));
+    return 0;
+}
+
+/* Fill k nodes of limits lim[] with n <= sum(lim) tasks, one per node and
+ * round in node order, a node taking part in rounds 0..lim[i]-1: the rounds
+ * of _task_layout_cyclic, and of _task_layout_block before it
+ * over-subscribes.
+ */
+static void layout_fill (int k, const long long *lim, long long n, int *t)
+{
+    long long lo = 0, hi = 0, sum = 0;
+
+    for (int i = 0; i < k; i++)
+        if (lim[i] > hi)
+            hi = lim[i];
+    /* the most whole rounds R with sum(min(lim, R)) <= n */
+    while (lo < hi) {
+        long long mid = lo + (hi - lo + 1) / 2, s = 0;
+
+        for (int i = 0; i < k; i++)
+            s += lim[i] < mid ? lim[i] : mid;
+        if (s <= n)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    for (int i = 0; i < k; i++) {
+        t[i] = (int)(lim[i] < lo ? lim[i] : lo);
+        sum += t[i];
+    }
+    /* the last, partial round: the first nodes with room */
+    for (int i = 0; i < k && sum < n; i++)
+        if (lim[i] > lo) {
+            t[i]++;
+            sum++;
+        }
+}
+
+/* Tasks per node of n tasks on k nodes able to take cap[] tasks each
+ * (slurm_step_layout.c:629-760).
+ */
+static void layout_spread (int k, const long long *cap, long long n, layout_dist_t dist, bool pack,
+                           long long *lim, int *t)
+{
+    long long total = 0, extra;
+
+    for (int i = 0; i < k; i++)
+        total += cap[i];
+    extra = n > total ? n - total : 0;
+    if (dist == LAYOUT_DIST_CYCLIC) {
+        /* over-subscription from the start: cap + ceil(extra / k) each */
+        long long over = (extra + k - 1) / k;
+
+        for (int i = 0; i < k; i++)
+            lim[i] = cap[i] + over;
+        layout_fill (k, lim, n, t);
+        return;
+    }
+    if (pack) {
+        /* one task per node, then fill node by node, then round-robin */
+        long long left = n;
+
+        for (int i = 0; i < k; i++) {
+            t[i] = left > 0 ? 1 : 0;
+            left -= t[i];
+        }
+        for (int i = 0; i < k && left > 0; i++) {
+            long long add = cap[i] - t[i] < left ? cap[i] - t[i] : left;
+
+            t[i] += (int)add;
+            left -= add;
+        }
+        for (int i = 0; i < k; i++)
+            t[i] += (int)(left / k + (i < left % k ? 1 : 0));
+        return;
+    }
+    /* fake cyclic up to the capacities, then one per node and round */
+    layout_fill (k, cap, n - extra, t);
+    for (int i = 0; i < k; i++)
+        t[i] += (int)(extra / k + (i < extra % k ? 1 : 0));
+}
+
+int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_step_t *step,
+                    int *counts, char *why, size_t whylen, tm_error_t *errp)
+{
+    layout_dist_t dist;
+    int pack, J, tpn, c, nmin, nmax, nh, smin, smax, k, cpt;
+    bool ntasks_set, uniform = true;
+    long long n, cpu_count, cpu_sum = 0, *cap = NULL, *lim = NULL;
+    int rc = -1;
+
+    if (why && whylen > 0)
+        why[0] = '\0';
+    if (!a || !r || !step || !counts || !a->cpus || a->nnodes < 1) {
+        errno = EINVAL;
+        return errprintf (errp, "step layout: no allocation");
+    }
+    J = a->nnodes;
+    for (int i = 0; i < J; i++) {
+        if (a->cpus[i] < 1) {
+            errno = EINVAL;
+            return errprintf (errp, "step layout: node %d of the allocation has %d CPUs", i,
+                              a->cpus[i]);
+        }
+        if (a->cpus[i] != a->cpus[0])
+            uniform = false;
+        cpu_sum += a->cpus[i];
+    }
+    if (r->ntasks < 1 || r->nodes_min < 1 || (r->nodes_max != 0 && r->nodes_max < r->nodes_min) ||
+        r->tasks_per_node < 0 || r->cpus_per_task < 0) {
+        errno = EINVAL;
+        return errprintf (errp,
+                          "step layout: invalid request (ntasks %d, nodes %d-%d, "
+                          "ntasks-per-node %d, cpus-per-task %d)",
+                          r->ntasks, r->nodes_min, r->nodes_max, r->tasks_per_node,
+                          r->cpus_per_task);
+    }
+    if (layout_dist_parse (r->distribution, &dist, &pack, why, whylen))
+        return 1;
+
+    n = r->ntasks;
+    ntasks_set = r->ntasks_set != 0;
+    nmin = r->nodes_min;
+    nmax = r->nodes_max;
+    tpn = r->tasks_per_node;
+    c = r->cpus_per_task;
+
+    /* _opt_verify (opt.c:1194-1297), nodes always set in an allocation */
+    if (nmin == nmax || nmax == 0) {
+        if (!ntasks_set) {
+            n = nmin;
+            if (tpn) {
+                n *= tpn;
+                ntasks_set = true; /* implicit */
+            }
+        }
+    }
+    if (r->ntasks_set) {
+        if (n < nmax)
+            nmax = (int)n;
+        if (n < nmin) {
+            nmin = (int)n;
+            if (nmax && nmin > nmax)
+                nmax = nmin;
+        }
+        if (tpn && tpn != n / nmin)
+            tpn = 0;
+    }
+    if (nmax == 0)
+        nmax = nmin; /* srun_job.c:402-403 */
+    if (nmin != nmax)
+        return layout_why (why, whylen, "node count range %d-%d: srun's choice is not predicted",
+                           nmin, nmax);
+    if (nmin > J)
+        return layout_why (why, whylen, "the step asks for %d nodes, the allocation has %d", nmin,
+                           J);
+    nh = nmax < J ? nmax : J; /* srun_job.c:404-406 */
+
+    /* _set_ntasks (srun_job.c:1627-1648) */
+    if (!ntasks_set) {
+        long long cnt = 0;
+
+        if (c)
+            for (int i = 0; i < J; i++)
+                cnt += a->cpus[i] / c;
+        n = cnt > nh ? cnt : nh;
+    }
+
+    if (n > INT_MAX)
+        return layout_why (why, whylen, "the step would have %lld tasks", n);
+
+    /* the step request (launch.c:200-260, 408-426) */
+    smax = nh;
+    smin = nmin < nh ? nmin : nh;
+    if (r->overcommit)
+        cpu_count = smin;
+    else if (c)
+        cpu_count = n * c;
+    else
+        cpu_count = n;
+    if (dist == LAYOUT_DIST_UNSET)
+        dist = n <= smin ? LAYOUT_DIST_CYCLIC : LAYOUT_DIST_BLOCK;
+
+    /* the step's nodes (step_mgr.c:1503-1581, _opt_node_cnt, 1695-1752) */
+    if (uniform) {
+        long long need = (cpu_count + a->cpus[0] - 1) / a->cpus[0];
+
+        if (need > smin) {
+            if (need > smax)
+                return layout_why (why, whylen,
+                                   "the step needs %lld CPUs, %d nodes of %d CPUs have %lld: "
+                                   "srun would fail",
+                                   cpu_count, smax, a->cpus[0], (long long)smax * a->cpus[0]);
+            smin = (int)need;
+        }
+        k = smin;
+    } else {
+        k = smin;
+        if (k < J)
+            return layout_why (why, whylen,
+                               "%d of %d nodes with unequal CPU counts: slurmctld's choice is "
+                               "not predicted",
+                               k, J);
+        if (cpu_count > cpu_sum)
+            return layout_why (why, whylen,
+                               "the step needs %lld CPUs, the allocation has %lld: srun would "
+                               "fail",
+                               cpu_count, cpu_sum);
+    }
+
+    /* the step's cpus per task (_calc_cpus_per_task, step_mgr.c:2748-2780) */
+    cpt = 0;
+    if (cpu_count % n == 0) {
+        long long left = n;
+
+        cpt = cpu_count / n < 1 ? 1 : (int)(cpu_count / n);
+        for (int i = 0; i < J && cpt; i++) {
+            if (cpt > a->cpus[i])
+                cpt = 0;
+            else
+                left -= a->cpus[i] / cpt;
+        }
+        if (left > 0)
+            cpt = 0;
+    }
+    if (cpt < 1)
+        cpt = 1; /* _init_task_layout */
+
+    if (!(cap = calloc ((size_t)k, sizeof (*cap))) || !(lim = calloc ((size_t)k, sizeof (*lim)))) {
+        errprintf (errp, "step layout: out of memory");
+        goto out;
+    }
+    /* tasks each node can take (slurm_step_layout.c:464-486) */
+    for (int i = 0; i < k; i++) {
+        cap[i] = a->cpus[i] / cpt;
+        if (cap[i] == 0)
+            cap[i] = 1;
+        if (tpn && cap[i] > (long long)tpn * cpt)
+            cap[i] = (long long)tpn * cpt;
+    }
+    for (int i = 0; i < J; i++)
+        counts[i] = 0;
+    layout_spread (k, cap, n, dist, pack == 1 || (pack == -1 && r->pack_nodes), lim, counts);
+    step->ntasks = (int)n;
+    step->nnodes = k;
+    step->cyclic = dist == LAYOUT_DIST_CYCLIC;
+    rc = 0;
+out:
+    free (cap);
+    free (lim);
+    return rc;
+}
+
+/* Checks and the hostfile */
+
+int layout_check_ranks (int nnodes, const int *counts, int ntasks, const int *node_of_rank,
+                        char *const *names, tm_error_t *errp)
+{
+    char q[LAYOUT_QUOTE_MAX * 4 + 8];
+    int *have;
+
+    if (nnodes < 1 || ntasks < 1 || !counts || !node_of_rank) {
+        errno = EINVAL;
+        return errprintf (errp, "rank check: no ranks or no nodes");
+    }
+    if (!(have = calloc ((size_t)nnodes, sizeof (int))))
+        return errprintf (errp, "rank check: out of memory");
+    for (int rank = 0; rank < ntasks; rank++) {
+        int node = node_of_rank[rank];
+
+        if (node < 0 || node >= nnodes) {
+            free (have);
+            errno = EINVAL;
+            return errprintf (errp, "rank %d is placed on node %d, outside 0..%d", rank, node,
+                              nnodes - 1);
+        }
+        have[node]++;
+    }
+    for (int i = 0; i < nnodes; i++)
+        if (have[i] != counts[i]) {
+            int got = have[i];
+
+            free (have);
+            errno = EINVAL;
+            if (names && names[i])
+                return errprintf (errp, "node %s gets %d rank%s, srun's layout gives it %d",
+                                  errquote (names[i], LAYOUT_QUOTE_MAX, q, sizeof (q)), got,
+                                  got == 1 ? "" : "s", counts[i]);
+            return errprintf (errp, "node %d gets %d rank%s, srun's layout gives it %d", i, got,
+                              got == 1 ? "" : "s", counts[i]);
+        }
+    free (have);
+    return 0;
+}
+
+int layout_check_name (const char *name, tm_error_t *errp)
+{
+    char q[LAYOUT_QUOTE_MAX * 4 + 8];
+    size_t len;
+
+    if (!name || name[0] == '\0') {
+        errno = EINVAL;
+        return errprintf (errp, "node name is empty");
+    }
+    if ((len = strlen (name)) > LAYOUT_NAME_MAX) {
+        errno = EINVAL;
+        return errprintf (errp, "node name '%s' is too long for a hostfile (%zu > %d bytes)",
+                          errquote (name, LAYOUT_QUOTE_MAX, q, sizeof (q)), len, LAYOUT_NAME_MAX);
+    }
+    if (!((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') ||
+          (name[0] >= '0' && name[0] <= '9'))) {
+        errno = EINVAL;
+        return errprintf (errp, "node name '%s' does not start with a letter or digit",
+                          errquote (name, LAYOUT_QUOTE_MAX, q, sizeof (q)));
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)name[i];
+
+        if (ch <= 0x20 || ch == 0x7f) {
+            errno = EINVAL;
+            return errprintf (errp, "node name '%s' has a space or control character at byte %zu",
+                              errquote (name, LAYOUT_QUOTE_MAX, q, sizeof (q)), i + 1);
+        }
+        if (strchr (",*#[]", ch)) {
+            errno = EINVAL;
+            return errprintf (errp, "node name '%s' has a '%c', which a hostfile cannot carry",
+                              errquote (name, LAYOUT_QUOTE_MAX, q, sizeof (q)), ch);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,127 @@
+/* planfile.c: a plan as the files launchers read.  See planfile.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/file.h"
+#include "lib/layout.h"
+#include "lib/planfile.h"
+
+static const char *const plan_names[] = {
+    [PLAN_HOSTFILE] = "hostfile",
+    [PLAN_RANKFILE] = "rankfile",
+    [PLAN_RANK_ORDER] = "mpich",
+};
+
+int plan_format_parse (const char *name, plan_format_t *fmt)
+{
+    for (size_t i = 0; name && i < sizeof (plan_names) / sizeof (plan_names[0]); i++) {
+        if (!strcmp (name, plan_names[i])) {
+            *fmt = (plan_format_t)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *plan_format_name (plan_format_t fmt)
+{
+    return (unsigned)fmt < sizeof (plan_names) / sizeof (plan_names[0]) ? plan_names[fmt] : "?";
+}
+
+
+static int plan_check (int ntasks, const int *node, int nnodes, char *const *names,
+                       tm_error_t *errp)
+{
+    if (ntasks < 1 || nnodes < 1 || !node || !names) {
+        errno = EINVAL;
+        return errprintf (errp, "plan: no ranks or no nodes");
+    }
+    for (int r = 0; r < ntasks; r++) {
+        tm_error_t e;
+
+        if (node[r] < 0 || node[r] >= nnodes) {
+            errno = EINVAL;
+            return errprintf (errp, "rank %d is placed on node %d, outside 0..%d", r, node[r],
+                              nnodes - 1);
+        }
+        if (layout_check_name (names[node[r]], &e) < 0)
+            return errprintf (errp, "node %d: %s", node[r], e.text);
+    }
+    return 0;
+}
+
+int plan_print (FILE *f, plan_format_t fmt, int ntasks, const int *node, int nnodes,
+                char *const *names, tm_error_t *errp)
+{
+    int *slot = NULL, rc = -1;
+
+    if (plan_check (ntasks, node, nnodes, names, errp) < 0)
+        return -1;
+    switch (fmt) {
+    case PLAN_HOSTFILE:
+        for (int r = 0; r < ntasks; r++)
+            fprintf (f, "%s\n", names[node[r]]);
+        break;
+    case PLAN_RANKFILE:
+        if (!(slot = calloc ((size_t)nnodes, sizeof (*slot)))) {
+            errprintf (errp, "plan: out of memory");
+            goto out;
+        }
+        for (int r = 0; r < ntasks; r++)
+            fprintf (f, "rank %d=%s slot=%d\n", r, names[node[r]], slot[node[r]]++);
+        break;
+    case PLAN_RANK_ORDER: {
+        int first = 1;
+
+        for (int i = 0; i < nnodes; i++)
+            for (int r = 0; r < ntasks; r++)
+                if (node[r] == i) {
+                    fprintf (f, "%s%d", first ? "" : ",", r);
+                    first = 0;
+                }
+        fputc ('\n', f);
+        break;
+    }
+    default:
+        errno = EINVAL;
+        errprintf (errp, "plan: unknown format %d", (int)fmt);
+        goto out;
+    }
+    if (ferror (f)) {
+        errprintf (errp, "plan: %s", strerror (errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    free (slot);
+    return rc;
+}
+
+int plan_write (const char *path, int mode, plan_format_t fmt, int ntasks, const int *node,
+                int nnodes, char *const *names, tm_error_t *errp)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc = -1;
+    tm_error_t e;
+
+    if (!(f = open_memstream (&buf, &len)))
+        return errprintf (errp, "%s: out of memory", path);
+    if (plan_print (f, fmt, ntasks, node, nnodes, names, &e) < 0) {
+        fclose (f);
+        errprintf (errp, "%s: %s", path, e.text);
+        goto out;
+    }
+    if (fclose (f) != 0) {
+        errprintf (errp, "%s: out of memory", path);
+        goto out;
+    }
+    rc = file_replace (path, buf, len, mode, errp);
+out:
+    free (buf);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* planfile.h: a plan (a node for every rank) as the files launchers read.
+ *
+ *   PLAN_HOSTFILE   Slurm's arbitrary distribution (SLURM_HOSTFILE, srun
+ *                   -m arbitrary): one node name per line, line r+1 for
+ *                   rank r.
+ *   PLAN_RANKFILE   Open MPI's rankfile (mpirun --map-by rankfile:file=F):
+ *                   "rank R=NODE slot=S", S counting the ranks of NODE.
+ *   PLAN_RANK_ORDER Cray MPICH's MPICH_RANK_ORDER file, read with
+ *                   MPICH_RANK_REORDER_METHOD=3: the ranks in the order
+ *                   they fill the nodes, node after node in the order
+ *                   given, comma-separated on one line.
+ */
+#ifndef TOPOMAP_PLANFILE_H
+#define TOPOMAP_PLANFILE_H
+
+#include <stdio.h>
+
+#include "lib/error.h"
+
+typedef enum {
+    PLAN_HOSTFILE = 0,
+    PLAN_RANKFILE,
+    PLAN_RANK_ORDER,
+} plan_format_t;
+
+/* "hostfile", "rankfile", "mpich" <-> plan_format_t; -1 when unknown. */
+int plan_format_parse (const char *name, plan_format_t *fmt);
+const char *plan_format_name (plan_format_t fmt);
+
+/* Print the plan of ntasks ranks, node[r] an index into names (nnodes of
+ * them; order is the nodes' order for PLAN_RANK_ORDER), in fmt to f.
+ * Every index is checked against nnodes and every name used against
+ * layout_check_name first.
+ */
+int plan_print (FILE *f, plan_format_t fmt, int ntasks, const int *node, int nnodes,
+                char *const *names, tm_error_t *errp);
+
+/* plan_print into path through a temporary file and a rename, mode. */
+int plan_write (const char *path, int mode, plan_format_t fmt, int ntasks, const int *node,
+                int nnodes, char *const *names, tm_error_t *errp);
+
+#endif
