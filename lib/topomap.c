@@ -1,16 +1,28 @@
 /* topomap: the command-line front end.  See topomap(1).
  *
  *   topomap netmap show FILE
+ *   topomap profile show|export|import|list|rm ...
+ *   topomap plan --profile P --netmap N [...]
+ *   topomap recorder [--libdir DIR] EXE
  *
  * Parses its arguments and calls libtopomap; prints errors, one line each.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "lib/exeid.h"
+#include "lib/mapper.h"
 #include "lib/netmap.h"
+#include "lib/planfile.h"
+#include "lib/profile.h"
+#include "lib/profile_cache.h"
+#include "lib/recorder.h"
 
 enum {
     EXIT_FAIL = 1,
@@ -22,9 +34,46 @@ static const char *prog = "topomap";
 static void usage (FILE *f)
 {
     fprintf (f,
-             "Usage: %s netmap show FILE     print a netmap: hosts, topology, matrices\n"
+             "Usage: %s netmap show FILE                  print a netmap: hosts, topology, matrices\n"
+             "       %s profile show [--top N] FILE       print a profile: totals, heaviest pairs\n"
+             "       %s profile export [--what bytes|msgs] FILE\n"
+             "                                            print a profile's matrix as CSV\n"
+             "       %s profile import [--format F] [--exe EXE] [--cache DIR | -o OUT] FILE\n"
+             "                                            file a profile, a matrix, a TreeMatch .mat\n"
+             "                                            or Open MPI monitoring output in the cache\n"
+             "       %s profile list [--cache DIR] [--site DIR]\n"
+             "                                            the cached profiles\n"
+             "       %s profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE\n"
+             "                                            remove cached profiles\n"
+             "       %s plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
+             "            [--format hostfile|rankfile|mpich[,...]] [-o OUT] [--explain]\n"
+             "                                            place the ranks of P on the nodes of N\n"
+             "       %s recorder [--libdir DIR] EXE        the PMPI recorder to preload into EXE\n"
              "       %s --help | --version\n",
-             prog, prog);
+             prog, prog, prog, prog, prog, prog, prog, prog, prog);
+}
+
+/* Report a failure of a library call, the way every command does. */
+static int fail (const tm_error_t *e)
+{
+    fprintf (stderr, "%s: %s\n", prog, e->text);
+    return EXIT_FAIL;
+}
+
+static int bad_usage (const char *cmd, const char *what)
+{
+    fprintf (stderr, "%s: %s: %s (see '%s --help')\n", prog, cmd, what, prog);
+    return EXIT_USAGE;
+}
+
+/* Flush stdout and report an output error naming what was printed. */
+static int finish_output (const char *what)
+{
+    if (fflush (stdout) != 0 || ferror (stdout)) {
+        fprintf (stderr, "%s: %s: %s\n", prog, what, strerror (errno));
+        return EXIT_FAIL;
+    }
+    return 0;
 }
 
 static int netmap_cmd (int argc, char **argv)
@@ -36,20 +85,496 @@ static int netmap_cmd (int argc, char **argv)
                  argc ? " " : "", argc ? argv[0] : "");
         return EXIT_USAGE;
     }
-    if (argc != 2) {
-        fprintf (stderr, "%s: netmap show: expected one FILE\n", prog);
-        return EXIT_USAGE;
-    }
+    if (argc != 2)
+        return bad_usage ("netmap show", "expected one FILE");
     netmap_t *nm = netmap_read (argv[1], &e);
-    if (!nm) {
-        fprintf (stderr, "%s: %s\n", prog, e.text);
-        return EXIT_FAIL;
-    }
-    int rc = netmap_show (stdout, nm, argv[1]) < 0 || fflush (stdout) != 0 ? EXIT_FAIL : 0;
+    if (!nm)
+        return fail (&e);
+    int rc = netmap_show (stdout, nm, argv[1]) < 0 ? EXIT_FAIL : 0;
     if (rc)
-        fprintf (stderr, "%s: netmap show %s: %s\n", prog, argv[1], strerror (errno));
+        fprintf (stderr, "%s: netmap show: %s\n", prog, strerror (errno));
+    else
+        rc = finish_output ("netmap show");
     netmap_destroy (nm);
     return rc;
+}
+
+static int profile_show_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "top", required_argument, NULL, 't' },
+        { NULL, 0, NULL, 0 },
+    };
+    int top = 10, c;
+    char *end;
+    tm_error_t e;
+
+    while ((c = getopt_long (argc, argv, "t:", longopts, NULL)) != -1) {
+        if (c != 't')
+            return EXIT_USAGE;
+        errno = 0;
+        long v = strtol (optarg, &end, 10);
+        if (errno || *end || end == optarg || v < 0 || v > 1000000)
+            return bad_usage ("profile show", "--top: expected a count from 0 to 1000000");
+        top = (int)v;
+    }
+    if (argc - optind != 1)
+        return bad_usage ("profile show", "expected one FILE");
+    profile_t *p = profile_read (argv[optind], &e);
+    if (!p)
+        return fail (&e);
+    int rc = profile_show (stdout, p, argv[optind], top) < 0 ? EXIT_FAIL : 0;
+    if (rc)
+        fprintf (stderr, "%s: profile show: %s\n", prog, strerror (errno));
+    else
+        rc = finish_output ("profile show");
+    profile_destroy (p);
+    return rc;
+}
+
+static int profile_export_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "what", required_argument, NULL, 'w' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *what = "bytes";
+    int c, rc;
+    tm_error_t e;
+
+    while ((c = getopt_long (argc, argv, "w:", longopts, NULL)) != -1) {
+        if (c != 'w')
+            return EXIT_USAGE;
+        what = optarg;
+    }
+    if (strcmp (what, "bytes") != 0 && strcmp (what, "msgs") != 0)
+        return bad_usage ("profile export", "--what: expected bytes or msgs");
+    if (argc - optind != 1)
+        return bad_usage ("profile export", "expected one FILE");
+    profile_t *p = profile_read (argv[optind], &e);
+    if (!p)
+        return fail (&e);
+    rc = profile_export_csv (p, stdout, what, &e) < 0 ? fail (&e) : finish_output ("profile export");
+    profile_destroy (p);
+    return rc;
+}
+
+/* The user's profile cache: --cache DIR, else from XDG_CACHE_HOME or HOME. */
+static int cache_dir (const char *given, char *out, size_t len, tm_error_t *e)
+{
+    if (given) {
+        if (snprintf (out, len, "%s", given) >= (int)len) {
+            errno = ERANGE;
+            return errprintf (e, "%s: path too long", given);
+        }
+        return 0;
+    }
+    return profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), out, len, e);
+}
+
+static int profile_import_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "exe", required_argument, NULL, 'e' },
+        { "cache", required_argument, NULL, 'C' },
+        { "output", required_argument, NULL, 'o' },
+        { NULL, 0, NULL, 0 },
+    };
+    profile_format_t fmt = PROFILE_FMT_AUTO;
+    const char *exe = NULL, *out = NULL, *cache = NULL, *file;
+    char id[EXEID_MAX + 1], dir[4096], stored[4096];
+    int c, rc = EXIT_FAIL, own;
+    profile_t *p;
+    tm_error_t e, e2;
+
+    while ((c = getopt_long (argc, argv, "f:e:C:o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (profile_format_parse (optarg, &fmt) < 0)
+                return bad_usage ("profile import",
+                                  "--format: expected auto, matrix, csv, mat or ompi-monitoring");
+            break;
+        case 'e':
+            exe = optarg;
+            break;
+        case 'C':
+            cache = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1)
+        return bad_usage ("profile import", "expected one FILE");
+    if (out && cache)
+        return bad_usage ("profile import", "--cache and -o exclude each other");
+    file = argv[optind];
+    /* A profile of our own (what the recorder writes) is taken as it is,
+     * anything else is a foreign format.
+     */
+    own = fmt == PROFILE_FMT_AUTO && (p = profile_read (file, &e2)) != NULL;
+    if (!own && !(p = profile_import (file, fmt, &e))) {
+        if (fmt == PROFILE_FMT_AUTO && strstr (e2.text, "topomap-profile"))
+            e = e2;
+        return fail (&e);
+    }
+    if (exe && (exeid_compute (exe, id, sizeof (id), &e) < 0 ||
+                profile_set_string (&p->exe_id, id, &e) < 0 ||
+                profile_set_string (&p->exe_path, exe, &e) < 0))
+        goto out;
+    if (out) {
+        if (profile_write (p, out, 0644, &e) < 0)
+            goto out;
+    } else {
+        if (p->exe_id[0] == '\0') {
+            errprintf (&e, "%s: no executable identity: say whose profile it is with --exe EXE",
+                       file);
+            goto out;
+        }
+        if (cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
+            profile_cache_store (dir, p, stored, sizeof (stored), &e) < 0)
+            goto out;
+        printf ("%s\n", stored);
+        if (finish_output ("profile import"))
+            goto out;
+    }
+    rc = 0;
+out:
+    if (rc)
+        fail (&e);
+    profile_destroy (p);
+    return rc;
+}
+
+static int list_one (const profile_cache_entry_t *en, void *arg)
+{
+    char when[32];
+    struct tm tm;
+
+    (void)arg;
+    if (!gmtime_r (&en->mtime, &tm) || !strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf (when, sizeof (when), "-");
+    if (en->reason)
+        printf ("%-6s %s  %s  invalid: %s\n", "-", when, en->path, en->reason);
+    else
+        printf ("%-6d %s  %s  %s\n", en->ntasks, when, en->path,
+                en->exe_path[0] ? en->exe_path : "(executable unknown)");
+    return ferror (stdout) ? -1 : 0;
+}
+
+static int profile_list_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "cache", required_argument, NULL, 'C' },
+        { "site", required_argument, NULL, 'S' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *cache = NULL, *site = NULL;
+    char dir[4096];
+    int c;
+    tm_error_t e;
+
+    while ((c = getopt_long (argc, argv, "C:S:", longopts, NULL)) != -1) {
+        if (c == 'C')
+            cache = optarg;
+        else if (c == 'S')
+            site = optarg;
+        else
+            return EXIT_USAGE;
+    }
+    if (argc != optind)
+        return bad_usage ("profile list", "no operands expected");
+    if (cache_dir (cache, dir, sizeof (dir), &e) < 0)
+        return fail (&e);
+    printf ("TASKS  RECORDED              FILE  EXECUTABLE\n");
+    if (profile_cache_list (dir, list_one, NULL, &e) == -1)
+        return fail (&e);
+    if (site && profile_cache_list (site, list_one, NULL, &e) == -1)
+        return fail (&e);
+    return finish_output ("profile list");
+}
+
+static int profile_rm_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "cache", required_argument, NULL, 'C' },
+        { "ntasks", required_argument, NULL, 'n' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *cache = NULL, *what;
+    char dir[4096], id[EXEID_MAX + 1];
+    int c, ntasks = 0, n;
+    char *end;
+    tm_error_t e;
+
+    while ((c = getopt_long (argc, argv, "C:n:", longopts, NULL)) != -1) {
+        if (c == 'C')
+            cache = optarg;
+        else if (c == 'n') {
+            errno = 0;
+            long v = strtol (optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > PROFILE_MAX_TASKS)
+                return bad_usage ("profile rm", "--ntasks: expected a task count");
+            ntasks = (int)v;
+        } else
+            return EXIT_USAGE;
+    }
+    if (argc - optind != 1)
+        return bad_usage ("profile rm", "expected one KEY, EXE_ID or EXE");
+    what = argv[optind];
+    /* An executable's path stands for its identity. */
+    if (strchr (what, '/')) {
+        if (exeid_compute (what, id, sizeof (id), &e) < 0)
+            return fail (&e);
+        what = id;
+    }
+    if (cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
+        (n = profile_cache_rm (dir, what, ntasks, &e)) < 0)
+        return fail (&e);
+    if (n == 0) {
+        fprintf (stderr, "%s: profile rm: no profile of %s in %s\n", prog, what, dir);
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+static int profile_cmd (int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn) (int argc, char **argv);
+    } cmds[] = {
+        { "show", profile_show_cmd },
+        { "export", profile_export_cmd },
+        { "import", profile_import_cmd },
+        { "list", profile_list_cmd },
+        { "rm", profile_rm_cmd },
+    };
+
+    if (argc < 1)
+        return bad_usage ("profile", "missing command (show, export, import, list, rm)");
+    for (size_t i = 0; i < sizeof (cmds) / sizeof (cmds[0]); i++)
+        if (!strcmp (argv[0], cmds[i].name))
+            return cmds[i].fn (argc, argv);
+    fprintf (stderr, "%s: profile: unknown command '%s' (see '%s --help')\n", prog, argv[0], prog);
+    return EXIT_USAGE;
+}
+
+/* --slots NODE:N,...: nodes of nm and their rank counts, in this order. */
+static int parse_slots (const char *arg, const netmap_t *nm, map_slot_t **slotsp, int *np)
+{
+    char *copy = strdup (arg), *save = NULL, *tok;
+    map_slot_t *slots = calloc ((size_t)nm->n, sizeof (*slots));
+    int n = 0, rc = -1;
+
+    if (!copy || !slots) {
+        fprintf (stderr, "%s: plan: out of memory\n", prog);
+        goto out;
+    }
+    for (tok = strtok_r (copy, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
+        char *colon = strrchr (tok, ':'), *end;
+        long v;
+
+        if (!colon || colon == tok) {
+            fprintf (stderr, "%s: plan: --slots: '%s': expected NODE:COUNT\n", prog, tok);
+            goto out;
+        }
+        *colon = '\0';
+        errno = 0;
+        v = strtol (colon + 1, &end, 10);
+        if (errno || *end || end == colon + 1 || v < 1 || v > PROFILE_MAX_TASKS) {
+            fprintf (stderr, "%s: plan: --slots: '%s:%s': expected a count of ranks\n", prog, tok,
+                     colon + 1);
+            goto out;
+        }
+        if (n == nm->n) {
+            fprintf (stderr, "%s: plan: --slots: more nodes than the netmap has\n", prog);
+            goto out;
+        }
+        if ((slots[n].host = netmap_host_index (nm, tok)) < 0) {
+            fprintf (stderr, "%s: plan: --slots: node '%s' is not in the netmap\n", prog, tok);
+            goto out;
+        }
+        slots[n++].count = (int)v;
+    }
+    if (n == 0) {
+        fprintf (stderr, "%s: plan: --slots: no nodes\n", prog);
+        goto out;
+    }
+    *slotsp = slots;
+    *np = n;
+    slots = NULL;
+    rc = 0;
+out:
+    free (copy);
+    free (slots);
+    return rc;
+}
+
+/* Without --slots: every node of nm in order, the ranks spread as srun's
+ * block layout spreads them over equal nodes (the first ones one more).
+ */
+static map_slot_t *even_slots (const netmap_t *nm, int ntasks, int *np)
+{
+    int n = nm->n < ntasks ? nm->n : ntasks;
+    map_slot_t *slots = calloc ((size_t)n, sizeof (*slots));
+
+    if (!slots)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        slots[i].host = i;
+        slots[i].count = ntasks / n + (i < ntasks % n);
+    }
+    *np = n;
+    return slots;
+}
+
+static int plan_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "profile", required_argument, NULL, 'p' },
+        { "netmap", required_argument, NULL, 'N' },
+        { "slots", required_argument, NULL, 's' },
+        { "metric", required_argument, NULL, 'm' },
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "explain", no_argument, NULL, 'x' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *pfile = NULL, *nfile = NULL, *slotarg = NULL, *out = NULL, *fmtarg = "hostfile";
+    plan_format_t fmts[3];
+    int nfmts = 0, explain = 0, c, nslots = 0, rc = EXIT_FAIL;
+    map_params_t params;
+    map_slot_t *slots = NULL;
+    map_result_t res = { 0 };
+    profile_t *p = NULL;
+    netmap_t *nm = NULL;
+    tm_error_t e;
+
+    map_params_default (&params);
+    while ((c = getopt_long (argc, argv, "p:N:s:m:f:o:x", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            pfile = optarg;
+            break;
+        case 'N':
+            nfile = optarg;
+            break;
+        case 's':
+            slotarg = optarg;
+            break;
+        case 'm':
+            if (map_metric_parse (optarg, &params.metric) < 0)
+                return bad_usage ("plan", "--metric: expected combined, latency or bandwidth");
+            break;
+        case 'f':
+            fmtarg = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'x':
+            explain = 1;
+            break;
+        default:
+            return EXIT_USAGE;
+        }
+    }
+    if (argc != optind)
+        return bad_usage ("plan", "no operands expected");
+    if (!pfile || !nfile)
+        return bad_usage ("plan", "expected --profile P and --netmap N");
+    {
+        char copy[64], *save = NULL;
+
+        if (snprintf (copy, sizeof (copy), "%s", fmtarg) >= (int)sizeof (copy))
+            return bad_usage ("plan", "--format: expected hostfile, rankfile or mpich");
+        for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+            if (nfmts == 3 || plan_format_parse (t, &fmts[nfmts]) < 0)
+                return bad_usage ("plan", "--format: expected hostfile, rankfile or mpich");
+            for (int i = 0; i < nfmts; i++)
+                if (fmts[i] == fmts[nfmts])
+                    return bad_usage ("plan", "--format: a format named twice");
+            nfmts++;
+        }
+        if (nfmts == 0)
+            return bad_usage ("plan", "--format: expected hostfile, rankfile or mpich");
+        if (nfmts > 1 && !out)
+            return bad_usage ("plan", "several formats need -o PREFIX");
+    }
+    if (!(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e))) {
+        fail (&e);
+        goto out;
+    }
+    if (slotarg ? parse_slots (slotarg, nm, &slots, &nslots) < 0
+                : !(slots = even_slots (nm, p->ntasks, &nslots)))
+        goto out;
+    if (map_plan (p, nm, nslots, slots, &params, &res, &e) < 0) {
+        fail (&e);
+        goto out;
+    }
+    if (explain && (map_explain (stdout, &res, nm) < 0 || finish_output ("plan")))
+        goto out;
+    for (int i = 0; i < nfmts; i++) {
+        const int *node = res.cand[res.chosen].node;
+        char path[4096];
+
+        if (!out) {
+            if (explain)
+                break;
+            if (plan_print (stdout, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
+                fail (&e);
+                goto out;
+            }
+            if (finish_output ("plan"))
+                goto out;
+            continue;
+        }
+        if (snprintf (path, sizeof (path), "%s%s%s", out, nfmts > 1 ? "." : "",
+                      nfmts > 1 ? plan_format_name (fmts[i]) : "") >= (int)sizeof (path)) {
+            fprintf (stderr, "%s: plan: -o %s: path too long\n", prog, out);
+            goto out;
+        }
+        if (plan_write (path, 0644, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
+            fail (&e);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    map_result_free (&res);
+    free (slots);
+    profile_destroy (p);
+    netmap_destroy (nm);
+    return rc;
+}
+
+static int recorder_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "libdir", required_argument, NULL, 'L' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *dir = TOPOMAP_PKGLIBDIR;
+    char path[4096];
+    int c;
+    tm_error_t e;
+
+    while ((c = getopt_long (argc, argv, "L:", longopts, NULL)) != -1) {
+        if (c != 'L')
+            return EXIT_USAGE;
+        dir = optarg;
+    }
+    if (argc - optind != 1)
+        return bad_usage ("recorder", "expected one EXE");
+    if (recorder_lookup (argv[optind], dir, path, sizeof (path), &e) < 0)
+        return fail (&e);
+    printf ("%s\n", path);
+    return finish_output ("recorder");
 }
 
 int main (int argc, char **argv)
@@ -60,14 +585,20 @@ int main (int argc, char **argv)
     }
     if (!strcmp (argv[1], "-h") || !strcmp (argv[1], "--help")) {
         usage (stdout);
-        return 0;
+        return finish_output ("--help");
     }
     if (!strcmp (argv[1], "-V") || !strcmp (argv[1], "--version")) {
         printf ("%s %s\n", prog, PACKAGE_VERSION);
-        return 0;
+        return finish_output ("--version");
     }
     if (!strcmp (argv[1], "netmap"))
         return netmap_cmd (argc - 2, argv + 2);
+    if (!strcmp (argv[1], "profile"))
+        return profile_cmd (argc - 2, argv + 2);
+    if (!strcmp (argv[1], "plan"))
+        return plan_cmd (argc - 1, argv + 1);
+    if (!strcmp (argv[1], "recorder"))
+        return recorder_cmd (argc - 1, argv + 1);
     fprintf (stderr, "%s: unknown command '%s' (see '%s --help')\n", prog, argv[1], prog);
     return EXIT_USAGE;
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# topomap profile import|list|show|export|rm and topomap recorder, on files
+# made here: no cluster.
+
+: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
+TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+RING=$TOPOMAP_BUILDDIR/t/mpi/ring
+
+setup() {
+	D=$(mktemp -d)
+	export XDG_CACHE_HOME=$D/xdg
+	printf '0,10,0\n10,0,5\n0,5,0\n' >"$D/m.csv"
+}
+
+teardown() {
+	rm -rf "$D"
+}
+
+@test "a matrix imported for an executable lands in the user's cache" {
+	run "$TOPOMAP" profile import --exe "$RING" "$D/m.csv"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "$D/xdg/topomap/profiles/build-id-"*".n3.json" ]]
+	[ "$(stat -c %a "$output")" = 600 ]
+	[ "$(stat -c %a "$D/xdg/topomap/profiles")" = 700 ]
+	run "$TOPOMAP" profile list
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == "3 "*"$RING" ]]
+}
+
+@test "export gives back the imported matrix" {
+	"$TOPOMAP" profile import -o "$D/p.json" "$D/m.csv"
+	run "$TOPOMAP" profile export "$D/p.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(cat "$D/m.csv")" ]
+	run "$TOPOMAP" profile export --what msgs "$D/p.json"
+	[ "$output" = $'0,1,0\n1,0,1\n0,1,0' ]
+}
+
+@test "show names the heaviest pair" {
+	"$TOPOMAP" profile import -o "$D/p.json" "$D/m.csv"
+	run "$TOPOMAP" profile show --top 1 "$D/p.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 -> 1"* ]]
+	[[ "$output" != *"1 -> 2"* ]]
+}
+
+@test "Open MPI monitoring output is imported from its E lines" {
+	printf 'I\t0\t1\t100 bytes\t1 msgs sent\nE\t0\t1\t64 bytes\t2 msgs sent\nE\t1\t0\t32 bytes\t1 msgs sent\n' >"$D/prof.0.prof"
+	run "$TOPOMAP" profile import -o "$D/p.json" "$D/prof.0.prof"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$TOPOMAP" profile export "$D/p.json"
+	[ "$output" = $'0,64\n32,0' ]
+}
+
+@test "a foreign file without --exe is refused for the cache, naming the fix" {
+	run "$TOPOMAP" profile import "$D/m.csv"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"m.csv: no executable identity: say whose profile it is with --exe EXE" ]]
+	[ ! -e "$D/xdg/topomap/profiles" ] || [ -z "$(ls -A "$D/xdg/topomap/profiles")" ]
+}
+
+@test "bad input is named: ragged matrix, unknown format, missing file" {
+	printf '0,1\n1\n' >"$D/bad.csv"
+	run "$TOPOMAP" profile import -o "$D/p.json" "$D/bad.csv"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"bad.csv:2"* ]]
+	[ ! -e "$D/p.json" ]
+	run "$TOPOMAP" profile import --format nope -o "$D/p.json" "$D/m.csv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--format"* ]]
+	run "$TOPOMAP" profile show "$D/none.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"none.json: No such file or directory" ]]
+}
+
+@test "a corrupt cached profile is listed as invalid, not fatal" {
+	"$TOPOMAP" profile import --exe "$RING" "$D/m.csv" >/dev/null
+	f=$(ls "$D"/xdg/topomap/profiles/*.json)
+	echo '{"kind": "topomap-profile", "schema": 1' >"$f"
+	run "$TOPOMAP" profile list
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"invalid: "* ]]
+}
+
+@test "rm by executable removes its profiles, and says when none matched" {
+	"$TOPOMAP" profile import --exe "$RING" "$D/m.csv" >/dev/null
+	run "$TOPOMAP" profile rm "$RING"
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$D/xdg/topomap/profiles")" ]
+	run "$TOPOMAP" profile rm "$RING"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no profile of build-id:"* ]]
+}
+
+@test "topomap recorder refuses a program without MPI and a missing recorder" {
+	run "$TOPOMAP" recorder --libdir "$D" /bin/true
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"/bin/true: links no MPI library"* ]]
+	run "$TOPOMAP" recorder --libdir "$D" "$RING"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$D/topomap-recorder-openmpi.so: no openmpi recorder for $RING"* ]]
+}
+
+@test "unknown commands and missing operands are usage errors" {
+	run "$TOPOMAP" profile frob
+	[ "$status" -eq 2 ]
+	run "$TOPOMAP" profile show
+	[ "$status" -eq 2 ]
+	run "$TOPOMAP" recorder
+	[ "$status" -eq 2 ]
+}

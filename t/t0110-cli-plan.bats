@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# topomap plan on a netmap the probe measured (8 nodes, 2 switches, names
+# interleaved) and a profile the recorder wrote (a 16-rank 2-D halo): no
+# cluster.
+
+: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
+TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+NET=$TOPOMAP_SRCDIR/t/fixtures/net-2sw8.json
+HALO=$TOPOMAP_SRCDIR/t/fixtures/halo2d-16.json
+
+setup() {
+	D=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$D"
+}
+
+# counts FILE: "node count" lines of a hostfile, sorted by node.
+counts() {
+	sort "$1" | uniq -c | awk '{print $2, $1}'
+}
+
+@test "the plan gives every node exactly its slots, 16 lines in rank order" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/hosts"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$D/hosts")" -eq 16 ]
+	[ "$(counts "$D/hosts")" = "$(printf 'n%d 2\n' 1 2 3 4 5 6 7 8)" ]
+}
+
+@test "--slots chooses the nodes and their counts" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:4,n3:4,n5:4,n7:4 -o "$D/hosts"
+	[ "$status" -eq 0 ]
+	[ "$(counts "$D/hosts")" = "$(printf 'n%d 4\n' 1 3 5 7)" ]
+}
+
+@test "--explain prices the plan at or under srun's block layout" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain
+	echo "$output"
+	[ "$status" -eq 0 ]
+	chosen=$(awk '$1 == "*" {print $4}' <<<"$output" | head -1)
+	awk -v r="$chosen" 'BEGIN { exit !(r <= 1.0) }'
+	[[ "$output" == *"block"* && "$output" == *"cyclic"* ]]
+}
+
+@test "the plan is the same on a second run" {
+	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/a"
+	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/b"
+	cmp "$D/a" "$D/b"
+}
+
+@test "--format writes a rankfile and an MPICH rank order alongside the hostfile" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --format hostfile,rankfile,mpich -o "$D/p"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$D/p.rankfile")" -eq 16 ]
+	grep -qx 'rank 0=n[1-8] slot=0' "$D/p.rankfile"
+	# every rank once in the rank order
+	[ "$(tr ',' '\n' <"$D/p.mpich" | sort -n | tr '\n' ' ')" = "$(seq 0 15 | tr '\n' ' ')" ]
+	# the rankfile and the hostfile agree
+	[ "$(sed 's/^rank [0-9]*=\([^ ]*\) .*/\1/' "$D/p.rankfile")" = "$(cat "$D/p.hostfile")" ]
+}
+
+@test "slots that do not add up to the profile's task count are refused" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:4,n2:4 -o "$D/hosts"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"16"*"8"* || "$output" == *"8"*"16"* ]]
+	[ ! -e "$D/hosts" ]
+}
+
+@test "bad input is named: unknown node, bad count, metric, missing file" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots nx:16
+	[ "$status" -eq 2 ] || [ "$status" -eq 1 ]
+	[[ "$output" == *"'nx' is not in the netmap"* ]]
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:zero
+	[[ "$output" == *"n1:zero"* ]]
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --metric speed
+	[ "$status" -eq 2 ]
+	run "$TOPOMAP" plan --profile "$D/none.json" --netmap "$NET"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"none.json"* ]]
+	run "$TOPOMAP" plan --netmap "$NET"
+	[ "$status" -eq 2 ]
+}
