@@ -1,19 +1,474 @@
-/* topomap.so: the SPANK plugin.  Glue only: every decision lives in lib/.
+/* topomap.so: the SPANK plugin.  Glue only: every decision lives in lib/
+ * (lib/place.c).  See topomap.so(8).
  *
- * This is the plugin's skeleton: it identifies itself (srun -v shows it)
- * and registers no option yet.  The --topo-map and --topo-profile options
- * arrive with the plugin issue.
+ *   srun (local)        --topo-map, --topo-profile; at init_post_opt, ask
+ *                       place_decide, then set SLURM_HOSTFILE and execute
+ *                       srun again, or record, or leave srun alone; at
+ *                       exit, file a recorded profile.
+ *   sbatch, salloc      --topo-profile (and --topo-map) hold for every
+ *                       srun of the job, through Slurm's SLURM_SPANK_*
+ *                       environment.
+ *   slurmstepd (remote) at task_init, preload the recorder into the tasks
+ *                       of a recording step.
+ *
+ * No callback returns an error: an error could leave a job pending or
+ * drain a node.  Strict mode fails a step by ending srun at
+ * init_post_opt, before the step exists.
  */
 #include "config.h"
 
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "lib/conf.h"
+#include "lib/exeid.h"
+#include "lib/layout.h"
+#include "lib/place.h"
+#include "lib/profile_cache.h"
+#include "lib/recorder.h"
+
 SPANK_PLUGIN (topomap, 1);
+
+static struct {
+    int disabled;           /* plugstack.conf arguments were bad */
+    conf_t conf;
+    int map_given;
+    char *map_arg;
+    int profile_given;
+    char *profile_arg;
+    int verbose;            /* srun -v, or verbose= in plugstack.conf */
+    int recording;          /* this srun records: file the profile at exit */
+    char record[4096];
+    char exe[4096];
+    int ntasks;
+    char user_cache[4096];
+    char hostfile[4096];    /* the re-executed srun's plan: removed at exit */
+} tm;
+
+static int opt_map (int val, const char *arg, int remote)
+{
+    free (tm.map_arg);
+    tm.map_arg = arg ? strdup (arg) : NULL;
+    tm.map_given = 1;
+    return 0;
+}
+
+static int opt_profile (int val, const char *arg, int remote)
+{
+    free (tm.profile_arg);
+    tm.profile_arg = arg ? strdup (arg) : NULL;
+    tm.profile_given = 1;
+    return 0;
+}
+
+static struct spank_option options[] = {
+    { "topo-map", "MODE",
+      "place ranks by the measured network and the program's communication profile; "
+      "MODE: auto (default), bandwidth, latency, off, strict, dry-run",
+      2, 0, opt_map },
+    { "topo-profile", "auto|record|off|PATH|NAME",
+      "communication profile to place by: auto (cached, recorded when missing), record, off, "
+      "a file or a cached name",
+      1, 0, opt_profile },
+    SPANK_OPTIONS_TABLE_END
+};
+
+int slurm_spank_init (spank_t sp, int ac, char **av)
+{
+    tm_error_t e;
+
+    conf_default (&tm.conf, TOPOMAP_PROBE, TOPOMAP_PKGLIBDIR);
+    if (conf_parse (&tm.conf, ac, av, &e) < 0) {
+        slurm_error ("topomap: %s: plugin disabled", e.text);
+        tm.disabled = 1;
+        return 0;
+    }
+    for (struct spank_option *o = options; o->name; o++)
+        if (spank_option_register (sp, o) != ESPANK_SUCCESS)
+            slurm_error ("topomap: cannot register --%s", o->name);
+    return 0;
+}
+
+static void say (const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+
+    if (!tm.verbose)
+        return;
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    slurm_info ("%s", buf);
+}
+
+/* srun's private option getter (DESIGN.md), looked up at run time. */
+typedef char *(*option_get_f) (void *opt, const char *name);
+typedef bool (*option_isset_f) (void *opt, const char *name);
+typedef void (*xfree_f) (void **p);
+
+static struct {
+    void *opt;
+    option_get_f get;
+    option_isset_f isset;
+    xfree_f xfree;
+} srun_opt;
+
+static int srun_opt_find (void)
+{
+    srun_opt.opt = dlsym (RTLD_DEFAULT, "opt");
+    srun_opt.get = (option_get_f)dlsym (RTLD_DEFAULT, "slurm_option_get");
+    srun_opt.isset = (option_isset_f)dlsym (RTLD_DEFAULT, "slurm_option_isset");
+    srun_opt.xfree = (xfree_f)dlsym (RTLD_DEFAULT, "slurm_xfree");
+    return srun_opt.opt && srun_opt.get && srun_opt.isset && srun_opt.xfree ? 0 : -1;
+}
+
+/* An option's value as a string in buf ("" when unset); 1 if it has one. */
+static int srun_opt_str (const char *name, char *buf, size_t len)
+{
+    char *v = srun_opt.get (srun_opt.opt, name);
+    int set = v != NULL;
+
+    snprintf (buf, len, "%s", v ? v : "");
+    if (v)
+        srun_opt.xfree ((void **)&v);
+    return set;
+}
+
+static int srun_opt_int (const char *name)
+{
+    char buf[64];
+
+    srun_opt_str (name, buf, sizeof (buf));
+    return atoi (buf);
+}
+
+/* The allocation, from SLURM_JOB_NODELIST (libslurm's hostlist) and
+ * SLURM_JOB_CPUS_PER_NODE.
+ */
+static layout_alloc_t *alloc_from_env (tm_error_t *e)
+{
+    const char *list = getenv ("SLURM_JOB_NODELIST"), *cpus = getenv ("SLURM_JOB_CPUS_PER_NODE");
+    hostlist_t hl;
+    char **names = NULL, *h;
+    int n = 0, max = 0;
+    layout_alloc_t *a = NULL;
+
+    if (!list || !cpus) {
+        errprintf (e, "SLURM_JOB_NODELIST or SLURM_JOB_CPUS_PER_NODE is not set");
+        return NULL;
+    }
+    if (!(hl = slurm_hostlist_create (list))) {
+        errprintf (e, "SLURM_JOB_NODELIST=%s: not a host list", list);
+        return NULL;
+    }
+    while ((h = slurm_hostlist_shift (hl))) {
+        if (n == max) {
+            char **more = realloc (names, (size_t)(max = max ? 2 * max : 16) * sizeof (*names));
+            if (!more) {
+                free (h);
+                errprintf (e, "out of memory");
+                goto out;
+            }
+            names = more;
+        }
+        names[n++] = h;
+    }
+    a = layout_alloc_create (n, (const char *const *)names, cpus, e);
+out:
+    for (int i = 0; i < n; i++)
+        free (names[i]);
+    free (names);
+    slurm_hostlist_destroy (hl);
+    return a;
+}
+
+/* The step's command, resolved as execvp would (srun's exported sropt
+ * starts with the command's argc and argv).
+ */
+static int step_exe (char *out, size_t len)
+{
+    struct {
+        int argc;
+        char **argv;
+    } *s = dlsym (RTLD_DEFAULT, "sropt");
+    tm_error_t e;
+
+    if (!s || s->argc < 1 || !s->argv || !s->argv[0])
+        return -1;
+    return exeid_resolve (s->argv[0], NULL, getenv ("PATH"), out, len, &e);
+}
+
+/* Execute srun again with its own argv, now that SLURM_HOSTFILE is set. */
+static void reexec (void)
+{
+    char buf[65536], *argv[1024];
+    ssize_t len;
+    int fd, argc = 0;
+
+    if ((fd = open ("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) < 0)
+        return;
+    len = read (fd, buf, sizeof (buf) - 1);
+    close (fd);
+    if (len <= 0 || len == (ssize_t)sizeof (buf) - 1)
+        return;
+    buf[len] = '\0';
+    for (char *p = buf; p < buf + len && argc < 1023; p += strlen (p) + 1)
+        argv[argc++] = p;
+    argv[argc] = NULL;
+    fflush (NULL);
+    execv ("/proc/self/exe", argv);
+}
+
+/* Leave srun alone for the reason given; in strict mode, fail the step. */
+static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
+{
+    char reason[600];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (reason, sizeof (reason), fmt, ap);
+    va_end (ap);
+    setenv (PLACE_ENV_MODE, "default", 1);
+    setenv (PLACE_ENV_REASON, reason, 1);
+    if (mode == MAP_MODE_STRICT) {
+        /* srun ignores the error of an optional plugin: strict mode ends
+         * srun here, before any allocation or step exists (only srun's
+         * own atexit handler runs, and it has nothing to do yet).
+         */
+        slurm_error ("topomap: %s (--topo-map=strict)", reason);
+        fflush (NULL);
+        exit (1);
+    }
+    if (failed || tm.verbose)
+        slurm_info ("topomap: srun's own placement: %s", reason);
+    return 0;
+}
+
+static int post_opt_local (void)
+{
+    conf_map_mode_t mode = tm.conf.map;
+    conf_profile_t profile = { .mode = tm.conf.profile };
+    layout_request_t req = { 0 };
+    layout_alloc_t *alloc = NULL;
+    char buf[256], netmaps[4096], srun[4096], gain[32];
+    const char *jobid = getenv ("SLURM_JOB_ID");
+    place_out_t out;
+    place_in_t in;
+    tm_error_t e;
+    ssize_t n;
+    int rc = 0;
+
+    /* The second round, in the srun executed again: SLURM_HOSTFILE was
+     * read by now and must not reach the tasks.
+     */
+    if (getenv (PLACE_ENV_REEXEC)) {
+        snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", getenv (PLACE_ENV_REEXEC));
+        unsetenv ("SLURM_HOSTFILE");
+        unsetenv (PLACE_ENV_REEXEC);
+        return 0;
+    }
+    if (getenv (PLACE_ENV_PROBE) || !tm.map_given)
+        return 0;
+    if (tm.map_arg && tm.map_arg[0] && strcmp (tm.map_arg, "(null)") &&
+        conf_map_mode_parse (tm.map_arg, &mode, &e) < 0)
+        return pass (MAP_MODE_AUTO, 1, "%s", e.text);
+    if (mode == MAP_MODE_OFF)
+        return 0;
+    if (tm.profile_given && conf_profile_parse (tm.profile_arg, &profile, &e) < 0)
+        return pass (mode, 1, "%s", e.text);
+    if (srun_opt_find () < 0)
+        return pass (mode, 1, "srun's options cannot be read (no slurm_option_get)");
+    tm.verbose = tm.conf.verbose || srun_opt_int ("verbose") > 0;
+    if (!jobid)
+        return pass (mode, 0, "srun outside an allocation");
+    if (getenv ("SLURM_STEP_ID"))
+        return pass (mode, 0, "srun inside a job step");
+    if (getenv ("SLURM_HOSTFILE"))
+        return pass (mode, 0, "SLURM_HOSTFILE is set by the user");
+    if (srun_opt_str ("nodelist", buf, sizeof (buf)))
+        return pass (mode, 0, "-w/--nodelist given");
+    if (srun_opt_str ("distribution", buf, sizeof (buf)))
+        return pass (mode, 0, "-m/--distribution given");
+    if (srun_opt_str ("het-group", buf, sizeof (buf)) || getenv ("SLURM_HET_SIZE"))
+        return pass (mode, 0, "a heterogeneous step");
+    if (srun_opt_str ("exclude", buf, sizeof (buf)) || srun_opt.isset (srun_opt.opt, "relative"))
+        return pass (mode, 0, "-x or -r given");
+
+    req.ntasks = srun_opt_int ("ntasks");
+    req.ntasks_set = srun_opt.isset (srun_opt.opt, "ntasks");
+    srun_opt_str ("nodes", buf, sizeof (buf));
+    if (sscanf (buf, "%d-%d", &req.nodes_min, &req.nodes_max) < 1)
+        return pass (mode, 1, "srun's node count '%s' cannot be read", buf);
+    req.tasks_per_node = srun_opt_int ("ntasks-per-node");
+    if (req.tasks_per_node < 0)
+        req.tasks_per_node = 0;
+    req.cpus_per_task = srun_opt_int ("cpus-per-task");
+    srun_opt_str ("overcommit", buf, sizeof (buf));
+    req.overcommit = !strcmp (buf, "set");
+    if (!(alloc = alloc_from_env (&e)))
+        return pass (mode, 1, "the allocation: %s", e.text);
+
+    if (step_exe (tm.exe, sizeof (tm.exe)) < 0)
+        tm.exe[0] = '\0';
+    if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
+                                sizeof (tm.user_cache), &e) < 0) {
+        rc = pass (mode, 1, "%s", e.text);
+        goto out;
+    }
+    /* Netmaps and plans: a directory per user in the site's cache=, else
+     * next to the user's profiles (.../topomap/netmaps).
+     */
+    if (tm.conf.cache[0])
+        n = snprintf (netmaps, sizeof (netmaps), "%s/%u", tm.conf.cache, (unsigned)getuid ());
+    else {
+        char *slash = strrchr (tm.user_cache, '/');
+        int base = slash ? (int)(slash - tm.user_cache) : 0;
+
+        n = snprintf (netmaps, sizeof (netmaps), "%.*s/netmaps", base, tm.user_cache);
+    }
+    if (n < 0 || (size_t)n >= sizeof (netmaps)) {
+        rc = pass (mode, 1, "the netmap directory's path is too long");
+        goto out;
+    }
+    if ((n = readlink ("/proc/self/exe", srun, sizeof (srun) - 1)) <= 0) {
+        rc = pass (mode, 1, "cannot find srun itself: %s", strerror (errno));
+        goto out;
+    }
+    srun[n] = '\0';
+
+    in = (place_in_t){
+        .conf = &tm.conf,
+        .map = mode,
+        .profile = &profile,
+        .jobid = jobid,
+        .alloc_nodelist = getenv ("SLURM_JOB_NODELIST"),
+        .alloc = alloc,
+        .req = &req,
+        .exe = tm.exe[0] ? tm.exe : NULL,
+        .user_cache = tm.user_cache,
+        .netmap_dir = netmaps,
+        .srun = srun,
+        .say = say,
+    };
+    place_decide (&in, &out);
+    switch (out.action) {
+    case PLACE_DEFAULT:
+        rc = pass (mode, out.failed, "%s", out.reason);
+        break;
+    case PLACE_DRYRUN:
+        setenv (PLACE_ENV_MODE, "dry-run", 1);
+        setenv (PLACE_ENV_REASON, out.reason, 1);
+        slurm_info ("topomap: %s", out.reason);
+        break;
+    case PLACE_RECORD:
+        setenv (RECORDER_ENV, out.record, 1);
+        setenv (PLACE_ENV_RECORDER, out.recorder, 1);
+        setenv (PLACE_ENV_MODE, "record", 1);
+        setenv (PLACE_ENV_REASON, out.reason, 1);
+        snprintf (tm.record, sizeof (tm.record), "%s", out.record);
+        tm.ntasks = out.ntasks;
+        tm.recording = 1;
+        slurm_info ("topomap: %s", out.reason);
+        break;
+    case PLACE_APPLY: {
+        sigset_t pending;
+
+        sigpending (&pending);
+        if (sigismember (&pending, SIGINT) || sigismember (&pending, SIGTERM)) {
+            unlink (out.hostfile);
+            break;
+        }
+        snprintf (buf, sizeof (buf), "%d", out.ntasks);
+        snprintf (gain, sizeof (gain), "%.4f", out.gain);
+        setenv ("SLURM_HOSTFILE", out.hostfile, 1);
+        setenv ("SLURM_NTASKS", buf, 1);
+        setenv (PLACE_ENV_REEXEC, out.hostfile, 1);
+        setenv (PLACE_ENV_MODE, "applied", 1);
+        setenv (PLACE_ENV_PLAN, out.hostfile, 1);
+        setenv (PLACE_ENV_GAIN, gain, 1);
+        setenv (PLACE_ENV_REASON, out.reason, 1);
+        slurm_info ("topomap: %s", out.reason);
+        layout_alloc_destroy (alloc);
+        reexec ();
+        alloc = NULL;
+        unsetenv ("SLURM_HOSTFILE");
+        unsetenv (PLACE_ENV_REEXEC);
+        rc = pass (mode, 1, "cannot execute srun again: %s", strerror (errno));
+        break;
+    }
+    }
+out:
+    layout_alloc_destroy (alloc);
+    return rc;
+}
 
 int slurm_spank_local_user_init (spank_t sp, int ac, char **av)
 {
     /* srun applies -v after slurm_spank_init_post_opt: this is the first
      * local callback whose verbose messages the user can see. */
     slurm_verbose ("topomap: %s loaded", PACKAGE_STRING);
+    return 0;
+}
+
+int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
+{
+    if (tm.disabled || spank_context () != S_CTX_LOCAL)
+        return 0;
+    return post_opt_local ();
+}
+
+/* Remote: preload the recorder into the tasks of a recording step. */
+int slurm_spank_task_init (spank_t sp, int ac, char **av)
+{
+    char lib[4096], cur[8192], val[12300];
+
+    if (tm.disabled || !spank_remote (sp) ||
+        spank_getenv (sp, PLACE_ENV_RECORDER, lib, sizeof (lib)) != ESPANK_SUCCESS)
+        return 0;
+    if (lib[0] != '/' || strpbrk (lib, ": \t\n")) {
+        slurm_error ("topomap: %s=%s: not a library path, not recording", PLACE_ENV_RECORDER, lib);
+        return 0;
+    }
+    if (spank_getenv (sp, "LD_PRELOAD", cur, sizeof (cur)) != ESPANK_SUCCESS)
+        cur[0] = '\0';
+    snprintf (val, sizeof (val), "%s%s%s", lib, cur[0] ? ":" : "", cur);
+    spank_setenv (sp, "LD_PRELOAD", val, 1);
+    return 0;
+}
+
+int slurm_spank_exit (spank_t sp, int ac, char **av)
+{
+    char msg[1024];
+    tm_error_t e;
+
+    if (spank_context () == S_CTX_LOCAL) {
+        if (tm.recording) {
+            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache, msg,
+                                      sizeof (msg), &e) == 0)
+                slurm_info ("topomap: %s", msg);
+            else
+                slurm_info ("topomap: no profile filed: %s", e.text);
+        }
+        if (tm.hostfile[0])
+            unlink (tm.hostfile);
+    }
+    free (tm.map_arg);
+    free (tm.profile_arg);
+    tm.map_arg = tm.profile_arg = NULL;
     return 0;
 }

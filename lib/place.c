@@ -1,0 +1,456 @@
+/* place.c: the decision behind `srun --topo-map`.  See place.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/exeid.h"
+#include "lib/file.h"
+#include "lib/mapper.h"
+#include "lib/netmap.h"
+#include "lib/place.h"
+#include "lib/planfile.h"
+#include "lib/profile.h"
+#include "lib/profile_cache.h"
+#include "lib/recorder.h"
+
+static double place_now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void place_default (place_out_t *out, int failed, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static void place_default (place_out_t *out, int failed, const char *fmt, ...)
+{
+    va_list ap;
+
+    out->action = PLACE_DEFAULT;
+    out->failed = failed;
+    va_start (ap, fmt);
+    vsnprintf (out->reason, sizeof (out->reason), fmt, ap);
+    va_end (ap);
+}
+
+#define SAY(in, ...)                                                                               \
+    do {                                                                                           \
+        if ((in)->say)                                                                             \
+            (in)->say (__VA_ARGS__);                                                               \
+    } while (0)
+
+/* The netmap */
+
+/* Run the probe step into tmp: srun --overlap, one rank per node of the
+ * allocation, killed after the timeout.  0, or -1 with errp saying why.
+ */
+static int place_probe (const place_in_t *in, const char *tmp, const char *log, tm_error_t *errp)
+{
+    const conf_t *c = in->conf;
+    char nodes[32], budget[32], pairs[32], mpi[96], nodelist[8192];
+    int budget_s = c->probe_timeout > 3 ? c->probe_timeout * 2 / 3 : 1;
+    double deadline = place_now () + c->probe_timeout;
+    int status = 0;
+    pid_t pid;
+
+    snprintf (nodes, sizeof (nodes), "%d", in->alloc->nnodes);
+    snprintf (budget, sizeof (budget), "%d", budget_s);
+    snprintf (pairs, sizeof (pairs), "%d", c->probe_pairs);
+    snprintf (mpi, sizeof (mpi), "--mpi=%s", c->mpi);
+    if (snprintf (nodelist, sizeof (nodelist), "--nodelist=%s", in->alloc_nodelist) >=
+        (int)sizeof (nodelist))
+        return errprintf (errp, "the allocation's node list is too long");
+    char *argv[] = {
+        (char *)in->srun, "--overlap", "--job-name=topomap-probe", "-N", nodes, "-n", nodes,
+        "--ntasks-per-node=1", mpi, nodelist, "--quiet", (char *)c->probe, "-o", (char *)tmp,
+        "-t", budget, "-j", pairs, NULL,
+    };
+
+    if ((pid = fork ()) < 0)
+        return errprintf (errp, "cannot start the probe: %s", strerror (errno));
+    if (pid == 0) {
+        sigset_t none;
+        int fd;
+
+        /* srun blocks these before plugins run; the probe must not. */
+        sigemptyset (&none);
+        sigprocmask (SIG_SETMASK, &none, NULL);
+        if ((fd = open ("/dev/null", O_RDONLY)) >= 0)
+            dup2 (fd, 0);
+        if ((fd = open (log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600)) >= 0) {
+            dup2 (fd, 1);
+            dup2 (fd, 2);
+        }
+        setenv (PLACE_ENV_PROBE, "1", 1);
+        /* The step's own geometry must not leak into the probe step. */
+        unsetenv ("SLURM_NTASKS");
+        unsetenv ("SLURM_NPROCS");
+        unsetenv ("SLURM_NTASKS_PER_NODE");
+        unsetenv ("SLURM_DISTRIBUTION");
+        unsetenv ("SRUN_CPUS_PER_TASK");
+        unsetenv ("SLURM_HOSTFILE");
+        execv (in->srun, argv);
+        _exit (127);
+    }
+    for (;;) {
+        pid_t w = waitpid (pid, &status, WNOHANG);
+
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return errprintf (errp, "waiting for the probe: %s", strerror (errno));
+        if (place_now () > deadline) {
+            kill (pid, SIGTERM);
+            usleep (500000);
+            kill (pid, SIGKILL);
+            waitpid (pid, &status, 0);
+            return errprintf (errp, "the probe took longer than %d s (probe_timeout)",
+                              c->probe_timeout);
+        }
+        usleep (20000);
+    }
+    if (WIFEXITED (status) && WEXITSTATUS (status) == 127)
+        return errprintf (errp, "cannot run %s", in->srun);
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        return errprintf (errp, "the probe failed (%s %d), see %s",
+                          WIFEXITED (status) ? "exit" : "signal",
+                          WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status), log);
+    return 0;
+}
+
+/* Whether nm has every node of the allocation. */
+static int place_covers (const netmap_t *nm, const layout_alloc_t *a, tm_error_t *errp)
+{
+    for (int i = 0; i < a->nnodes; i++)
+        if (netmap_host_index (nm, a->nodes[i]) < 0)
+            return errprintf (errp, "has no node %s", a->nodes[i]);
+    return 0;
+}
+
+/* The job's netmap: the cached one while younger than the TTL, else a new
+ * probe's.  One probe at a time per job: a lock file, waited for up to the
+ * probe timeout.
+ */
+static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
+{
+    const conf_t *c = in->conf;
+    char path[4096], lock[4096], tmp[4096], log[4096];
+    netmap_t *nm = NULL;
+    double t0 = place_now ();
+    struct stat st;
+    int fd;
+    tm_error_t e;
+
+    if (file_mkdirs (in->netmap_dir, 0700, errp) < 0)
+        return NULL;
+    if (snprintf (path, sizeof (path), "%s/job%s.json", in->netmap_dir, in->jobid) >=
+            (int)sizeof (path) ||
+        snprintf (lock, sizeof (lock), "%s.lock", path) >= (int)sizeof (lock) ||
+        snprintf (tmp, sizeof (tmp), "%s.probe%ld", path, (long)getpid ()) >= (int)sizeof (tmp) ||
+        snprintf (log, sizeof (log), "%s.log", path) >= (int)sizeof (log)) {
+        errprintf (errp, "%s: path too long", in->netmap_dir);
+        return NULL;
+    }
+    if ((fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
+        errprintf (errp, "%s: %s", lock, strerror (errno));
+        return NULL;
+    }
+    while (flock (fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno != EWOULDBLOCK || place_now () - t0 > c->probe_timeout) {
+            errprintf (errp, "%s: another step's probe holds the lock", lock);
+            goto out;
+        }
+        usleep (50000);
+    }
+    if (stat (path, &st) == 0 && time (NULL) - st.st_mtime < c->probe_ttl) {
+        if ((nm = netmap_read (path, &e)) && place_covers (nm, in->alloc, &e) == 0) {
+            SAY (in, "topomap: netmap %s, measured %ld s ago", path,
+                 (long)(time (NULL) - st.st_mtime));
+            goto out;
+        }
+        SAY (in, "topomap: cached netmap not used: %s", e.text);
+        netmap_destroy (nm);
+        nm = NULL;
+    }
+    SAY (in, "topomap: probing %d nodes", in->alloc->nnodes);
+    if (place_probe (in, tmp, log, errp) < 0) {
+        unlink (tmp);
+        goto out;
+    }
+    if (!(nm = netmap_read (tmp, errp)))
+        goto out;
+    if (place_covers (nm, in->alloc, &e) < 0) {
+        errprintf (errp, "the probe's netmap %s", e.text);
+        netmap_destroy (nm);
+        nm = NULL;
+        goto out;
+    }
+    if (rename (tmp, path) < 0)
+        SAY (in, "topomap: cannot keep the netmap as %s: %s", path, strerror (errno));
+    SAY (in, "topomap: probe done in %.2f s", place_now () - t0);
+out:
+    unlink (tmp);
+    close (fd);
+    return nm;
+}
+
+/* The profile */
+
+/* The profile named by a NAME: a file NAME.json in the user's cache, else
+ * in the site directory.
+ */
+static profile_t *place_profile_named (const place_in_t *in, tm_error_t *errp)
+{
+    const char *dirs[] = { in->user_cache, in->conf->site_profiles };
+    char path[8192];
+
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i] || !dirs[i][0])
+            continue;
+        if (snprintf (path, sizeof (path), "%s/%s.json", dirs[i], in->profile->value) >=
+            (int)sizeof (path))
+            continue;
+        if (access (path, F_OK) == 0)
+            return profile_read (path, errp);
+    }
+    errprintf (errp, "no profile named %s in %s%s%s", in->profile->value, in->user_cache,
+               in->conf->site_profiles[0] ? " or " : "", in->conf->site_profiles);
+    return NULL;
+}
+
+/* Set out up for a recording run of the step. */
+static void place_record (const place_in_t *in, place_out_t *out, const char *why)
+{
+    tm_error_t e;
+
+    if (recorder_lookup (in->exe, in->conf->recorder_dir, out->recorder, sizeof (out->recorder),
+                         &e) < 0) {
+        place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
+        return;
+    }
+    if (file_mkdirs (in->user_cache, 0700, &e) < 0) {
+        place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
+        return;
+    }
+    snprintf (out->record, sizeof (out->record), "%s/.record-job%s-%ld.json", in->user_cache,
+              in->jobid, (long)getpid ());
+    out->action = PLACE_RECORD;
+    out->failed = 0;
+    snprintf (out->reason, sizeof (out->reason), "%s: recording one", why);
+}
+
+/* The decision */
+
+void place_decide (const place_in_t *in, place_out_t *out)
+{
+    const layout_alloc_t *a = in->alloc;
+    int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1;
+    char why[256], id[EXEID_MAX + 1];
+    map_slot_t *slots = NULL;
+    map_result_t res = { 0 };
+    map_params_t params;
+    layout_step_t step;
+    profile_t *p = NULL;
+    netmap_t *nm = NULL;
+    double t0 = place_now (), base;
+    tm_error_t e;
+    int rc;
+
+    memset (out, 0, sizeof (*out));
+    if (!(counts = calloc ((size_t)a->nnodes, sizeof (*counts))) ||
+        !(slots = calloc ((size_t)a->nnodes, sizeof (*slots)))) {
+        place_default (out, 1, "out of memory");
+        goto out;
+    }
+
+    /* 1. The step srun would run. */
+    if ((rc = layout_default (a, in->req, &step, counts, why, sizeof (why), &e)) < 0) {
+        place_default (out, 1, "the step's geometry: %s", e.text);
+        goto out;
+    }
+    if (rc > 0) {
+        place_default (out, 0, "srun's layout cannot be predicted: %s", why);
+        goto out;
+    }
+    out->ntasks = step.ntasks;
+    for (int i = 0; i < a->nnodes; i++)
+        if (counts[i] > 0)
+            nslots++;
+    {
+        char list[512];
+        int len = 0;
+
+        list[0] = '\0';
+        for (int i = 0; i < a->nnodes && len < (int)sizeof (list) - 64; i++)
+            if (counts[i] > 0)
+                len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%s:%d",
+                                 len ? "," : "", a->nodes[i], counts[i]);
+        SAY (in, "topomap: step of %d tasks on %d nodes (%s): %s", step.ntasks, nslots,
+             step.cyclic ? "cyclic" : "block", list);
+    }
+    if (nslots < 2) {
+        place_default (out, 0, "the step runs on one node");
+        goto out;
+    }
+
+    /* 2. The profile. */
+    switch (in->profile->mode) {
+    case PROFILE_MODE_OFF:
+        place_default (out, 0, "no profile (--topo-profile=off)");
+        goto out;
+    case PROFILE_MODE_PATH:
+        if (!(p = profile_read (in->profile->value, &e))) {
+            place_default (out, 1, "%s", e.text);
+            goto out;
+        }
+        break;
+    case PROFILE_MODE_NAME:
+        if (!(p = place_profile_named (in, &e))) {
+            place_default (out, 1, "%s", e.text);
+            goto out;
+        }
+        break;
+    case PROFILE_MODE_AUTO:
+    case PROFILE_MODE_RECORD:
+        if (!in->exe) {
+            place_default (out, 1, "the step's executable is unknown");
+            goto out;
+        }
+        if (exeid_compute (in->exe, id, sizeof (id), &e) < 0) {
+            place_default (out, 1, "%s", e.text);
+            goto out;
+        }
+        if (in->profile->mode == PROFILE_MODE_RECORD) {
+            place_record (in, out, "--topo-profile=record");
+            goto out;
+        }
+        rc = profile_cache_lookup (in->user_cache, in->conf->site_profiles, id, step.ntasks, &p,
+                                   NULL, 0, &e);
+        if (rc < 0) {
+            place_default (out, 1, "%s", e.text);
+            goto out;
+        }
+        if (e.text[0])
+            SAY (in, "topomap: %s", e.text);
+        if (rc == 0) {
+            snprintf (why, sizeof (why), "no profile of %s for %d tasks yet", in->exe, step.ntasks);
+            place_record (in, out, why);
+            goto out;
+        }
+        break;
+    }
+    if (p->ntasks != step.ntasks) {
+        place_default (out, 1, "the profile was recorded for %d tasks, this step has %d",
+                       p->ntasks, step.ntasks);
+        goto out;
+    }
+
+    /* 3. The netmap. */
+    if (!(nm = place_netmap (in, &e))) {
+        place_default (out, 1, "no netmap: %s", e.text);
+        goto out;
+    }
+
+    /* 4. The plan, over srun's own counts. */
+    nslots = 0;
+    for (int i = 0; i < a->nnodes; i++) {
+        if (counts[i] == 0)
+            continue;
+        slots[nslots].host = netmap_host_index (nm, a->nodes[i]);
+        slots[nslots++].count = counts[i];
+    }
+    map_params_default (&params);
+    params.metric = in->map == MAP_MODE_LATENCY     ? MAP_LATENCY
+                    : in->map == MAP_MODE_BANDWIDTH ? MAP_BANDWIDTH
+                                                    : MAP_COMBINED;
+    if (map_plan (p, nm, nslots, slots, &params, &res, &e) < 0) {
+        place_default (out, 1, "the mapper: %s", e.text);
+        goto out;
+    }
+    for (int i = 0; i < res.ncandidates; i++)
+        if (!strcmp (res.cand[i].name, step.cyclic ? "cyclic" : "block"))
+            srun_cand = i;
+    if (srun_cand < 0) {
+        place_default (out, 1, "the mapper priced no %s layout", step.cyclic ? "cyclic" : "block");
+        goto out;
+    }
+    base = res.cand[srun_cand].cost_s;
+    out->gain = base > 0 ? 1.0 - res.cand[res.chosen].cost_s / base : 0.0;
+    SAY (in, "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms", res.time_s,
+         res.cand[res.chosen].cost_s * 1e3, base * 1e3);
+    if (in->map == MAP_MODE_DRYRUN) {
+        out->action = PLACE_DRYRUN;
+        snprintf (out->reason, sizeof (out->reason),
+                  "dry run: the %s plan would gain %.1f%% over srun's layout (%s)",
+                  res.cand[res.chosen].name, 100 * out->gain,
+                  out->gain >= in->conf->min_gain ? "would be applied" : "below min_gain");
+        goto out;
+    }
+    if (res.chosen == srun_cand || out->gain < in->conf->min_gain) {
+        place_default (out, 0, "the plan's predicted gain, %.1f%%, is below min_gain (%.1f%%)",
+                       100 * out->gain, 100 * in->conf->min_gain);
+        goto out;
+    }
+
+    /* 5. The hostfile. */
+    node = res.cand[res.chosen].node;
+    snprintf (out->hostfile, sizeof (out->hostfile), "%s/job%s.%ld.hosts", in->netmap_dir,
+              in->jobid, (long)getpid ());
+    if (plan_write (out->hostfile, 0600, PLAN_HOSTFILE, res.ntasks, node, nm->n, nm->hosts, &e) <
+        0) {
+        place_default (out, 1, "%s", e.text);
+        goto out;
+    }
+    out->action = PLACE_APPLY;
+    snprintf (out->reason, sizeof (out->reason),
+              "placed %d ranks on %d nodes, predicted gain %.1f%% (%.2f s)", res.ntasks, nslots,
+              100 * out->gain, place_now () - t0);
+out:
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+    free (slots);
+    free (counts);
+}
+
+int place_file_recording (const char *record, const char *exe, int ntasks,
+                          const char *user_cache, char *msg, size_t msglen, tm_error_t *errp)
+{
+    char id[EXEID_MAX + 1], stored[4096];
+    profile_t *p;
+    int rc = -1;
+
+    if (!(p = profile_read (record, errp)))
+        return -1;
+    if (p->ntasks != ntasks) {
+        errprintf (errp, "%s: recorded %d tasks, the step had %d", record, p->ntasks, ntasks);
+        goto out;
+    }
+    /* Filed under the identity the plugin looks up: the step's command,
+     * even when the ranks ran another program it started.
+     */
+    if (exeid_compute (exe, id, sizeof (id), errp) < 0 ||
+        profile_set_string (&p->exe_id, id, errp) < 0 ||
+        profile_set_string (&p->exe_path, exe, errp) < 0 ||
+        profile_cache_store (user_cache, p, stored, sizeof (stored), errp) < 0)
+        goto out;
+    unlink (record);
+    snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);
+    rc = 0;
+out:
+    profile_destroy (p);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* place.h: what `srun --topo-map` does before any rank starts, as one
+ * decision the SPANK plugin asks for at slurm_spank_init_post_opt.
+ *
+ *   1. the step srun would run (layout_default) over the allocation;
+ *   2. the executable's profile: a file, a cached one (profile_cache), or
+ *      none yet, in which case this run records one (mode auto, record);
+ *   3. the allocation's netmap: cached per job in netmap_dir and shared by
+ *      its steps, else measured by a nested `srun --overlap` probe step,
+ *      one at a time under a lock, and measured again after the TTL;
+ *   4. the plan (map_plan) over srun's own per-node counts, kept only if
+ *      it is predicted to beat srun's layout by conf->min_gain;
+ *   5. a hostfile for SLURM_HOSTFILE.
+ *
+ * Everything that goes wrong ends in PLACE_DEFAULT with one line saying
+ * why: the plugin then leaves srun's placement alone, or fails the step in
+ * strict mode.
+ */
+#ifndef TOPOMAP_PLACE_H
+#define TOPOMAP_PLACE_H
+
+#include "lib/conf.h"
+#include "lib/layout.h"
+
+/* Environment the plugin sets for the re-executed srun and the tasks. */
+#define PLACE_ENV_REEXEC   "TOPOMAP_REEXEC"    /* the hostfile; stops a second round */
+#define PLACE_ENV_PROBE    "TOPOMAP_PROBE_STEP" /* set in the probe step's srun */
+#define PLACE_ENV_MODE     "TOPOMAP_MODE"      /* tasks: applied, default, dry-run, record */
+#define PLACE_ENV_PLAN     "TOPOMAP_PLAN"      /* tasks: the plan (hostfile) applied */
+#define PLACE_ENV_GAIN     "TOPOMAP_GAIN"      /* tasks: predicted gain over srun's layout */
+#define PLACE_ENV_REASON   "TOPOMAP_REASON"    /* tasks: why the default placement */
+#define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"  /* slurmstepd: preload this into the tasks */
+
+typedef enum {
+    PLACE_DEFAULT = 0,  /* leave srun's placement (reason says why) */
+    PLACE_APPLY,        /* hostfile written: set SLURM_HOSTFILE, re-execute srun */
+    PLACE_DRYRUN,       /* a plan was made and reported, nothing placed */
+    PLACE_RECORD,       /* default placement, and this run records a profile */
+} place_action_t;
+
+typedef struct {
+    const conf_t *conf;
+    conf_map_mode_t map;
+    const conf_profile_t *profile;
+    const char *jobid;            /* SLURM_JOB_ID */
+    const char *alloc_nodelist;   /* SLURM_JOB_NODELIST, for the probe step */
+    const layout_alloc_t *alloc;
+    const layout_request_t *req;
+    const char *exe;              /* the step's executable, resolved; NULL unknown */
+    const char *user_cache;       /* the user's profile cache */
+    const char *netmap_dir;       /* netmaps, locks and plans of the user's jobs */
+    const char *srun;             /* srun to run the probe step with */
+    void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+                                  /* stage messages for srun -v, or NULL */
+} place_in_t;
+
+typedef struct {
+    place_action_t action;
+    int failed;             /* PLACE_DEFAULT for a fault (strict mode fails) */
+    char reason[512];       /* one line for people */
+    int ntasks;             /* the step's task count */
+    double gain;            /* predicted gain of the plan over srun's layout */
+    char hostfile[4096];    /* PLACE_APPLY */
+    char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
+    char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
+} place_out_t;
+
+/* Decide; never fails: the outcome and its reason are in out. */
+void place_decide (const place_in_t *in, place_out_t *out);
+
+/* After a recording step: file the profile rank 0 wrote at record into
+ * user_cache under exe's identity (checked against ntasks), and remove
+ * record.  Returns 0 with what in msg, -1 with errp set (record kept).
+ */
+int place_file_recording (const char *record, const char *exe, int ntasks,
+                          const char *user_cache, char *msg, size_t msglen, tm_error_t *errp);
+
+#endif

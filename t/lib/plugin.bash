@@ -1,0 +1,42 @@
+# plugin.bash: helpers for the plugin suites (load after lib/cluster).
+
+TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+FIXTURES=$TOPOMAP_SRCDIR/t/fixtures
+
+# plugin_setup: stage what the plugin and the tests run, a plugstack.conf
+# that finds them, and a profile cache every node sees.
+plugin_setup() {
+	stage "$TOPOMAP_BUILDDIR/probe/topomap-probe" "$TOPOMAP" \
+		"$TOPOMAP_BUILDDIR"/lib/.libs/topomap-recorder-*.so \
+		"$TOPOMAP_BUILDDIR/t/mpi/halo2d" "$TOPOMAP_BUILDDIR/t/mpi/hello" || return 1
+	install -m 0644 "$FIXTURES/halo2d-16.json" "$SHARE/halo16.json" || return 1
+	plugstack
+}
+
+# plugstack [ARGS...]: the plugin's line in plugstack.conf: the staged
+# probe and recorders, one pair measured at a time (the nodes share two
+# cores), then ARGS, which replace those of the same name.
+plugstack() {
+	local args=("probe=$SHARE/topomap-probe" "recorder_dir=$SHARE" "probe_pairs=1") a out=()
+	for a in "${args[@]}"; do
+		[[ " $* " == *" ${a%%=*}="* ]] || out+=("$a")
+	done
+	echo "optional $TOPOMAP_CLUSTER_DIR/lib/topomap.so ${out[*]} $*" \
+		>"$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
+}
+
+# in_alloc SALLOC_ARGS... -- SCRIPT: run SCRIPT (bash) in a new allocation.
+in_alloc() {
+	local args=()
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	salloc -Q "${args[@]}" bash -c "$1"
+}
+
+# hosts_of: "rank host" lines of hello's output, sorted by rank.
+hosts_of() {
+	sed -n 's/^rank=\([0-9]*\) .* host=\([^ ]*\) .*/\1 \2/p' | sort -n
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# srun --topo-map on 8 nodes, 2 switches, names interleaved: the first run
+# records a profile, later runs place the ranks by the plan, and the tasks,
+# exit codes and signals see nothing else change.
+
+load lib/cluster
+load lib/plugin
+
+setup_file() {
+	need_cluster
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
+	plugin_setup
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	plugstack
+}
+
+@test "the first run records a profile, the second places the ranks by it" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map $SHARE/halo2d && srun --mpi=pmix --topo-map $SHARE/halo2d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "srun: topomap: no profile of $SHARE/halo2d for 16 tasks yet: recording one" ]]
+	[[ "${lines[1]}" == "srun: topomap: recorded the profile of $SHARE/halo2d for 16 tasks: $XDG_CACHE_HOME/topomap/profiles/build-id-"*".n16.json" ]]
+	[[ "${lines[2]}" == "srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "every rank runs where the plan puts it, each node keeping srun's count" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "
+		srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER &&
+		$SHARE/topomap plan --profile $SHARE/halo16.json --netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
+			--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	got=$(hosts_of <"$SHARE/out.$BATS_TEST_NUMBER")
+	want=$(grep -v '^srun' <<<"$output" | awk '{print NR - 1, $1}')
+	echo "got: $got"
+	[ "$got" = "$want" ]
+	[ "$(awk '{print $2}' <<<"$got" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2 ]
+	# srun's own layout would be block: n1 n1 n2 n2 ...
+	[ "$got" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
+}
+
+@test "tasks see the mode, the plan and the gain, never the plugin's SLURM_HOSTFILE" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --topo-map --topo-profile=$SHARE/halo16.json -n1 -N1 true;
+		srun --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \$TOPOMAP_MODE \${SLURM_HOSTFILE:-unset} \${TOPOMAP_PLAN:+plan} \$TOPOMAP_GAIN' | sort -u"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" =~ ^applied\ unset\ plan\ 0\.[0-9]+$ ]]
+}
+
+@test "the job's steps share one probe of the network" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "for i in 1 2; do srun -v --topo-map --topo-profile=$SHARE/halo16.json true 2>&1 | grep -E 'topomap: (probing|netmap)'; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "srun: topomap: probing 8 nodes" ]]
+	[[ "${lines[1]}" == "srun: topomap: netmap "*"/job"*".json, measured "*" s ago" ]]
+}
+
+@test "exit codes and signals of the placed step pass through" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --topo-map --topo-profile=$SHARE/halo16.json bash -c 'exit \$((SLURM_PROCID == 3 ? 7 : 0))'"
+	echo "$output"
+	[ "$status" -eq 7 ]
+	[[ "$output" == *"placed 16 ranks"* ]]
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --topo-map --topo-profile=$SHARE/halo16.json bash -c '[ \$SLURM_PROCID -eq 0 ] && kill -TERM \$\$; sleep 1'"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Terminated"* ]]
+}
+
+@test "stdin and stdout pass through the re-executed srun" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "echo through | srun --topo-map --topo-profile=$SHARE/halo16.json bash -c '[ \$SLURM_PROCID -ne 0 ] || { read x; echo got \$x; }'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"got through"* ]]
+}
+
+@test "--topo-map=dry-run plans and reports, and srun places as always" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "srun: topomap: dry run: the topomap plan would gain "*"% over srun's layout (would be applied)" ]]
+	[ "$(hosts_of <<<"$output")" = "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
+}
+
+@test "sbatch --topo-profile=record holds for the job's sruns, a later job places" {
+	run sbatch -Q --wait -N8 --ntasks-per-node=2 --topo-profile=record -o "$SHARE/job.$BATS_TEST_NUMBER" \
+		--export=ALL --wrap "srun --mpi=pmix --topo-map $SHARE/halo2d"
+	cat "$SHARE/job.$BATS_TEST_NUMBER"
+	[ "$status" -eq 0 ]
+	grep -q "topomap: --topo-profile=record: recording one" "$SHARE/job.$BATS_TEST_NUMBER"
+	grep -q "topomap: recorded the profile of $SHARE/halo2d for 16 tasks" "$SHARE/job.$BATS_TEST_NUMBER"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map $SHARE/halo2d"
+	echo "$output"
+	[[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
+}

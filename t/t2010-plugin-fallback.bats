@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# srun --topo-map never breaks a job: every case it cannot or must not
+# place runs with srun's own layout and at most one line saying why, and
+# only --topo-map=strict fails the step.
+
+load lib/cluster
+load lib/plugin
+
+setup_file() {
+	need_cluster
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
+	plugin_setup
+	printf '#!/bin/sh\nsleep 60\n' >"$SHARE/slow-probe" && chmod 755 "$SHARE/slow-probe"
+	echo '{"kind": "topomap-profile", "schema": 1' >"$SHARE/corrupt.json"
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+	export XDG_CACHE_HOME=$SHARE/cache.f$BATS_TEST_NUMBER
+	plugstack
+}
+
+BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
+
+# placed ARGS...: srun --topo-map with the halo profile running hello on
+# 8 nodes x 2, in a new allocation; output in $output, status in $status.
+placed() {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $* $SHARE/hello"
+	echo "$output"
+}
+
+@test "outside an allocation: srun's layout, said only with -v" {
+	run srun --mpi=pmix -N2 -n2 --topo-map --topo-profile="$SHARE/halo16.json" "$SHARE/hello"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"topomap"* ]]
+	run srun -v -N2 -n2 --topo-map true
+	[[ "$output" == *"topomap: srun's own placement: srun outside an allocation"* ]]
+}
+
+@test "-w/--nodelist and -m given by the user are obeyed" {
+	placed -w "n[1-8]"
+	[ "$status" -eq 0 ]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	placed -m cyclic
+	[ "$status" -eq 0 ]
+	[ "$(hosts_of <<<"$output" | awk '{print $2}' | head -2 | tr '\n' ' ')" = "n1 n2 " ]
+}
+
+@test "a SLURM_HOSTFILE set by the user is respected" {
+	printf 'n8\nn7\n' >"$SHARE/user-hosts"
+	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/user-hosts srun -n2 --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(hosts_of <<<"$output")" = $'0 n8\n1 n7' ]
+}
+
+@test "a step on one node is left alone" {
+	run in_alloc -N1 -n2 -- "srun -v --topo-map --topo-profile=$SHARE/halo16.json true 2>&1 | grep 'topomap: srun'"
+	echo "$output"
+	[[ "$output" == *"the step runs on one node"* ]]
+}
+
+@test "a missing probe binary: srun's layout and one line" {
+	plugstack probe=/nonexistent/topomap-probe
+	placed
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: srun's own placement: no netmap: the probe failed"* ]]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+}
+
+@test "a probe that outlives probe_timeout is killed and srun goes on" {
+	plugstack probe="$SHARE/slow-probe" probe_timeout=3
+	SECONDS=0
+	placed
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no netmap: the probe took longer than 3 s (probe_timeout)"* ]]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	[ "$SECONDS" -lt 30 ]
+}
+
+@test "a corrupt profile is named, and strict mode fails the step instead" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/corrupt.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"srun's own placement: $SHARE/corrupt.json"* ]]
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=strict --topo-profile=$SHARE/corrupt.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"(--topo-map=strict)"* ]]
+	[[ "$output" != *"rank="* ]]
+}
+
+@test "a profile for another task count is not applied" {
+	run in_alloc -N8 --ntasks-per-node=1 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the profile was recorded for 16 tasks, this step has 8"* ]]
+}
+
+@test "an unwritable cache: no recording, the job runs" {
+	export XDG_CACHE_HOME=/proc/topomap-nowhere
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cannot record one"* ]]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+}
+
+@test "--topo-map=off and a bad mode leave srun alone" {
+	placed
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=off --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"topomap"* ]]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=fast $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: srun's own placement: "*"fast"* ]]
+}
+
+@test "a bad plugstack.conf argument disables the plugin, srun still runs" {
+	plugstack cahce=/tmp
+	run in_alloc -N2 -n2 -- "srun hostname"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: plugstack.conf: unknown argument 'cahce=/tmp'"*"plugin disabled"* ]]
+	[ "$(grep -c '^n[12]$' <<<"$output")" -eq 2 ]
+}
