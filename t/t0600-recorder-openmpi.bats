@@ -85,9 +85,15 @@ check() {
 }
 
 @test "two recordings racing on one file leave one valid profile" {
-	record openmpi 2 4 "$W.json" "$SHARE/ring" &
-	record openmpi 2 4 "$W.json" "$SHARE/halo2d" &
-	wait
+	# Wait for the two jobs by pid: a bare wait would also wait for the
+	# sleep that bats runs to time the test out.
+	record openmpi 2 4 "$W.json" "$SHARE/ring" 3>&- &
+	local a=$! b ra=0 rb=0
+	record openmpi 2 4 "$W.json" "$SHARE/halo2d" 3>&- &
+	b=$!
+	wait "$a" || ra=$?
+	wait "$b" || rb=$?
+	[ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]
 	run "$SHARE/topomap" profile show "$W.json"
 	[ "$status" -eq 0 ]
 	[ -z "$(find "$SHARE" -name "rec.$BATS_TEST_NUMBER.json.*")" ]
