@@ -1,7 +1,7 @@
 /* topomap: the command-line front end.  See topomap(1).
  *
- *   topomap netmap show FILE
- *   topomap profile show|export|import|list|rm ...
+ *   topomap netmap show|draw ...
+ *   topomap profile show|export|import|list|rm|draw ...
  *   topomap plan --profile P --netmap N [...]
  *   topomap recorder [--libdir DIR] EXE
  *
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/draw.h"
 #include "lib/exeid.h"
 #include "lib/mapper.h"
 #include "lib/netmap.h"
@@ -35,6 +36,7 @@ static void usage (FILE *f)
 {
     fprintf (f,
              "Usage: %s netmap show FILE                  print a netmap: hosts, topology, matrices\n"
+             "       %s netmap draw -o OUT.svg FILE       picture a netmap's matrices\n"
              "       %s profile show [--top N] FILE       print a profile: totals, heaviest pairs\n"
              "       %s profile export [--what bytes|msgs] FILE\n"
              "                                            print a profile's matrix as CSV\n"
@@ -45,12 +47,14 @@ static void usage (FILE *f)
              "                                            the cached profiles\n"
              "       %s profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE\n"
              "                                            remove cached profiles\n"
+             "       %s profile draw -o OUT.svg FILE      picture a profile's matrix\n"
              "       %s plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
              "            [--format hostfile|rankfile|mpich[,...]] [-o OUT] [--explain]\n"
+             "            [--svg OUT.svg]\n"
              "                                            place the ranks of P on the nodes of N\n"
              "       %s recorder [--libdir DIR] EXE        the PMPI recorder to preload into EXE\n"
              "       %s --help | --version\n",
-             prog, prog, prog, prog, prog, prog, prog, prog, prog);
+             prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 /* Report a failure of a library call, the way every command does. */
@@ -76,26 +80,77 @@ static int finish_output (const char *what)
     return 0;
 }
 
+/* draw -o OUT.svg FILE: the arguments of the draw commands; the operand's
+ * index, or -1 after reporting a usage error.
+ */
+static int draw_args (const char *cmd, int argc, char **argv, const char **outp)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    *outp = NULL;
+    while ((c = getopt_long (argc, argv, "o:", longopts, NULL)) != -1) {
+        if (c != 'o')
+            return -1;
+        *outp = optarg;
+    }
+    if (!*outp || argc - optind != 1) {
+        bad_usage (cmd, "expected -o OUT.svg and one FILE");
+        return -1;
+    }
+    return optind;
+}
+
 static int netmap_cmd (int argc, char **argv)
 {
+    const char *out;
+    netmap_t *nm;
     tm_error_t e;
+    int rc, i;
 
+    if (argc >= 1 && !strcmp (argv[0], "draw")) {
+        if ((i = draw_args ("netmap draw", argc, argv, &out)) < 0)
+            return EXIT_USAGE;
+        if (!(nm = netmap_read (argv[i], &e)))
+            return fail (&e);
+        rc = draw_netmap (nm, argv[i], out, &e) < 0 ? fail (&e) : 0;
+        netmap_destroy (nm);
+        return rc;
+    }
     if (argc < 1 || strcmp (argv[0], "show") != 0) {
-        fprintf (stderr, "%s: netmap: unknown or missing command%s%s (expected 'show')\n", prog,
-                 argc ? " " : "", argc ? argv[0] : "");
+        fprintf (stderr, "%s: netmap: unknown or missing command%s%s (expected show or draw)\n",
+                 prog, argc ? " " : "", argc ? argv[0] : "");
         return EXIT_USAGE;
     }
     if (argc != 2)
         return bad_usage ("netmap show", "expected one FILE");
-    netmap_t *nm = netmap_read (argv[1], &e);
-    if (!nm)
+    if (!(nm = netmap_read (argv[1], &e)))
         return fail (&e);
-    int rc = netmap_show (stdout, nm, argv[1]) < 0 ? EXIT_FAIL : 0;
+    rc = netmap_show (stdout, nm, argv[1]) < 0 ? EXIT_FAIL : 0;
     if (rc)
         fprintf (stderr, "%s: netmap show: %s\n", prog, strerror (errno));
     else
         rc = finish_output ("netmap show");
     netmap_destroy (nm);
+    return rc;
+}
+
+static int profile_draw_cmd (int argc, char **argv)
+{
+    const char *out;
+    profile_t *p;
+    tm_error_t e;
+    int rc, i;
+
+    if ((i = draw_args ("profile draw", argc, argv, &out)) < 0)
+        return EXIT_USAGE;
+    if (!(p = profile_read (argv[i], &e)))
+        return fail (&e);
+    rc = draw_profile (p, argv[i], out, &e) < 0 ? fail (&e) : 0;
+    profile_destroy (p);
     return rc;
 }
 
@@ -353,10 +408,11 @@ static int profile_cmd (int argc, char **argv)
         { "import", profile_import_cmd },
         { "list", profile_list_cmd },
         { "rm", profile_rm_cmd },
+        { "draw", profile_draw_cmd },
     };
 
     if (argc < 1)
-        return bad_usage ("profile", "missing command (show, export, import, list, rm)");
+        return bad_usage ("profile", "missing command (show, export, import, list, rm, draw)");
     for (size_t i = 0; i < sizeof (cmds) / sizeof (cmds[0]); i++)
         if (!strcmp (argv[0], cmds[i].name))
             return cmds[i].fn (argc, argv);
@@ -443,9 +499,11 @@ static int plan_cmd (int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "explain", no_argument, NULL, 'x' },
+        { "svg", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 },
     };
     const char *pfile = NULL, *nfile = NULL, *slotarg = NULL, *out = NULL, *fmtarg = "hostfile";
+    const char *svg = NULL;
     plan_format_t fmts[3];
     int nfmts = 0, explain = 0, c, nslots = 0, rc = EXIT_FAIL;
     map_params_t params;
@@ -479,6 +537,9 @@ static int plan_cmd (int argc, char **argv)
             break;
         case 'x':
             explain = 1;
+            break;
+        case 'S':
+            svg = optarg;
             break;
         default:
             return EXIT_USAGE;
@@ -519,6 +580,10 @@ static int plan_cmd (int argc, char **argv)
     }
     if (explain && (map_explain (stdout, &res, nm) < 0 || finish_output ("plan")))
         goto out;
+    if (svg && draw_placement (p, nm, &res, svg, &e) < 0) {
+        fail (&e);
+        goto out;
+    }
     for (int i = 0; i < nfmts; i++) {
         const int *node = res.cand[res.chosen].node;
         char path[4096];
