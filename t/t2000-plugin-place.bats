@@ -101,3 +101,25 @@ setup() {
 	echo "$output"
 	[[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
 }
+
+@test "--topo-profile=NAME places by the named profile, the user's before the site's" {
+	mkdir -p "$XDG_CACHE_HOME/topomap/profiles" "$SHARE/site.$BATS_TEST_NUMBER"
+	install -m 0644 "$SHARE/halo16.json" "$XDG_CACHE_HOME/topomap/profiles/halo.json"
+	install -m 0644 "$SHARE/halo16.json" "$SHARE/site.$BATS_TEST_NUMBER/sitehalo.json"
+	plugstack "site_profiles=$SHARE/site.$BATS_TEST_NUMBER"
+	run in_alloc -N8 --ntasks-per-node=2 -- "
+		srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/bypath.$BATS_TEST_NUMBER &&
+		srun --mpi=pmix --topo-map --topo-profile=halo $SHARE/hello > $SHARE/byname.$BATS_TEST_NUMBER &&
+		srun --mpi=pmix --topo-map --topo-profile=sitehalo $SHARE/hello > $SHARE/bysite.$BATS_TEST_NUMBER &&
+		srun --mpi=pmix --topo-map --topo-profile=nosuch $SHARE/hello > $SHARE/nosuch.$BATS_TEST_NUMBER"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c "placed 16 ranks on 8 nodes" <<<"$output")" -eq 3 ]
+	[[ "$output" == *"srun's own placement: no profile named nosuch in $XDG_CACHE_HOME/topomap/profiles or $SHARE/site.$BATS_TEST_NUMBER"* ]]
+	# The plan is the same by path, by name and from the site directory.
+	want=$(hosts_of <"$SHARE/bypath.$BATS_TEST_NUMBER")
+	[ "$want" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
+	[ "$(hosts_of <"$SHARE/byname.$BATS_TEST_NUMBER")" = "$want" ]
+	[ "$(hosts_of <"$SHARE/bysite.$BATS_TEST_NUMBER")" = "$want" ]
+	[ "$(hosts_of <"$SHARE/nosuch.$BATS_TEST_NUMBER")" = "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
+}

@@ -12,6 +12,7 @@ setup_file() {
 	plugin_setup
 	printf '#!/bin/sh\nsleep 60\n' >"$SHARE/slow-probe" && chmod 755 "$SHARE/slow-probe"
 	echo '{"kind": "topomap-profile", "schema": 1' >"$SHARE/corrupt.json"
+	install -m 0644 "$FIXTURES/silent-16.json" "$SHARE/silent16.json"
 }
 
 teardown_file() {
@@ -92,6 +93,24 @@ placed() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"(--topo-map=strict)"* ]]
 	[[ "$output" != *"rank="* ]]
+}
+
+@test "a mapper error: srun's layout and one line naming it" {
+	# A valid profile with no point-to-point traffic: nothing to place by.
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/silent16.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun: topomap: srun's own placement: the mapper: profile: empty, no point-to-point traffic between its 16 ranks"* ]]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+}
+
+@test "a heterogeneous step is left alone" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --topo-map --topo-profile=$SHARE/halo16.json -N2 -n2 hostname : -N2 -n4 hostname"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: srun's own placement: a heterogeneous step"* ]]
+	[ "$(grep -c '^n[0-9]$' <<<"$output")" -eq 6 ]
 }
 
 @test "a profile for another task count is not applied" {
