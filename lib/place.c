@@ -55,14 +55,16 @@ static void place_default (place_out_t *out, int failed, const char *fmt, ...)
 /* The netmap */
 
 /* Run the probe step into tmp: srun --overlap, one rank per node of the
- * allocation, killed after the timeout.  0, or -1 with errp saying why.
+ * allocation, killed at the deadline.  0; -2 when the probe ran and failed
+ * (worth running again); -1 otherwise; errp says why.
  */
-static int place_probe (const place_in_t *in, const char *tmp, const char *log, tm_error_t *errp)
+static int place_probe (const place_in_t *in, const char *tmp, const char *log, double deadline,
+                        tm_error_t *errp)
 {
     const conf_t *c = in->conf;
     char nodes[32], budget[32], pairs[32], mpi[96], nodelist[8192];
-    int budget_s = c->probe_timeout > 3 ? c->probe_timeout * 2 / 3 : 1;
-    double deadline = place_now () + c->probe_timeout;
+    double left = deadline - place_now ();
+    int budget_s = left > 3 ? (int)(left * 2 / 3) : 1;
     int status = 0;
     pid_t pid;
 
@@ -124,10 +126,11 @@ static int place_probe (const place_in_t *in, const char *tmp, const char *log, 
     }
     if (WIFEXITED (status) && WEXITSTATUS (status) == 127)
         return errprintf (errp, "cannot run %s", in->srun);
-    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-        return errprintf (errp, "the probe failed (%s %d), see %s",
-                          WIFEXITED (status) ? "exit" : "signal",
-                          WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status), log);
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0) {
+        errprintf (errp, "the probe failed (%s %d), see %s", WIFEXITED (status) ? "exit" : "signal",
+                   WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status), log);
+        return -2;
+    }
     return 0;
 }
 
@@ -186,7 +189,20 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         nm = NULL;
     }
     SAY (in, "topomap: probing %d nodes", in->alloc->nnodes);
-    if (place_probe (in, tmp, log, errp) < 0) {
+    /* An MPI job can die while it starts, for reasons of its own: a probe
+     * that failed in the first half of probe_timeout runs once more, in
+     * the time left.
+     */
+    double start = place_now (), deadline = start + c->probe_timeout;
+    tm_error_t first;
+    int rc = place_probe (in, tmp, log, deadline, &first);
+    if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
+        SAY (in, "topomap: %s; probing again", first.text);
+        unlink (tmp);
+        rc = place_probe (in, tmp, log, deadline, errp);
+    } else if (rc < 0)
+        errprintf (errp, "%s", first.text);
+    if (rc < 0) {
         unlink (tmp);
         goto out;
     }
