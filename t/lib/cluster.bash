@@ -21,6 +21,9 @@ SHARE=$TOPOMAP_CLUSTER_DIR/share
 # Open MPI rank that waits must yield its core, as Open MPI does by itself
 # when mpirun knows a node is oversubscribed.  srun passes it to the ranks.
 export OMPI_MCA_mpi_yield_when_idle=1
+# srun that runs an MPI step again when an Open MPI rank died in MPI_Init
+# from Slurm's PMIx fence race, and says so (t/lib/bin/srun).
+PATH=$TOPOMAP_SRCDIR/t/lib/bin:$PATH
 
 need_cluster() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root and the emulated cluster"
