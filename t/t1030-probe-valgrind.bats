@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# topomap-probe under valgrind, on the emulated cluster: no memory error
+# and no leak of its own on any rank, on a run that measures and writes a
+# netmap and on a run that fails on bad input.  Errors inside Open MPI
+# are suppressed (Open MPI's own file and t/valgrind-openmpi.supp, which
+# says what that leaves unchecked).
+
+load lib/cluster
+load lib/probe
+
+setup_file() {
+	need_cluster
+	command -v valgrind >/dev/null || skip "valgrind not installed"
+	cluster_up --nodes 3
+	stage "$PROBE" "$TOPOMAP"
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+}
+
+# vg_probe NODES [ARGS...]: the probe under valgrind, a log per rank in
+# $SHARE/vg.<pid>.log; exit status 99 on any reported error.
+vg_probe() {
+	local n=$1
+	shift
+	rm -f "$SHARE"/vg.*.log
+	srun --overlap --mpi=pmix -N"$n" -n"$n" --ntasks-per-node=1 \
+		valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
+		--suppressions=/usr/share/openmpi/openmpi-valgrind.supp \
+		--suppressions="$TOPOMAP_SRCDIR/t/valgrind-openmpi.supp" \
+		--log-file="$SHARE/vg.%p.log" "$SHARE/topomap-probe" -j 1 "$@"
+}
+
+@test "a 3-node probe is valgrind clean on every rank" {
+	run vg_probe 3 -o "$SHARE/vg.json"
+	cat "$SHARE"/vg.*.log
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 3 ]
+	[ -z "$(cat "$SHARE"/vg.*.log)" ]
+	run "$SHARE/topomap" netmap show "$SHARE/vg.json"
+	[ "$status" -eq 0 ]
+}
+
+@test "a probe that fails on an unwritable output is valgrind clean" {
+	run vg_probe 2 -o /nonexistent/dir/vg.json
+	cat "$SHARE"/vg.*.log
+	echo "$output"
+	[ "$status" -ne 0 ] && [ "$status" -ne 99 ]
+	[[ "$output" == *"/nonexistent/dir/vg.json"* ]]
+	[ -z "$(cat "$SHARE"/vg.*.log)" ]
+}
