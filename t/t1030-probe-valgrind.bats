@@ -13,6 +13,8 @@ setup_file() {
 	command -v valgrind >/dev/null || skip "valgrind not installed"
 	cluster_up --nodes 3
 	stage "$PROBE" "$TOPOMAP"
+	# The nodes do not see /tmp, where a clone may be.
+	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-openmpi.supp" "$SHARE/" || return 1
 }
 
 teardown_file() {
@@ -32,7 +34,7 @@ vg_probe() {
 	srun --overlap --mpi=pmix -N"$n" -n"$n" --ntasks-per-node=1 \
 		valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
 		--suppressions=/usr/share/openmpi/openmpi-valgrind.supp \
-		--suppressions="$TOPOMAP_SRCDIR/t/valgrind-openmpi.supp" \
+		--suppressions="$SHARE/valgrind-openmpi.supp" \
 		--log-file="$SHARE/vg.%p.log" "$SHARE/topomap-probe" -j 1 "$@"
 }
 
