@@ -51,6 +51,24 @@ setup() {
 	[ "$got" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
 }
 
+@test "--topo-map=latency, bandwidth and strict place as topomap plan does with that metric" {
+	local mode metric got want
+	for mode in latency:latency bandwidth:bandwidth strict:combined; do
+		metric=${mode#*:} mode=${mode%:*}
+		run in_alloc -N8 --ntasks-per-node=2 -- "
+			srun --mpi=pmix --topo-map=$mode --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER.$mode &&
+			$SHARE/topomap plan --metric $metric --profile $SHARE/halo16.json \
+				--netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
+				--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2"
+		echo "$mode: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
+		got=$(hosts_of <"$SHARE/out.$BATS_TEST_NUMBER.$mode")
+		want=$(grep -v '^srun' <<<"$output" | awk '{print NR - 1, $1}')
+		[ "$got" = "$want" ]
+	done
+}
+
 @test "tasks see the mode, the plan and the gain, never the plugin's SLURM_HOSTFILE" {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --topo-map --topo-profile=$SHARE/halo16.json -n1 -N1 true;
 		srun --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \$TOPOMAP_MODE \${SLURM_HOSTFILE:-unset} \${TOPOMAP_PLAN:+plan} \$TOPOMAP_GAIN' | sort -u"
