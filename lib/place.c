@@ -54,6 +54,36 @@ static void place_default (place_out_t *out, int failed, const char *fmt, ...)
 
 /* The netmap */
 
+/* Remove from the environment every variable that carries one of this
+ * plugin's SPANK options (SLURM_SPANK__SLURM_SPANK_OPTION_topomap_*, and
+ * _SLURM_SPANK_OPTION_topomap_* as Slurm also sets them): the probe step's
+ * srun must not see --topo-map or --topo-profile.  Called in the child.
+ */
+static void place_unset_options (void)
+{
+    extern char **environ;
+    char name[256];
+    int again = 1;
+
+    while (again) {
+        again = 0;
+        for (char **e = environ; e && *e; e++) {
+            const char *eq = strchr (*e, '=');
+            size_t len = eq ? (size_t)(eq - *e) : strlen (*e);
+
+            if (len >= sizeof (name))
+                continue;
+            memcpy (name, *e, len);
+            name[len] = '\0';
+            if (strstr (name, "_SLURM_SPANK_OPTION_topomap_")) {
+                unsetenv (name);
+                again = 1;
+                break;
+            }
+        }
+    }
+}
+
 /* Run the probe step into tmp: srun --overlap, one rank per node of the
  * allocation, killed at the deadline.  0; -2 when the probe ran and failed
  * (worth running again); -1 otherwise; errp says why.
@@ -97,6 +127,7 @@ static int place_probe (const place_in_t *in, const char *tmp, const char *log, 
             dup2 (fd, 2);
         }
         setenv (PLACE_ENV_PROBE, "1", 1);
+        place_unset_options ();
         /* The step's own geometry must not leak into the probe step. */
         unsetenv ("SLURM_NTASKS");
         unsetenv ("SLURM_NPROCS");

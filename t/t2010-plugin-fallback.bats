@@ -21,6 +21,12 @@ sleep 1
 [ "\$(cat "\$m/step")" = "\$SLURM_STEP_ID" ] && exit 3
 exec $SHARE/topomap-probe "\$@"
 EOF
+	# Notes the plugin's options it finds in its environment, then probes.
+	cat >"$SHARE/env-probe" <<EOF && chmod 755 "$SHARE/env-probe"
+#!/bin/sh
+env | grep _SLURM_SPANK_OPTION_topomap_ >"$SHARE/probe-env.\$SLURM_PROCID"
+exec $SHARE/topomap-probe "\$@"
+EOF
 	echo '{"kind": "topomap-profile", "schema": 1' >"$SHARE/corrupt.json"
 	install -m 0644 "$FIXTURES/silent-16.json" "$SHARE/silent16.json"
 }
@@ -91,6 +97,21 @@ placed() {
 	[[ "$output" == *"topomap: the probe failed (exit "*"), see "*"; probing again"* ]]
 	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
 	[ "$(hosts_of <<<"$output")" != "$BLOCK" ]
+}
+
+@test "the probe step's srun sees none of the plugin's options" {
+	plugstack probe="$SHARE/env-probe"
+	rm -f "$SHARE"/probe-env.*
+	# salloc's --topo-profile reaches every srun of the job through the
+	# environment; the probe step must not get it, nor srun's --topo-map.
+	run salloc -Q -N8 --ntasks-per-node=2 --topo-profile="$SHARE/halo16.json" \
+		bash -c "env | grep -c _SLURM_SPANK_OPTION_topomap_topo_profile; srun --mpi=pmix --topo-map $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" -ge 1 ]
+	[[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
+	[ "$(ls "$SHARE"/probe-env.* | wc -l)" -eq 8 ]
+	[ -z "$(cat "$SHARE"/probe-env.*)" ]
 }
 
 @test "a probe that outlives probe_timeout is killed and srun goes on" {
