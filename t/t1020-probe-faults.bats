@@ -19,10 +19,11 @@ setup() {
 	need_cluster
 }
 
-# exited CODE: rank 0 of the probe step exited CODE.  srun's own status is
-# CODE, or that of ranks the cluster's KillOnBadExit ended first.
+# exited CODE: the probe's ranks exited CODE.  srun's own status is CODE,
+# or, when the cluster's KillOnBadExit ended some ranks first, theirs; srun
+# then names the ranks that exited CODE.
 exited() {
-	[ "$status" -eq "$1" ] || [[ "$output" == *"task 0: Exited with exit code $1"* ]]
+	[ "$status" -eq "$1" ] || [[ "$output" == *": Exited with exit code $1"* ]]
 }
 
 @test "--help prints usage and exits 0" {
