@@ -25,11 +25,12 @@ export OMPI_MCA_mpi_yield_when_idle=1
 # from Slurm's PMIx fence race, and says so (t/lib/bin/srun).
 PATH=$TOPOMAP_SRCDIR/t/lib/bin:$PATH
 
-# quiet: $output is empty, or holds the report of an Open MPI rank that
-# died in MPI_Init before t/lib/bin/srun ran the step again; the caller
-# checks what the step produced.
+# quiet [TEXT]: TEXT ($output by default) is empty, or holds the report of
+# an Open MPI rank that died in MPI_Init before t/lib/bin/srun ran the step
+# again; the caller checks what the step produced.
 quiet() {
-	[ -z "$output" ] || [[ "$output" == *"Failing at address: (nil)"* ]]
+	local text=${1-$output}
+	[ -z "$text" ] || [[ "$text" == *"Failing at address: (nil)"* ]]
 }
 
 need_cluster() {
