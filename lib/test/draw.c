@@ -13,8 +13,7 @@
 #include "lib/draw.h"
 #include "lib/file.h"
 #include "lib/test/tap.h"
-
-static char dir[] = "/tmp/topomap-draw-XXXXXX";
+#include "lib/test/files.h"
 
 static char *slurp (const char *path)
 {
@@ -75,19 +74,19 @@ static netmap_t *netmap4 (int with_topo)
 
 int main (void)
 {
-    char path[256], *s;
+    char path[PATH_MAX], *s;
     tm_error_t e;
 
     plan (NO_PLAN);
-    if (!mkdtemp (dir))
-        return 1;
+    if (scratch_dir ("draw-test") < 0)
+        return done_testing ();
 
     /* A ring of 8 ranks: 8 nonzero cells of 64. */
     profile_entry_t ring[8];
     for (int r = 0; r < 8; r++)
         ring[r] = (profile_entry_t){ r, (r + 1) % 8, 10, (uint64_t)1000 * (r + 1) };
     profile_t *p = profile_create (8, 8, ring, &e);
-    snprintf (path, sizeof (path), "%s/profile.svg", dir);
+    in_dir (path, "profile.svg");
     ok (draw_profile (p, "ring <8>", path, &e) == 0, "a profile is drawn");
     s = slurp (path);
     ok (s && whole_svg (s), "the profile's picture is one whole SVG document");
@@ -98,7 +97,7 @@ int main (void)
 
     /* The netmap: two heatmaps, the odd name escaped. */
     netmap_t *nm = netmap4 (1);
-    snprintf (path, sizeof (path), "%s/netmap.svg", dir);
+    in_dir (path, "netmap.svg");
     ok (draw_netmap (nm, "net", path, &e) == 0, "a netmap is drawn");
     s = slurp (path);
     ok (s && whole_svg (s), "the netmap's picture is one whole SVG document");
@@ -120,7 +119,7 @@ int main (void)
         { .name = "block", .node = block, .cost_s = 0.004 },
     };
     map_result_t res = { .ntasks = 4, .ncandidates = 2, .cand = cand, .chosen = 0 };
-    snprintf (path, sizeof (path), "%s/place.svg", dir);
+    in_dir (path, "place.svg");
     ok (draw_placement (p4, nm, &res, path, &e) == 0, "a placement is drawn");
     s = slurp (path);
     ok (s && whole_svg (s), "the placement's picture is one whole SVG document");
@@ -138,27 +137,22 @@ int main (void)
     res.ncandidates = 2;
 
     /* Unwritable: an error naming the path, nothing left behind. */
-    snprintf (path, sizeof (path), "%s/missing/x.svg", dir);
+    in_dir (path, "missing/x.svg");
     ok (draw_profile (p, "x", path, &e) < 0 && strstr (e.text, "missing"),
         "an unwritable path is an error naming it: %s", e.text);
-    snprintf (path, sizeof (path), "%s/missing", dir);
+    in_dir (path, "missing");
     ok (access (path, F_OK) < 0, "nothing is created on failure");
 
     /* Without an inferred topology: one group, still drawn. */
     netmap_t *flat = netmap4 (0);
-    snprintf (path, sizeof (path), "%s/flat.svg", dir);
+    in_dir (path, "flat.svg");
     ok (draw_placement (p4, flat, &res, path, &e) == 0, "a netmap without topology draws one group");
     s = slurp (path);
     ok (s && strstr (s, "no topology") == NULL && count (s, ">switch 1<") == 2,
         "both layouts show the single group");
     free (s);
 
-    const char *files[] = { "profile.svg", "netmap.svg", "place.svg", "flat.svg" };
-    for (size_t i = 0; i < sizeof (files) / sizeof (files[0]); i++) {
-        snprintf (path, sizeof (path), "%s/%s", dir, files[i]);
-        unlink (path);
-    }
-    rmdir (dir);
+    remove_tree (dir);
     profile_destroy (p);
     profile_destroy (p4);
     netmap_destroy (nm);

@@ -17,93 +17,19 @@
 
 #include "lib/exeid.h"
 #include "lib/test/tap.h"
+#include "lib/test/files.h"
 
-static char dir[256];
 static char realdir[PATH_MAX];
-
-static const char *in_dir (char *buf, const char *name)
-{
-    snprintf (buf, PATH_MAX, "%s/%s", dir, name);
-    return buf;
-}
-
-static void remove_tree (const char *d)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    char p[PATH_MAX];
-    struct stat st;
-
-    if (!dp)
-        return;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        snprintf (p, sizeof (p), "%s/%s", d, de->d_name);
-        if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode)) {
-            chmod (p, 0755);
-            remove_tree (p);
-        } else
-            unlink (p);
-    }
-    closedir (dp);
-    rmdir (d);
-}
-
-static int write_file (const char *path, const void *data, size_t len, mode_t mode)
-{
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-    const char *p = data;
-
-    if (fd < 0)
-        return -1;
-    while (len > 0) {
-        ssize_t w = write (fd, p, len);
-        if (w <= 0) {
-            close (fd);
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    if (fchmod (fd, mode) < 0) {
-        close (fd);
-        return -1;
-    }
-    return close (fd);
-}
 
 static int write_str (const char *path, const char *text, mode_t mode)
 {
     return write_file (path, text, strlen (text), mode);
 }
 
-static unsigned char *read_file (const char *path, size_t *lenp)
-{
-    FILE *f = fopen (path, "r");
-    unsigned char *buf;
-    long len;
-
-    if (!f)
-        return NULL;
-    fseek (f, 0, SEEK_END);
-    len = ftell (f);
-    rewind (f);
-    buf = malloc ((size_t)len + 1);
-    if (buf && fread (buf, 1, (size_t)len, f) != (size_t)len) {
-        free (buf);
-        buf = NULL;
-    }
-    fclose (f);
-    if (buf)
-        *lenp = (size_t)len;
-    return buf;
-}
-
 static int copy_file (const char *from, const char *to)
 {
     size_t len;
-    unsigned char *buf = read_file (from, &len);
+    char *buf = read_file (from, &len);
     int rc;
 
     if (!buf)
@@ -179,7 +105,7 @@ static int compile (const char *name, const char *text, const char *a1, const ch
 static int drop_section_headers (const char *path)
 {
     size_t len;
-    unsigned char *buf = read_file (path, &len);
+    char *buf = read_file (path, &len);
     int rc = -1;
 
     if (buf && len >= sizeof (Elf64_Ehdr) && buf[EI_CLASS] == ELFCLASS64 &&
@@ -516,7 +442,8 @@ static void test_mpi_misc (void)
 static void test_malformed (void)
 {
     char path[PATH_MAX], id[EXEID_MAX + 1];
-    unsigned char *orig, *buf;
+    unsigned char *buf;
+    char *orig;
     size_t len;
     unsigned long seed = 12345;
     int bad = 0, built = 0, sha = 0;
@@ -656,14 +583,13 @@ static void test_resolve (void)
 
 int main (void)
 {
-    const char *tmpdir = getenv ("TMPDIR");
-    int len;
 
     plan (NO_PLAN);
     umask (022);
-    len = snprintf (dir, sizeof (dir), "%s/exeid-test.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (len >= (int)sizeof (dir) || !mkdtemp (dir) || !realpath (dir, realdir)) {
-        ok (0, "a temporary directory is made in %s: %s", dir, strerror (errno));
+    if (scratch_dir ("exeid-test") < 0)
+        return done_testing ();
+    if (!realpath (dir, realdir)) {
+        ok (0, "the temporary directory %s has a real path: %s", dir, strerror (errno));
         return done_testing ();
     }
 

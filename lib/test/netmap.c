@@ -16,101 +16,12 @@
 
 #include "lib/netmap.h"
 #include "lib/test/tap.h"
+#include "lib/test/files.h"
 
-static char dir[256];
-
-static const char *in_dir (char *buf, const char *name)
-{
-    snprintf (buf, PATH_MAX, "%s/%s", dir, name);
-    return buf;
-}
-
-/* Names in directory d but "." and "..", space separated, in buf. */
-static int list_dir (const char *d, char *buf, size_t size)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    int count = 0;
-
-    buf[0] = '\0';
-    if (!dp)
-        return -1;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        count++;
-        if (strlen (buf) + strlen (de->d_name) + 2 < size) {
-            strcat (buf, de->d_name);
-            strcat (buf, " ");
-        }
-    }
-    closedir (dp);
-    return count;
-}
-
-static void remove_tree (const char *d)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    char p[PATH_MAX];
-    struct stat st;
-
-    if (!dp)
-        return;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        snprintf (p, sizeof (p), "%s/%s", d, de->d_name);
-        if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode)) {
-            chmod (p, 0755);
-            remove_tree (p);
-        } else
-            unlink (p);
-    }
-    closedir (dp);
-    rmdir (d);
-}
-
-static int write_text (const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen (path, "w");
-
-    if (!f)
-        return -1;
-    if (fwrite (text, 1, len, f) != len) {
-        fclose (f);
-        return -1;
-    }
-    return fclose (f);
-}
 
 static int write_str (const char *path, const char *text)
 {
-    return write_text (path, text, strlen (text));
-}
-
-static char *read_text (const char *path, size_t *lenp)
-{
-    FILE *f = fopen (path, "r");
-    char *buf;
-    long len;
-
-    if (!f)
-        return NULL;
-    fseek (f, 0, SEEK_END);
-    len = ftell (f);
-    rewind (f);
-    buf = malloc ((size_t)len + 1);
-    if (buf && fread (buf, 1, (size_t)len, f) != (size_t)len) {
-        free (buf);
-        buf = NULL;
-    }
-    fclose (f);
-    if (buf) {
-        buf[len] = '\0';
-        *lenp = (size_t)len;
-    }
-    return buf;
+    return write_file (path, text, strlen (text), 0644);
 }
 
 /* A netmap of n hosts n0.. with every field set to something particular:
@@ -319,7 +230,7 @@ static void test_layout (void)
 
     in_dir (path, "layout.json");
     if (nm && netmap_write (nm, path, NULL) == 0)
-        text = read_text (path, &len);
+        text = read_file (path, &len);
     ok (text && strstr (text, "\"schema\":1,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
     ok (text && strstr (text, "\"timestamp\":\"2026-11-20T21:44:50Z\""),
@@ -547,7 +458,7 @@ static void test_read_edits (const char *good)
     }
 }
 
-static void test_read_text (const char *good)
+static void test_read_file (const char *good)
 {
     char path[PATH_MAX];
     char *text;
@@ -567,32 +478,32 @@ static void test_read_text (const char *good)
     ok (!netmap_read (path, &e) && strstr (e.text, path) && strstr (e.text, "not valid JSON"),
         "netmap_read rejects a file that is not JSON: %s", e.text);
 
-    text = read_text (good, &len);
+    text = read_file (good, &len);
     ok (text && len > 100, "the good file is read as text");
     if (!text)
         return;
-    write_text (path, text, len / 2);
+    write_file (path, text, len / 2, 0644);
     nm = netmap_read (path, &e);
     ok (!nm && strstr (e.text, path) && strstr (e.text, "not valid JSON: truncated"),
         "netmap_read rejects a file cut in half: %s", e.text);
     netmap_destroy (nm);
 
-    write_text (path, text, len - 3);
+    write_file (path, text, len - 3, 0644);
     ok (!netmap_read (path, &e) && strstr (e.text, "truncated"),
         "netmap_read rejects a file missing its last bytes: %s", e.text);
 
     text[len - 1] = 'x';
-    write_text (path, text, len);
+    write_file (path, text, len, 0644);
     ok (!netmap_read (path, &e) && strstr (e.text, "not valid JSON"),
         "netmap_read rejects data after the JSON document: %s", e.text);
 
     text[len - 1] = '\0';
-    write_text (path, text, len);
+    write_file (path, text, len, 0644);
     ok (!netmap_read (path, &e) && strstr (e.text, "not valid JSON"),
         "netmap_read rejects a NUL byte after the JSON document: %s", e.text);
     free (text);
 
-    write_text (path, "", 0);
+    write_file (path, "", 0, 0644);
     ok (!netmap_read (path, &e) && strstr (e.text, path) && strstr (e.text, "empty file"),
         "netmap_read rejects an empty file: %s", e.text);
 
@@ -634,18 +545,12 @@ static void test_read_text (const char *good)
 int main (void)
 {
     char good[PATH_MAX];
-    const char *tmpdir = getenv ("TMPDIR");
     netmap_t *nm;
-    int len;
 
     plan (NO_PLAN);
     umask (077);
-    len =
-        snprintf (dir, sizeof (dir), "%s/netmap-test.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (len >= (int)sizeof (dir) || !mkdtemp (dir)) {
-        ok (0, "a temporary directory is made in %s: %s", dir, strerror (errno));
+    if (scratch_dir ("netmap-test") < 0)
         return done_testing ();
-    }
 
     test_create ();
     test_round_trip ("tree.json", 3, TOPO_TREE, "a netmap with a tree topology");
@@ -662,7 +567,7 @@ int main (void)
     ok (nm != NULL, "the good file for the rejection tests reads");
     netmap_destroy (nm);
     test_read_edits (good);
-    test_read_text (good);
+    test_read_file (good);
 
     remove_tree (dir);
     return done_testing ();

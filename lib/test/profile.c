@@ -17,105 +17,17 @@
 
 #include "lib/profile.h"
 #include "lib/test/tap.h"
+#include "lib/test/files.h"
 
-static char dir[256];
-
-static const char *in_dir (char *buf, const char *name)
-{
-    snprintf (buf, PATH_MAX, "%s/%s", dir, name);
-    return buf;
-}
-
-/* Names in directory d but "." and "..", space separated, in buf. */
-static int list_dir (const char *d, char *buf, size_t size)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    int count = 0;
-
-    buf[0] = '\0';
-    if (!dp)
-        return -1;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        count++;
-        if (strlen (buf) + strlen (de->d_name) + 2 < size) {
-            strcat (buf, de->d_name);
-            strcat (buf, " ");
-        }
-    }
-    closedir (dp);
-    return count;
-}
-
-static void remove_tree (const char *d)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    char p[PATH_MAX];
-    struct stat st;
-
-    if (!dp)
-        return;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        snprintf (p, sizeof (p), "%s/%s", d, de->d_name);
-        if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
-            remove_tree (p);
-        else
-            unlink (p);
-    }
-    closedir (dp);
-    rmdir (d);
-}
-
-static int write_text (const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen (path, "w");
-
-    if (!f)
-        return -1;
-    if (fwrite (text, 1, len, f) != len) {
-        fclose (f);
-        return -1;
-    }
-    return fclose (f);
-}
 
 static const char *write_str (const char *name, const char *text)
 {
     static char path[PATH_MAX];
 
     in_dir (path, name);
-    if (write_text (path, text, strlen (text)) < 0)
+    if (write_file (path, text, strlen (text), 0644) < 0)
         diag ("cannot write %s: %s", path, strerror (errno));
     return path;
-}
-
-static char *read_text (const char *path, size_t *lenp)
-{
-    FILE *f = fopen (path, "r");
-    char *buf;
-    long len;
-
-    if (!f)
-        return NULL;
-    fseek (f, 0, SEEK_END);
-    len = ftell (f);
-    rewind (f);
-    buf = malloc ((size_t)len + 1);
-    if (buf && fread (buf, 1, (size_t)len, f) != (size_t)len) {
-        free (buf);
-        buf = NULL;
-    }
-    fclose (f);
-    if (buf) {
-        buf[len] = '\0';
-        *lenp = (size_t)len;
-    }
-    return buf;
 }
 
 /* Four ranks with every field set to something particular: a pair each
@@ -344,7 +256,7 @@ static void test_round_trip (void)
     ok (list_dir (dir, names, sizeof (names)) == 1 && !strstr (names, ".json."),
         "no temporary file is left beside it (%s)", names);
 
-    text = read_text (path, &len);
+    text = read_file (path, &len);
     ok (text && strstr (text, "\"kind\":\"topomap-profile\"") && strstr (text, "\"schema\":1"),
         "the file carries kind and schema");
     ok (text && strstr (text, "\"timestamp\":\"2026-11-20T21:44:50Z\""),
@@ -582,7 +494,7 @@ static void test_read_edits (const char *good)
     unlink (path);
 }
 
-static void test_read_text (const char *good)
+static void test_read_file (const char *good)
 {
     char path[PATH_MAX];
     char *text;
@@ -600,17 +512,17 @@ static void test_read_text (const char *good)
             strstr (e.text, "not valid JSON"),
         "profile_read rejects a file that is not JSON: %s", e.text);
 
-    text = read_text (good, &len);
+    text = read_file (good, &len);
     ok (text && len > 100, "the good file is read as text");
     if (!text)
         return;
     in_dir (path, "cut.json");
-    write_text (path, text, len / 2);
+    write_file (path, text, len / 2, 0644);
     ok (!profile_read (path, &e) && strstr (e.text, path) &&
             strstr (e.text, "not valid JSON: truncated at line"),
         "profile_read rejects a file cut in half, with the line: %s", e.text);
     text[len - 1] = 'x';
-    write_text (path, text, len);
+    write_file (path, text, len, 0644);
     ok (!profile_read (path, &e) && strstr (e.text, "not valid JSON") && strstr (e.text, "at line"),
         "profile_read rejects data after the JSON document: %s", e.text);
     free (text);
@@ -856,7 +768,7 @@ static void test_export (void)
         ok (profile_export_csv (p, f, "bytes", &e) == 0, "profile_export_csv writes bytes");
         fclose (f);
     }
-    text = read_text (path, &len);
+    text = read_file (path, &len);
     ok (text && strcmp (text, "0,2048,0,0\n2048,0,1000,0\n0,0,0,1048576\n0,0,0,8\n") == 0,
         "the bytes matrix is n lines of n comma-separated integers");
     free (text);
@@ -875,7 +787,7 @@ static void test_export (void)
     ok (f && profile_export_csv (p, f, "msgs", &e) == 0, "profile_export_csv writes messages");
     if (f)
         fclose (f);
-    text = read_text (path, &len);
+    text = read_file (path, &len);
     ok (text && strcmp (text, "0,5,0,0\n5,0,3,0\n0,0,0,10\n0,0,0,1\n") == 0,
         "the messages matrix is written the same way");
     free (text);
@@ -997,18 +909,12 @@ static void test_show (void)
 int main (void)
 {
     char good[PATH_MAX];
-    const char *tmpdir = getenv ("TMPDIR");
     profile_t *p;
-    int len;
 
     plan (NO_PLAN);
     umask (077);
-    len =
-        snprintf (dir, sizeof (dir), "%s/profile-test.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (len >= (int)sizeof (dir) || !mkdtemp (dir)) {
-        ok (0, "a temporary directory is made in %s: %s", dir, strerror (errno));
+    if (scratch_dir ("profile-test") < 0)
         return done_testing ();
-    }
 
     test_create ();
     test_create_random ();
@@ -1021,7 +927,7 @@ int main (void)
     ok (p != NULL, "the good file for the rejection tests reads");
     profile_destroy (p);
     test_read_edits (good);
-    test_read_text (good);
+    test_read_file (good);
 
     test_format_parse ();
     test_import_matrix ();

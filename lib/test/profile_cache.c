@@ -16,83 +16,8 @@
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
 #include "lib/test/tap.h"
+#include "lib/test/files.h"
 
-static char dir[256];
-
-static const char *in_dir (char *buf, const char *name)
-{
-    snprintf (buf, PATH_MAX, "%s/%s", dir, name);
-    return buf;
-}
-
-static void remove_tree (const char *d)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    char p[PATH_MAX];
-    struct stat st;
-
-    if (!dp)
-        return;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        snprintf (p, sizeof (p), "%s/%s", d, de->d_name);
-        if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode)) {
-            chmod (p, 0755);
-            remove_tree (p);
-        } else
-            unlink (p);
-    }
-    closedir (dp);
-    rmdir (d);
-}
-
-/* Names in directory d but "." and "..", space separated, in buf. */
-static int list_dir (const char *d, char *buf, size_t size)
-{
-    DIR *dp = opendir (d);
-    struct dirent *de;
-    int count = 0;
-
-    buf[0] = '\0';
-    if (!dp)
-        return -1;
-    while ((de = readdir (dp))) {
-        if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-            continue;
-        count++;
-        if (strlen (buf) + strlen (de->d_name) + 2 < size) {
-            strcat (buf, de->d_name);
-            strcat (buf, " ");
-        }
-    }
-    closedir (dp);
-    return count;
-}
-
-static int write_file (const char *path, const void *data, size_t len, mode_t mode)
-{
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-    const char *p = data;
-
-    if (fd < 0)
-        return -1;
-    while (len > 0) {
-        ssize_t w = write (fd, p, len);
-        if (w <= 0) {
-            close (fd);
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    if (fchmod (fd, mode) < 0) {
-        close (fd);
-        return -1;
-    }
-    return close (fd);
-}
 
 static int write_str (const char *path, const char *text)
 {
@@ -715,17 +640,11 @@ static void test_concurrent (void)
 
 int main (void)
 {
-    const char *tmpdir = getenv ("TMPDIR");
-    int len;
 
     plan (NO_PLAN);
     umask (022);
-    len = snprintf (dir, sizeof (dir), "%s/profile-cache-test.XXXXXX",
-                    tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (len >= (int)sizeof (dir) || !mkdtemp (dir)) {
-        ok (0, "a temporary directory is made in %s: %s", dir, strerror (errno));
+    if (scratch_dir ("profile-cache-test") < 0)
         return done_testing ();
-    }
 
     test_user_dir ();
     test_key ();
