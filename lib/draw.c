@@ -67,25 +67,42 @@ static void text (FILE *f, double x, double y, const char *anchor, int size, con
     fputs ("</text>\n", f);
 }
 
+/* The side of a heatmap cell for n rows, and the size a heatmap takes. */
+static double map_cell (int n)
+{
+    double cell = (double)MAP_PX / n;
+
+    return cell > CELL_MAX ? CELL_MAX : cell;
+}
+
+static double map_height (int n)
+{
+    return 2 * FONT + n * map_cell (n) + 2 * FONT + 4 + 10 + 2 * FONT + 10;
+}
+
+static double map_width (int n)
+{
+    double w = LABEL_W + n * map_cell (n) + 40;
+
+    return w > LABEL_W + 240 ? w : LABEL_W + 240;
+}
+
 /* A heatmap of the n x n values v (row = from, column = to) at (x, y),
  * rows and columns in the order ord, labelled lab[ord[i]], on a linear or
  * logarithmic scale; zero (and non-finite) cells are light grey.  Lines
  * separate runs of equal grp[ord[i]] when grp is given.  The logarithmic
  * scale spans at least three decades below the largest value, the linear
  * one starts at zero, so that cells of about equal value look about equal.
- * A legend bar with the range and unit goes below.  Returns the height
- * used.
+ * A legend bar with the range and unit goes below; map_height (n) in all.
  */
-static double heatmap (FILE *f, double x, double y, int n, const double *v, const int *ord,
+static void heatmap (FILE *f, double x, double y, int n, const double *v, const int *ord,
                        char *const *lab, const int *grp, int logscale, const char *title,
                        const char *unit)
 {
-    double lo = INFINITY, hi = -INFINITY, cell = (double)MAP_PX / n;
+    double lo = INFINITY, hi = -INFINITY, cell = map_cell (n);
     char c[8], buf[128];
     int every;
 
-    if (cell > CELL_MAX)
-        cell = CELL_MAX;
     every = cell >= FONT ? 1 : (int)ceil (FONT / cell);
     for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
         if (isfinite (v[i]) && v[i] > 0) {
@@ -143,7 +160,6 @@ static double heatmap (FILE *f, double x, double y, int n, const double *v, cons
         text (f, x + 100, y + 10 + 2 * FONT + 4, "middle", FONT - 2, NULL, buf);
     } else
         text (f, x, y + 10 + FONT + 2, "start", FONT - 2, NULL, "nothing recorded");
-    return 2 * FONT + n * cell + 2 * FONT + 4 + 10 + 2 * FONT + 10;
 }
 
 static void svg_open (FILE *f, double w, double h)
@@ -169,24 +185,6 @@ static int svg_close (FILE *f, char **buf, size_t *len, const char *path, tm_err
     rc = file_replace (path, *buf, *len, 0644, errp);
     free (*buf);
     return rc;
-}
-
-static double map_height (int n)
-{
-    double cell = (double)MAP_PX / n;
-
-    if (cell > CELL_MAX)
-        cell = CELL_MAX;
-    return 2 * FONT + n * cell + 2 * FONT + 4 + 10 + 2 * FONT + 10;
-}
-
-static double map_width (int n)
-{
-    double cell = (double)MAP_PX / n;
-
-    if (cell > CELL_MAX)
-        cell = CELL_MAX;
-    return LABEL_W + n * cell + 40 > LABEL_W + 240 ? LABEL_W + n * cell + 40 : LABEL_W + 240;
 }
 
 int draw_profile (const profile_t *p, const char *title, const char *path, tm_error_t *errp)
@@ -288,20 +286,40 @@ int draw_netmap (const netmap_t *nm, const char *title, const char *path, tm_err
     return svg_close (f, &buf, &len, path, errp);
 }
 
-/* One layout: the groups as boxes of nodes listing their ranks, then the
- * node-to-node bytes under the layout.  Returns the height used.
+/* A node's box in a group: its width and row height. */
+static const double BOX_W = 104, ROW_H = FONT + 6;
+
+/* The height of a layout panel: its three lines of text, the boxes of the
+ * groups (the largest group's nodes stacked), then the heatmap.
  */
-static double layout_panel (FILE *f, double x, double y, const profile_t *p, const netmap_t *nm,
+static double panel_height (const netmap_t *nm, const int *grp)
+{
+    int ngroups = nm->topo ? nm->topo->ngroups : 1, most = 0;
+
+    for (int g = 0; g < ngroups; g++) {
+        int members = 0;
+
+        for (int h = 0; h < nm->n; h++)
+            members += grp[h] == g;
+        most = members > most ? members : most;
+    }
+    return 4 * FONT + 14 + FONT + 8 + most * (ROW_H + 4) + 2 + 10 + map_height (nm->n);
+}
+
+/* One layout: the groups as boxes of nodes listing their ranks, then the
+ * node-to-node bytes under the layout (panel_height tall).
+ */
+static void layout_panel (FILE *f, double x, double y, const profile_t *p, const netmap_t *nm,
                             const int *ord, const int *grp, const map_candidate_t *c,
                             const char *title)
 {
     int n = nm->n, ngroups = nm->topo ? nm->topo->ngroups : 1;
-    double *v = calloc ((size_t)n * (size_t)n, sizeof (*v)), y0 = y, box_w = 104, row_h = FONT + 6;
+    double *v = calloc ((size_t)n * (size_t)n, sizeof (*v)), gx = x, gh = 0;
     uint64_t cross = 0, total = 0;
     char t[512];
 
     if (!v)
-        return 0;
+        return;
     for (int r = 0; r < p->ntasks; r++)
         for (size_t k = p->row[r]; k < p->row[r + 1]; k++) {
             const profile_entry_t *e = &p->entries[k];
@@ -322,7 +340,6 @@ static double layout_panel (FILE *f, double x, double y, const profile_t *p, con
     text (f, x, y + 3 * FONT + 12, "start", FONT, NULL, t);
     y += 4 * FONT + 14;
     /* Groups side by side, their nodes stacked. */
-    double gx = x, gh = 0;
     for (int g = 0; g < ngroups; g++) {
         int members = 0;
         double ny = y + FONT + 8;
@@ -342,31 +359,29 @@ static double layout_panel (FILE *f, double x, double y, const profile_t *p, con
                     len += snprintf (ranks + len, sizeof (ranks) - (size_t)len, "%s%d",
                                      len ? " " : "", r);
             fprintf (f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\" "
-                     "fill=\"#f4f4f4\" stroke=\"#999\"/>\n", gx + 6, ny, box_w - 12, row_h);
+                     "fill=\"#f4f4f4\" stroke=\"#999\"/>\n", gx + 6, ny, BOX_W - 12, ROW_H);
             text (f, gx + 10, ny + FONT + 1, "start", FONT - 1, "bold", nm->hosts[h]);
-            text (f, gx + box_w - 10, ny + FONT + 1, "end", FONT - 1, NULL, ranks);
-            ny += row_h + 4;
+            text (f, gx + BOX_W - 10, ny + FONT + 1, "end", FONT - 1, NULL, ranks);
+            ny += ROW_H + 4;
         }
         snprintf (t, sizeof (t), "%s %d", nm->topo && nm->topo->model == TOPO_GROUPS ? "cluster"
                                                                                   : "switch", g + 1);
         fprintf (f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"6\" "
-                 "fill=\"none\" stroke=\"#3b528b\" stroke-width=\"1.5\"/>\n", gx, y, box_w,
+                 "fill=\"none\" stroke=\"#3b528b\" stroke-width=\"1.5\"/>\n", gx, y, BOX_W,
                  ny - y + 2);
-        text (f, gx + box_w / 2, y + FONT + 2, "middle", FONT - 1, NULL, t);
+        text (f, gx + BOX_W / 2, y + FONT + 2, "middle", FONT - 1, NULL, t);
         gh = ny - y + 2 > gh ? ny - y + 2 : gh;
-        gx += box_w + 10;
+        gx += BOX_W + 10;
     }
-    y += gh + 10;
-    y += heatmap (f, x, y, n, v, ord, nm->hosts, grp, 1, "bytes between nodes", "bytes");
+    heatmap (f, x, y + gh + 10, n, v, ord, nm->hosts, grp, 1, "bytes between nodes", "bytes");
     free (v);
-    return y - y0;
 }
 
 int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *res,
                     const char *path, tm_error_t *errp)
 {
     int *ord, *grp = NULL, block = -1, ngroups = nm->topo ? nm->topo->ngroups : 1;
-    double w, h, hb, hc;
+    double w;
     char *buf = NULL, t[256];
     size_t len = 0;
     FILE *f;
@@ -386,13 +401,10 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
         return errprintf (errp, "out of memory");
     }
     w = map_width (nm->n);
-    if (w < ngroups * 114.0 + 20)
-        w = ngroups * 114.0 + 20;
+    if (w < ngroups * (BOX_W + 10) + 20)
+        w = ngroups * (BOX_W + 10) + 20;
     w += 80;
-    h = 1200;
-    /* Draw into the stream first, then size the canvas: the panels'
-     * heights depend on the groups.
-     */
+    svg_open (f, 2 * w + MARGIN, 3 * FONT + 16 + panel_height (nm, grp) + 2 * MARGIN);
     fprintf (f, "<g transform=\"translate(%d,%d)\">\n", MARGIN, MARGIN);
     snprintf (t, sizeof (t), "%d ranks on %d nodes: srun's layout and topomap's", p->ntasks,
               nm->n);
@@ -400,40 +412,11 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     snprintf (t, sizeof (t), "predicted gain %.1f%%",
               100.0 * (1 - res->cand[res->chosen].cost_s / res->cand[block].cost_s));
     text (f, 0, 2 * FONT + 12, "start", FONT, NULL, t);
-    hb = layout_panel (f, 0, 3 * FONT + 16, p, nm, ord, grp, &res->cand[block],
-                       "srun's layout (block)");
-    hc = layout_panel (f, w, 3 * FONT + 16, p, nm, ord, grp, &res->cand[res->chosen],
-                       res->chosen == block ? "topomap: keeps srun's layout" : "topomap's plan");
+    layout_panel (f, 0, 3 * FONT + 16, p, nm, ord, grp, &res->cand[block], "srun's layout (block)");
+    layout_panel (f, w, 3 * FONT + 16, p, nm, ord, grp, &res->cand[res->chosen],
+                  res->chosen == block ? "topomap: keeps srun's layout" : "topomap's plan");
     fputs ("</g>\n", f);
-    h = 3 * FONT + 16 + (hb > hc ? hb : hc) + 2 * MARGIN;
     free (ord);
     free (grp);
-    fputs ("</svg>\n", f);
-    if (fclose (f) != 0) {
-        free (buf);
-        return errprintf (errp, "%s: out of memory", path);
-    }
-    /* Now the header, with the size known. */
-    char *head = NULL, *doc;
-    size_t hlen = 0;
-    FILE *hf = open_memstream (&head, &hlen);
-    int rc;
-
-    if (!hf) {
-        free (buf);
-        return errprintf (errp, "out of memory");
-    }
-    svg_open (hf, 2 * w + MARGIN, h);
-    if (fclose (hf) != 0 || !(doc = malloc (hlen + len))) {
-        free (head);
-        free (buf);
-        return errprintf (errp, "out of memory");
-    }
-    memcpy (doc, head, hlen);
-    memcpy (doc + hlen, buf, len);
-    rc = file_replace (path, doc, hlen + len, 0644, errp);
-    free (doc);
-    free (head);
-    free (buf);
-    return rc;
+    return svg_close (f, &buf, &len, path, errp);
 }
