@@ -13,7 +13,7 @@
 #include "lib/draw.h"
 #include "lib/file.h"
 #include "lib/test/tap.h"
-#include "lib/test/files.h"
+#include "lib/test/support.h"
 
 static char *slurp (const char *path)
 {

@@ -17,7 +17,7 @@
 
 #include "lib/exeid.h"
 #include "lib/test/tap.h"
-#include "lib/test/files.h"
+#include "lib/test/support.h"
 
 static char realdir[PATH_MAX];
 
@@ -37,29 +37,6 @@ static int copy_file (const char *from, const char *to)
     rc = write_file (to, buf, len, 0755);
     free (buf);
     return rc;
-}
-
-/* Run argv (argv[0] looked up in PATH), output discarded; 0 if it exits 0. */
-static int run (const char *const *argv)
-{
-    pid_t pid;
-    int status;
-
-    fflush (stdout);
-    if ((pid = fork ()) < 0)
-        return -1;
-    if (pid == 0) {
-        int fd = open ("/dev/null", O_WRONLY);
-        if (fd >= 0) {
-            dup2 (fd, STDOUT_FILENO);
-            dup2 (fd, STDERR_FILENO);
-        }
-        execvp (argv[0], (char *const *)argv);
-        _exit (127);
-    }
-    if (waitpid (pid, &status, 0) < 0)
-        return -1;
-    return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? 0 : -1;
 }
 
 static int have (const char *cmd)

@@ -16,7 +16,7 @@
 
 #include "lib/netmap.h"
 #include "lib/test/tap.h"
-#include "lib/test/files.h"
+#include "lib/test/support.h"
 
 
 static int write_str (const char *path, const char *text)
@@ -364,8 +364,6 @@ static void test_write_fails (void)
 }
 
 /* Rejections of a valid file edited at a JSON pointer. */
-enum { SET, DEL };
-
 static const struct {
     int op;
     const char *ptr;   /* SET: where; DEL: object, then key */
@@ -430,30 +428,18 @@ static void test_read_edits (const char *good)
     tm_error_t e;
 
     for (size_t k = 0; k < sizeof (edits) / sizeof (edits[0]); k++) {
-        json_object *o = json_object_from_file (good), *v = NULL;
         netmap_t *nm = NULL;
-        int rc = -1;
+        int rc;
 
         snprintf (path, sizeof (path), "%s/edit%zu.json", dir, k);
         e.text[0] = '\0';
-        if (o && edits[k].op == SET) {
-            if ((v = json_tokener_parse (edits[k].value)) || strcmp (edits[k].value, "null") == 0)
-                rc = json_pointer_set (&o, edits[k].ptr, v);
-            if (rc < 0)
-                json_object_put (v);
-        } else if (o && json_pointer_get (o, edits[k].ptr, &v) == 0) {
-            json_object_object_del (v, edits[k].value);
-            rc = 0;
-        }
-        if (rc == 0)
-            rc = json_object_to_file_ext (path, o, JSON_C_TO_STRING_PRETTY);
+        rc = edit_json (good, path, edits[k].op, edits[k].ptr, edits[k].value);
         if (rc == 0)
             nm = netmap_read (path, &e);
         ok (rc == 0 && !nm && strstr (e.text, path) && strstr (e.text, edits[k].want),
             "netmap_read rejects %s %s: %s", edits[k].ptr,
             edits[k].op == SET ? edits[k].value : "deleted", e.text);
         netmap_destroy (nm);
-        json_object_put (o);
         unlink (path);
     }
 }

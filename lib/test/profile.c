@@ -17,7 +17,7 @@
 
 #include "lib/profile.h"
 #include "lib/test/tap.h"
-#include "lib/test/files.h"
+#include "lib/test/support.h"
 
 
 static const char *write_str (const char *name, const char *text)
@@ -382,8 +382,6 @@ static void test_write_fails (void)
 }
 
 /* Rejections of a valid file edited at a JSON pointer. */
-enum { SET, DEL };
-
 static const struct {
     int op;
     const char *ptr;   /* SET: where; DEL: object, then key */
@@ -437,28 +435,6 @@ static const struct {
     {DEL, "/totals", "bytes", "missing key 'totals.bytes'"},
 };
 
-/* The good file edited by op at ptr into path; 0 when done. */
-static int edit_file (const char *good, const char *path, int op, const char *ptr,
-                      const char *value)
-{
-    json_object *o = json_object_from_file (good), *v = NULL;
-    int rc = -1;
-
-    if (o && op == SET) {
-        if ((v = json_tokener_parse (value)) || strcmp (value, "null") == 0)
-            rc = json_pointer_set (&o, ptr, v);
-        if (rc < 0)
-            json_object_put (v);
-    } else if (o && json_pointer_get (o, ptr, &v) == 0) {
-        json_object_object_del (v, value);
-        rc = 0;
-    }
-    if (rc == 0)
-        rc = json_object_to_file_ext (path, o, JSON_C_TO_STRING_PRETTY);
-    json_object_put (o);
-    return rc;
-}
-
 static void test_read_edits (const char *good)
 {
     char path[PATH_MAX];
@@ -472,7 +448,7 @@ static void test_read_edits (const char *good)
         e.text[0] = '\0';
         p = NULL;
         errno = 0;
-        if ((rc = edit_file (good, path, edits[k].op, edits[k].ptr, edits[k].value)) == 0)
+        if ((rc = edit_json (good, path, edits[k].op, edits[k].ptr, edits[k].value)) == 0)
             p = profile_read (path, &e);
         ok (rc == 0 && !p && errno == EINVAL && strstr (e.text, path) &&
                 strstr (e.text, edits[k].want),
@@ -486,7 +462,7 @@ static void test_read_edits (const char *good)
     /* A self-send is no fault: (0, 0) before (0, 1) with the same counts. */
     in_dir (path, "self.json");
     p = NULL;
-    if (edit_file (good, path, SET, "/entries/0", "[0, 0, 5, 2048]") == 0)
+    if (edit_json (good, path, SET, "/entries/0", "[0, 0, 5, 2048]") == 0)
         p = profile_read (path, &e);
     ok (p && p->entries[0].src == 0 && p->entries[0].dst == 0 && p->row[1] == 1,
         "profile_read accepts a self-send");

@@ -16,7 +16,7 @@
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
 #include "lib/test/tap.h"
-#include "lib/test/files.h"
+#include "lib/test/support.h"
 
 
 static int write_str (const char *path, const char *text)
@@ -48,29 +48,6 @@ static mode_t mode_of (const char *path)
     struct stat st;
 
     return lstat (path, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
-}
-
-/* Run argv (argv[0] looked up in PATH), output discarded; 0 if it exits 0. */
-static int run (const char *const *argv)
-{
-    pid_t pid;
-    int status;
-
-    fflush (stdout);
-    if ((pid = fork ()) < 0)
-        return -1;
-    if (pid == 0) {
-        int fd = open ("/dev/null", O_WRONLY);
-        if (fd >= 0) {
-            dup2 (fd, STDOUT_FILENO);
-            dup2 (fd, STDERR_FILENO);
-        }
-        execvp (argv[0], (char *const *)argv);
-        _exit (127);
-    }
-    if (waitpid (pid, &status, 0) < 0)
-        return -1;
-    return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? 0 : -1;
 }
 
 /* Compile text into the program dir/name with gcc and one more argument. */

@@ -1,12 +1,14 @@
-/* files.h: a scratch directory and file helpers for the unit tests that
- * read and write files.  Include after tap.h; one test program each.
+/* support.h: what the unit tests share beyond tap.h.  Include after
+ * tap.h; one test program each.
  *
  *   scratch_dir ("netmap-test")   makes $TMPDIR/netmap-test.XXXXXX in dir
  *   in_dir (buf, "x.json")        dir/x.json, in buf (PATH_MAX bytes)
  *   write_file, read_file         whole files; list_dir, remove_tree
+ *   edit_json                     a JSON file with one value set or deleted
+ *   run                           a command's exit status, output discarded
  */
-#ifndef TOPOMAP_TEST_FILES_H
-#define TOPOMAP_TEST_FILES_H
+#ifndef TOPOMAP_TEST_SUPPORT_H
+#define TOPOMAP_TEST_SUPPORT_H
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <json.h>
 
 static char dir[256];
 
@@ -139,6 +144,56 @@ static inline char *read_file (const char *path, size_t *lenp)
         *lenp = (size_t)len;
     }
     return buf;
+}
+
+/* Write to path the JSON document in good with one edit: SET puts the
+ * JSON text value at pointer ptr; DEL deletes key value from the object at
+ * ptr.  0, or -1.
+ */
+enum { SET, DEL };
+
+static inline int edit_json (const char *good, const char *path, int op, const char *ptr,
+                             const char *value)
+{
+    json_object *o = json_object_from_file (good), *v = NULL;
+    int rc = -1;
+
+    if (o && op == SET) {
+        if ((v = json_tokener_parse (value)) || strcmp (value, "null") == 0)
+            rc = json_pointer_set (&o, ptr, v);
+        if (rc < 0)
+            json_object_put (v);
+    } else if (o && json_pointer_get (o, ptr, &v) == 0) {
+        json_object_object_del (v, value);
+        rc = 0;
+    }
+    if (rc == 0)
+        rc = json_object_to_file_ext (path, o, JSON_C_TO_STRING_PRETTY);
+    json_object_put (o);
+    return rc;
+}
+
+/* Run argv (argv[0] looked up in PATH), output discarded; 0 if it exits 0. */
+static inline int run (const char *const *argv)
+{
+    pid_t pid;
+    int status;
+
+    fflush (stdout);
+    if ((pid = fork ()) < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open ("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2 (fd, STDOUT_FILENO);
+            dup2 (fd, STDERR_FILENO);
+        }
+        execvp (argv[0], (char *const *)argv);
+        _exit (127);
+    }
+    if (waitpid (pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? 0 : -1;
 }
 
 #endif
