@@ -30,7 +30,8 @@ setup() {
 	# and its crashed first run filed no profile.
 	local crashed='^$'
 	[[ "$output" != *"Failing at address: (nil)"* ]] || crashed='no profile filed'
-	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | grep -v "$crashed" | uniq)
+	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | grep -v "$crashed" |
+		sed 's/ ([0-9.]* s)$//' | uniq)
 	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/halo2d for 16 tasks yet: recording one" ]]
 	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/halo2d for 16 tasks: $XDG_CACHE_HOME/topomap/profiles/build-id-"*".n16.json" ]]
 	[[ "${said[2]}" == "srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
@@ -55,7 +56,10 @@ setup() {
 }
 
 @test "--topo-map=latency, bandwidth and strict place as topomap plan does with that metric" {
-	local mode metric got want
+	local mode metric got want block
+	block=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
+	# Any plan that is not srun's own is applied, however small its gain.
+	plugstack min_gain=0
 	for mode in latency:latency bandwidth:bandwidth strict:combined; do
 		metric=${mode#*:} mode=${mode%:*}
 		run in_alloc -N8 --ntasks-per-node=2 -- "
@@ -65,10 +69,10 @@ setup() {
 				--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2 -o $SHARE/plan.$BATS_TEST_NUMBER.$mode"
 		echo "$mode: $output"
 		[ "$status" -eq 0 ]
-		[[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
 		got=$(hosts_of <"$SHARE/out.$BATS_TEST_NUMBER.$mode")
 		want=$(awk '{print NR - 1, $1}' "$SHARE/plan.$BATS_TEST_NUMBER.$mode")
 		[ "$got" = "$want" ]
+		[ "$want" = "$block" ] || [[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
 	done
 }
 
