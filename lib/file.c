@@ -30,16 +30,43 @@ static int file_write_all (int fd, const char *s, size_t len)
     return 0;
 }
 
+/* Write to a device or FIFO as it is: it is a stream, not a file to
+ * replace (renaming over /dev/null would put a plain file in its place).
+ */
+static int file_write_stream (const char *path, const char *data, size_t len, tm_error_t *errp)
+{
+    int fd = open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0)
+        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
+    if (file_write_all (fd, data, len) < 0) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
+    }
+    if (close (fd) < 0)
+        return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
+    return 0;
+}
+
 int file_replace (const char *path, const char *data, size_t len, int mode, tm_error_t *errp)
 {
     char *tmp = NULL;
     size_t tmplen;
     int fd = -1, rc = -1;
     int made = 0;
+    struct stat st;
 
     if (!path || path[0] == '\0') {
         errno = EINVAL;
         return errprintf (errp, "file_replace: no path");
+    }
+    if (stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
+        if (!S_ISDIR (st.st_mode))
+            return file_write_stream (path, data, len, errp);
+        errno = EISDIR;
+        return errprintf (errp, "%s: is a directory", path);
     }
     tmplen = strlen (path) + sizeof (".XXXXXX");
     if (!(tmp = malloc (tmplen))) {

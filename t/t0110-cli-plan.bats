@@ -83,3 +83,19 @@ counts() {
 	run "$TOPOMAP" plan --netmap "$NET"
 	[ "$status" -eq 2 ]
 }
+
+@test "-o to a FIFO writes through it and leaves it a FIFO; a directory is refused" {
+	mkfifo "$D/fifo"
+	cat "$D/fifo" >"$D/read" &
+	reader=$!
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/fifo"
+	# Replaced by a plain file, the FIFO would never see a writer.
+	[ -p "$D/fifo" ] || { kill "$reader"; false; }
+	wait "$reader"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$D/read")" -eq 16 ]
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$D: is a directory"* ]]
+	[ "$(ls "$D")" = "$(printf 'fifo\nread')" ]
+}
