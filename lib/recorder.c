@@ -28,9 +28,11 @@
  *
  * Counters: a table of pages of REC_PAGE peers, a page allocated the first
  * time a peer in it is sent to (warm-up): O(1) per message, no allocation
- * afterwards.  Under MPI_THREAD_MULTIPLE the counters are updated with
- * atomic adds and pages installed by compare-and-swap; below it, with plain
- * adds, which cost nothing next to a message.  At MPI_Finalize the nonzero entries of every rank
+ * afterwards.  A persistent send is found at each start in a hash table
+ * keyed by its request: O(1) too.  Under MPI_THREAD_MULTIPLE the counters
+ * are updated with atomic adds, pages installed by compare-and-swap and
+ * the persistent table locked; below it, with plain adds and no lock,
+ * which cost nothing next to a message.  At MPI_Finalize the nonzero entries of every rank
  * are gathered to rank 0, which writes the profile (temp file + rename).  A
  * job that dies before MPI_Finalize writes nothing.
  */
@@ -68,7 +70,7 @@ typedef struct {
     int world[];
 } rec_xlate_t;
 
-/* What a persistent send will send at each start. */
+/* What a persistent send will send at each start; dst -1: a free slot. */
 typedef struct {
     MPI_Request req;
     int dst;         /* world rank */
@@ -85,9 +87,10 @@ static struct {
     rec_cell_t *_Atomic *pages;    /* [npages] */
     int keyval;
     MPI_Comm comm;                 /* a duplicate of the world, for the gather */
-    pthread_mutex_t lock;          /* xlate tables and the persistent table */
-    rec_persist_t *persist;
-    size_t npersist, maxpersist;
+    pthread_mutex_t lock;          /* xlate tables; the persistent table
+                                      under MPI_THREAD_MULTIPLE */
+    rec_persist_t *persist;        /* open addressing, linear probing */
+    size_t npersist, maxpersist;   /* maxpersist: 0 or a power of 2 */
     double t0;
 } rec = {
     .keyval = MPI_KEYVAL_INVALID,
@@ -110,33 +113,30 @@ static void rec_warn (const char *fmt, ...)
 
 /* Counting */
 
-static rec_cell_t *rec_cell (int dst)
+/* The first message to a page of peers: allocate it (warm-up). */
+static __attribute__ ((noinline, cold)) rec_cell_t *rec_page_new (int pg)
 {
-    int pg = dst / REC_PAGE;
-    rec_cell_t *page = atomic_load_explicit (&rec.pages[pg], memory_order_acquire);
+    rec_cell_t *fresh = calloc (REC_PAGE, sizeof (*fresh)), *expected = NULL;
 
-    if (!page) {
-        rec_cell_t *fresh = calloc (REC_PAGE, sizeof (*fresh));
-        rec_cell_t *expected = NULL;
-
-        if (!fresh)
-            return NULL;
-        if (atomic_compare_exchange_strong (&rec.pages[pg], &expected, fresh))
-            page = fresh;
-        else {
-            free (fresh);
-            page = expected;
-        }
-    }
-    return &page[dst % REC_PAGE];
+    if (!fresh)
+        return NULL;
+    if (atomic_compare_exchange_strong (&rec.pages[pg], &expected, fresh))
+        return fresh;
+    free (fresh);
+    return expected;
 }
 
-static void rec_count (int dst, uint64_t msgs, uint64_t bytes)
+static inline void rec_count (int dst, uint64_t msgs, uint64_t bytes)
 {
-    rec_cell_t *c;
+    unsigned u = (unsigned)dst;
+    rec_cell_t *page, *c;
 
-    if (dst < 0 || dst >= rec.size || !(c = rec_cell (dst)))
+    if (u >= (unsigned)rec.size)
         return;
+    page = atomic_load_explicit (&rec.pages[u / REC_PAGE], memory_order_acquire);
+    if (!page && !(page = rec_page_new ((int)(u / REC_PAGE))))
+        return;
+    c = &page[u % REC_PAGE];
     if (rec.threads) {
         atomic_fetch_add_explicit (&c->msgs, msgs, memory_order_relaxed);
         atomic_fetch_add_explicit (&c->bytes, bytes, memory_order_relaxed);
@@ -150,7 +150,7 @@ static void rec_count (int dst, uint64_t msgs, uint64_t bytes)
     }
 }
 
-static uint64_t rec_bytes (MPI_Count count, MPI_Datatype type)
+static inline uint64_t rec_bytes (MPI_Count count, MPI_Datatype type)
 {
     int size;
 
@@ -208,15 +208,11 @@ out:
 /* World rank of rank r of comm (of its remote group for an
  * intercommunicator), -1 for MPI_PROC_NULL or when unknown.
  */
-static int rec_world (MPI_Comm comm, int r)
+static int rec_world_xlate (MPI_Comm comm, int r)
 {
     rec_xlate_t *x = NULL;
     int found = 0;
 
-    if (r < 0)
-        return -1;
-    if (comm == MPI_COMM_WORLD)
-        return r;
     if (PMPI_Comm_get_attr (comm, rec.keyval, &x, &found) != MPI_SUCCESS)
         return -1;
     if (!found) {
@@ -236,12 +232,71 @@ static int rec_world (MPI_Comm comm, int r)
     return r < x->n ? x->world[r] : -1;
 }
 
-static void rec_send (MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype type)
+static inline int rec_world (MPI_Comm comm, int r)
+{
+    if (r < 0)
+        return -1;
+    return comm == MPI_COMM_WORLD ? r : rec_world_xlate (comm, r);
+}
+
+static inline void rec_send (MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype type)
 {
     rec_count (rec_world (comm, dest), 1, rec_bytes (count, type));
 }
 
 /* Persistent sends */
+
+static inline void rec_persist_lock (void)
+{
+    if (rec.threads)
+        pthread_mutex_lock (&rec.lock);
+}
+
+static inline void rec_persist_unlock (void)
+{
+    if (rec.threads)
+        pthread_mutex_unlock (&rec.lock);
+}
+
+/* The home slot of a request handle (a pointer or an integer, by MPI). */
+static inline size_t rec_persist_home (MPI_Request req)
+{
+    uint64_t k = 0;
+
+    memcpy (&k, &req, sizeof (req) < sizeof (k) ? sizeof (req) : sizeof (k));
+    return (size_t)((k * UINT64_C (0x9E3779B97F4A7C15)) >> 32) & (rec.maxpersist - 1);
+}
+
+/* The slot of req, or of the free slot where it would go.  The table is
+ * never full (at most half used).
+ */
+static inline size_t rec_persist_slot (MPI_Request req)
+{
+    size_t i = rec_persist_home (req);
+
+    while (rec.persist[i].dst >= 0 && rec.persist[i].req != req)
+        i = (i + 1) & (rec.maxpersist - 1);
+    return i;
+}
+
+/* Double the table (or make its first 64 slots); -1 when out of memory. */
+static int rec_persist_grow (void)
+{
+    size_t old = rec.maxpersist, max = old ? 2 * old : 64;
+    rec_persist_t *prev = rec.persist, *p = malloc (max * sizeof (*p));
+
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < max; i++)
+        p[i].dst = -1;
+    rec.persist = p;
+    rec.maxpersist = max;
+    for (size_t i = 0; i < old; i++)
+        if (prev[i].dst >= 0)
+            rec.persist[rec_persist_slot (prev[i].req)] = prev[i];
+    free (prev);
+    return 0;
+}
 
 static void rec_persist_add (MPI_Request req, MPI_Comm comm, int dest, MPI_Count count,
                              MPI_Datatype type)
@@ -250,37 +305,60 @@ static void rec_persist_add (MPI_Request req, MPI_Comm comm, int dest, MPI_Count
 
     if (dst < 0)
         return;
-    pthread_mutex_lock (&rec.lock);
-    if (rec.npersist == rec.maxpersist) {
-        size_t max = rec.maxpersist ? 2 * rec.maxpersist : 64;
-        rec_persist_t *p = realloc (rec.persist, max * sizeof (*p));
-
-        if (!p) {
-            pthread_mutex_unlock (&rec.lock);
-            rec_warn ("out of memory: a persistent send goes uncounted");
-            return;
-        }
-        rec.persist = p;
-        rec.maxpersist = max;
+    rec_persist_lock ();
+    if (2 * (rec.npersist + 1) > rec.maxpersist && rec_persist_grow () < 0) {
+        rec_persist_unlock ();
+        rec_warn ("out of memory: a persistent send goes uncounted");
+        return;
     }
-    rec.persist[rec.npersist++] = (rec_persist_t){ req, dst, rec_bytes (count, type) };
-    pthread_mutex_unlock (&rec.lock);
+    {
+        size_t i = rec_persist_slot (req);
+
+        if (rec.persist[i].dst < 0)
+            rec.npersist++;
+        rec.persist[i] = (rec_persist_t){ req, dst, rec_bytes (count, type) };
+    }
+    rec_persist_unlock ();
 }
 
-/* Count a start of req if it is a persistent send; drop it if remove. */
-static void rec_persist_use (MPI_Request req, int start, int remove)
+/* Count a start of req if it is a persistent send: O(1). */
+static inline void rec_persist_start (MPI_Request req)
 {
-    pthread_mutex_lock (&rec.lock);
-    for (size_t i = rec.npersist; i-- > 0;) {
-        if (rec.persist[i].req != req)
-            continue;
-        if (start)
+    rec_persist_lock ();
+    if (rec.npersist > 0) {
+        size_t i = rec_persist_slot (req);
+
+        if (rec.persist[i].dst >= 0)
             rec_count (rec.persist[i].dst, 1, rec.persist[i].bytes);
-        if (remove)
-            rec.persist[i] = rec.persist[--rec.npersist];
-        break;
     }
-    pthread_mutex_unlock (&rec.lock);
+    rec_persist_unlock ();
+}
+
+/* Forget req if it is a persistent send (MPI_Request_free): the entries
+ * after it in its run move back (deletion in linear probing).
+ */
+static void rec_persist_drop (MPI_Request req)
+{
+    size_t i, j, mask = rec.maxpersist - 1;
+
+    rec_persist_lock ();
+    if (rec.npersist == 0 || rec.persist[i = rec_persist_slot (req)].dst < 0) {
+        rec_persist_unlock ();
+        return;
+    }
+    rec.persist[i].dst = -1;
+    rec.npersist--;
+    for (j = (i + 1) & mask; rec.persist[j].dst >= 0; j = (j + 1) & mask) {
+        size_t h = rec_persist_home (rec.persist[j].req);
+
+        /* Move j back into the hole at i unless its home lies in (i, j]. */
+        if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+            rec.persist[i] = rec.persist[j];
+            rec.persist[j].dst = -1;
+            i = j;
+        }
+    }
+    rec_persist_unlock ();
 }
 
 /* Collectives */
@@ -622,7 +700,7 @@ REC_P2P (_c, MPI_Count)
 int MPI_Start (MPI_Request *req)
 {
     if (rec.on)
-        rec_persist_use (*req, 1, 0);
+        rec_persist_start (*req);
     return PMPI_Start (req);
 }
 
@@ -630,14 +708,14 @@ int MPI_Startall (int count, MPI_Request reqs[])
 {
     if (rec.on)
         for (int i = 0; i < count; i++)
-            rec_persist_use (reqs[i], 1, 0);
+            rec_persist_start (reqs[i]);
     return PMPI_Startall (count, reqs);
 }
 
 int MPI_Request_free (MPI_Request *req)
 {
     if (rec.on)
-        rec_persist_use (*req, 0, 1);
+        rec_persist_drop (*req);
     return PMPI_Request_free (req);
 }
 
