@@ -15,7 +15,13 @@
  *   4. The guard: that plan, srun's block and cyclic layouts and a
  *      previous plan are priced under the model (map_price), and the
  *      cheapest that gives every slot exactly its count is chosen, block
- *      on a tie, so the choice never prices above block.
+ *      on a tie, so the choice never prices above block.  The model adds
+ *      up pairs as if each had the network to itself, but the pairs of a
+ *      node share its link, and a bulk-synchronous step waits for the
+ *      busiest: so a candidate must also load the busiest node link
+ *      (link_s) less than block does.  Otherwise moving traffic between
+ *      slow nodes prices below block and runs slower (a ring on cloud-8:
+ *      every layout waits on the slowest node's link).
  */
 #include "config.h"
 
@@ -267,28 +273,44 @@ static void map_model_metric (map_model_t *m, map_metric_t metric)
     m->use_bw = metric != MAP_LATENCY;
 }
 
-void map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
+int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
 {
     map_model_t m = {.nm = nm};
-    double cost = 0, comm = 0;
+    double cost = 0, comm = 0, *out, *in;
     uint64_t bytes = 0, msgs = 0;
 
+    /* Per host: the model's time of what it sends and what it receives
+     * over the network.
+     */
+    if (!(out = calloc (2 * (size_t)nm->n, sizeof (*out)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    in = out + nm->n;
     map_model_metric (&m, metric);
     for (size_t k = 0; k < p->nentries; k++) {
         const profile_entry_t *e = &p->entries[k];
         int a = c->node[e->src], b = c->node[e->dst];
+        double t = map_cost_hosts (&m, a, b, (double)e->msgs, (double)e->bytes);
 
-        cost += map_cost_hosts (&m, a, b, (double)e->msgs, (double)e->bytes);
+        cost += t;
         if (a != b) {
             bytes += e->bytes;
             msgs += e->msgs;
             comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
+            out[a] += t;
+            in[b] += t;
         }
     }
     c->cost_s = cost;
     c->comm_s = comm;
     c->internode_bytes = bytes;
     c->internode_msgs = msgs;
+    c->link_s = 0;
+    for (int h = 0; h < nm->n; h++)
+        c->link_s = fmax (c->link_s, fmax (out[h], in[h]));
+    free (out);
+    return 0;
 }
 
 /* The profile's graph */
@@ -640,17 +662,20 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     if (params->previous)
         memcpy (r.cand[3].node, params->previous, (size_t)ntasks * sizeof (int));
 
-    /* The guard: price every candidate; the cheapest that fits wins, block
-     * unless another is strictly cheaper.
+    /* The guard: price every candidate; the cheapest that fits and loads
+     * the busiest link less than block wins, block unless another is
+     * strictly cheaper.
      */
     block = 1;
     r.chosen = block;
     for (int k = 0; k < r.ncandidates; k++) {
-        map_price (p, nm, params->metric, &r.cand[k]);
+        if (map_price (p, nm, params->metric, &r.cand[k]) < 0)
+            goto nomem;
         fits[k] = map_fits (nm, nslots, slots, ntasks, r.cand[k].node, count, &badhost, &badcount);
     }
     for (int k = 0; k < r.ncandidates; k++)
-        if (k != block && fits[k] && r.cand[k].cost_s < r.cand[r.chosen].cost_s)
+        if (k != block && fits[k] && r.cand[k].cost_s < r.cand[r.chosen].cost_s &&
+            r.cand[k].link_s < r.cand[block].link_s)
             r.chosen = k;
     r.time_s = map_now () - t0;
     *res = r;
@@ -676,6 +701,15 @@ error:
 
 /* --explain */
 
+/* "x/base" to 3 places, "-" when base is 0. */
+static void map_ratio (char *buf, size_t size, double x, double base)
+{
+    if (base > 0)
+        snprintf (buf, size, "%.3f", x / base);
+    else
+        snprintf (buf, size, "-");
+}
+
 int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm)
 {
     const map_candidate_t *block = NULL, *chosen;
@@ -692,18 +726,18 @@ int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm)
     chosen = &res->cand[res->chosen];
     fprintf (f, "mapping %d ranks, metric %s, planned in %.3f s\n", res->ntasks,
              map_metric_name (res->metric), res->time_s);
-    fprintf (f, "  %-10s %14s %14s %14s %12s %9s\n", "candidate", "cost_ms", "internode_MB",
-             "internode_msgs", "comm_s", "vs_block");
+    fprintf (f, "  %-10s %14s %14s %14s %12s %9s %12s %9s\n", "candidate", "cost_ms",
+             "internode_MB", "internode_msgs", "comm_s", "vs_block", "link_ms", "link_vs");
     for (int k = 0; k < res->ncandidates; k++) {
         const map_candidate_t *c = &res->cand[k];
-        char ratio[32];
-        if (block && block->cost_s > 0)
-            snprintf (ratio, sizeof (ratio), "%.3f", c->cost_s / block->cost_s);
-        else
-            snprintf (ratio, sizeof (ratio), "-");
-        fprintf (f, "%c %-10s %14.3f %14.3f %14" PRIu64 " %12.6f %9s\n",
+        char ratio[32], lratio[32];
+
+        map_ratio (ratio, sizeof (ratio), c->cost_s, block ? block->cost_s : 0);
+        map_ratio (lratio, sizeof (lratio), c->link_s, block ? block->link_s : 0);
+        fprintf (f, "%c %-10s %14.3f %14.3f %14" PRIu64 " %12.6f %9s %12.3f %9s\n",
                  k == res->chosen ? '*' : ' ', c->name, c->cost_s * 1e3,
-                 (double)c->internode_bytes / 1e6, c->internode_msgs, c->comm_s, ratio);
+                 (double)c->internode_bytes / 1e6, c->internode_msgs, c->comm_s, ratio,
+                 c->link_s * 1e3, lratio);
     }
     fprintf (f, "chosen: %s\n", chosen->name);
     if (nm && nm->n > 0 && chosen->node) {

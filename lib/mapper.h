@@ -5,7 +5,8 @@
  * many ranks each takes).  After seeds/001 §IV-C (Scotch dual recursive
  * bipartitioning onto the measured network), then exact capacities, then
  * swap refinement on the true cost model, then a guard that prices srun's
- * own layouts and keeps the cheapest.
+ * own layouts and keeps the cheapest, never one that loads the busiest
+ * node link more than block.
  *
  * Cost model: ranks i, j on nodes a, b cost
  *     msgs(i,j) * lat(a,b) + bytes(i,j) / bw(a,b)        (combined)
@@ -50,6 +51,9 @@ typedef struct {
     double comm_s;            /* seeds/001 Eq. 4: inter-node bytes / bandwidth */
     uint64_t internode_bytes; /* seeds/001 Eq. 2 */
     uint64_t internode_msgs;
+    double link_s;            /* the busiest node link: the model's time of
+                                 what one node sends, or receives, over the
+                                 network, the most of any node */
 } map_candidate_t;
 
 typedef struct {
@@ -57,7 +61,8 @@ typedef struct {
     map_metric_t metric;
     int ncandidates;
     map_candidate_t *cand;    /* the plan first, then block, cyclic, previous */
-    int chosen;               /* index of the cheapest in cand; block on a tie */
+    int chosen;               /* index of the cheapest in cand that loads the
+                                 busiest link less than block; block on a tie */
     double time_s;            /* wall time spent planning */
 } map_result_t;
 
@@ -88,8 +93,10 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
               const map_params_t *params, map_result_t *res, tm_error_t *errp);
 void map_result_free (map_result_t *res);
 
-/* Price a layout: fills cost_s, comm_s, internode_bytes and msgs of c. */
-void map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c);
+/* Price a layout: fills cost_s, comm_s, internode_bytes, internode_msgs
+ * and link_s of c.  -1 (ENOMEM) when out of memory.
+ */
+int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c);
 
 /* srun's layouts over slots: block fills each slot in turn; cyclic deals
  * ranks round-robin over the slots with room left.  node is [ntasks].

@@ -35,12 +35,13 @@ counts() {
 	[ "$(counts "$D/hosts")" = "$(printf 'n%d 4\n' 1 3 5 7)" ]
 }
 
-@test "--explain prices the plan at or under srun's block layout" {
+@test "--explain prices the plan at or under srun's block layout, in total and at the busiest link" {
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain
 	echo "$output"
 	[ "$status" -eq 0 ]
-	chosen=$(awk '$1 == "*" {print $4}' <<<"$output" | head -1)
-	awk -v r="$chosen" 'BEGIN { exit !(r <= 1.0) }'
+	# The chosen line's ratios to block: cost (vs_block) and busiest link (link_vs).
+	read -r cost link < <(awk '$1 == "*" {print $7, $9}' <<<"$output")
+	awk -v c="$cost" -v l="$link" 'BEGIN { exit !(c + 0 > 0 && c <= 1.0 && l + 0 > 0 && l <= 1.0) }'
 	[[ "$output" == *"block"* && "$output" == *"cyclic"* ]]
 }
 

@@ -202,8 +202,11 @@ static void test_price (void)
     ok (c.internode_bytes == 1000000 && c.internode_msgs == 2,
         "inter-node bytes and messages count the pairs on different nodes only");
     ok (fabs (c.comm_s - 1e6 / 100e6) < 1e-15, "comm_s is inter-node bytes over bandwidth (Eq. 4)");
+    ok (fabs (c.link_s - (2 * 10e-6 + 1e6 / 100e6)) < 1e-15,
+        "link_s is the busiest node link's inter-node traffic (%g s)", c.link_s);
     map_price (p, nm, MAP_LATENCY, &c);
     ok (fabs (c.cost_s - 2 * 10e-6) < 1e-15, "latency ignores bytes (%g s)", c.cost_s);
+    ok (fabs (c.link_s - 2 * 10e-6) < 1e-15, "link_s follows the metric (%g s)", c.link_s);
     ok (fabs (c.comm_s - 1e6 / 100e6) < 1e-15, "comm_s does not depend on the metric");
     map_price (p, nm, MAP_BANDWIDTH, &c);
     ok (fabs (c.cost_s - 1e6 / 100e6) < 1e-15, "bandwidth ignores messages (%g s)", c.cost_s);
@@ -215,6 +218,7 @@ static void test_price (void)
     ok (fabs (c.cost_s - (2 * 10e-6 + 1e6 / 100e6 + 7 * 1e-6 + 9000 / 1e9)) < 1e-15,
         "intra-node traffic is priced by the intra-node figures once measured");
     ok (c.internode_bytes == 1000000, "intra-node traffic is not inter-node");
+    ok (fabs (c.link_s - (2 * 10e-6 + 1e6 / 100e6)) < 1e-15, "intra-node traffic loads no link");
     profile_destroy (p);
     netmap_destroy (nm);
 }
@@ -351,6 +355,45 @@ static void test_stencil (void)
         opt);
     ok (top->internode_msgs == 160, "stencil: 160 inter-node messages (8 edges, 10 each way)");
     ok (res.cand[res.chosen].cost_s <= opt + 1e-12, "stencil: the chosen plan is optimal");
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* A ring of 8 ranks, 1 MB each way between neighbours, on 4 nodes of 2
+ * slots whose links run at 100, 10, 100 and 10 MB/s (a pair at the slower
+ * end's rate), as on a cloud.  Block's ring visits fast and slow nodes in
+ * turn: all four links between nodes are slow.  Chaining the slow nodes
+ * (h0 h2 h1 h3) makes one of them fast, so the sum of pairs prices it 22%
+ * below block; but a slow node still carries two neighbours at 10 MB/s,
+ * as under block, and a step of the ring waits for it.  Block stays.
+ */
+static void test_busiest_link (void)
+{
+    const double rate[] = {100, 10, 100, 10};
+    netmap_t *nm = netmap_of (4);
+    map_slot_t slots[] = {{0, 2}, {1, 2}, {2, 2}, {3, 2}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+    map_candidate_t *top, *block;
+
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++)
+            set_pair (nm, a, b, 50, fmin (rate[a], rate[b]));
+    for (int r = 0; r < 8; r++)
+        add2 (&t, r, (r + 1) % 8, 1, 1000000);
+    p = profile_of (8, &t);
+    ok (map_plan (p, nm, 4, slots, NULL, &res, &err) == 0, "busiest link: plan made");
+    top = cand_named (&res, "topomap");
+    block = cand_named (&res, "block");
+    ok (top->cost_s < 0.8 * block->cost_s, "busiest link: the plan prices %.0f%% below block",
+        100 * (1 - top->cost_s / block->cost_s));
+    ok (top->link_s >= block->link_s,
+        "busiest link: but loads the busiest link no less (%g s, block %g s)", top->link_s,
+        block->link_s);
+    ok (res.chosen == 1, "busiest link: block is chosen (%s)", res.cand[res.chosen].name);
     map_result_free (&res);
     profile_destroy (p);
     netmap_destroy (nm);
@@ -571,7 +614,7 @@ static void rcase_free (rcase_t *c)
 static void test_random (void)
 {
     int ncases = 300, planned = 0, allfit = 1, neverabove = 1, topo_le_block = 1, prevok = 1;
-    int scotch_choice_fits = 1, chosen_min = 1;
+    int scotch_choice_fits = 1, chosen_min = 1, linkok = 1;
 
     for (int n = 0; n < ncases; n++) {
         rcase_t c;
@@ -612,9 +655,12 @@ static void test_random (void)
                 diag ("case %d: candidate %s does not fit", n, res.cand[k].name);
                 allfit = 0;
             }
-            if (f && res.cand[k].cost_s < res.cand[res.chosen].cost_s)
+            if (f && res.cand[k].cost_s < res.cand[res.chosen].cost_s &&
+                res.cand[k].link_s < block->link_s)
                 chosen_min = 0;
         }
+        if (res.chosen != 1 && res.cand[res.chosen].link_s >= block->link_s)
+            linkok = 0;
         if (!fits (c.nm, c.nslots, c.slots, c.p->ntasks, res.cand[res.chosen].node))
             scotch_choice_fits = 0;
         if (res.cand[res.chosen].cost_s > block->cost_s)
@@ -634,7 +680,9 @@ static void test_random (void)
     ok (allfit, "random: every candidate gives every slot exactly its count");
     ok (scotch_choice_fits, "random: the chosen plan always fits, even without exact capacities");
     ok (neverabove, "random: the guard never returns a plan priced above block");
-    ok (chosen_min, "random: the chosen plan is the cheapest that fits");
+    ok (chosen_min, "random: the chosen plan is the cheapest that fits and loads the busiest link "
+                    "less than block");
+    ok (linkok, "random: a plan other than block loads the busiest link less than block");
     ok (topo_le_block, "random: the topomap plan itself is never above block");
     ok (prevok, "random: a previous plan is priced as given");
 }
@@ -751,8 +799,9 @@ static void test_explain (void)
     ok (strstr (buf, "topomap") && strstr (buf, "block") && strstr (buf, "cyclic"),
         "explain: lists the candidates");
     ok (strstr (buf, "* topomap") || strstr (buf, "* cyclic"), "explain: marks the chosen one");
-    ok (strstr (buf, "cost_ms") && strstr (buf, "internode_MB") && strstr (buf, "vs_block"),
-        "explain: has cost, inter-node traffic and ratio columns");
+    ok (strstr (buf, "cost_ms") && strstr (buf, "internode_MB") && strstr (buf, "vs_block") &&
+            strstr (buf, "link_ms"),
+        "explain: has cost, inter-node traffic, busiest link and ratio columns");
     ok (strstr (buf, "h0 ") && strstr (buf, "h1 "), "explain: names the nodes of the chosen plan");
     diag ("%s", buf);
     free (buf);
@@ -813,6 +862,7 @@ int main (void)
     test_metric_plans ();
     test_cliques ();
     test_stencil ();
+    test_busiest_link ();
     test_reordering ();
     test_validate ();
     test_random ();

@@ -8,7 +8,7 @@ FIXTURES=$TOPOMAP_SRCDIR/t/fixtures
 plugin_setup() {
 	stage "$TOPOMAP_BUILDDIR/probe/topomap-probe" "$TOPOMAP" \
 		"$TOPOMAP_BUILDDIR"/lib/.libs/topomap-recorder-*.so \
-		"$TOPOMAP_BUILDDIR/t/mpi/halo2d" "$TOPOMAP_BUILDDIR/t/mpi/hello" || return 1
+		"$TOPOMAP_BUILDDIR/t/mpi/miniapp" "$TOPOMAP_BUILDDIR/t/mpi/hello" || return 1
 	install -m 0644 "$FIXTURES/halo2d-16.json" "$SHARE/halo16.json" || return 1
 	plugstack
 }
