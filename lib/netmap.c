@@ -11,8 +11,8 @@
  *     "bandwidth_MBps": [[...], ...],
  *     "samples": [[...], ...],
  *     "params": {"lat_bytes": 1024, "bw_bytes": 262144, "bw_messages": 1,
- *                "min_samples": 5, "max_samples": 200, "ci_rel": 0.03,
- *                "budget_s": 10},
+ *                "bw_enough_ms": 2.0, "min_samples": 5, "max_samples": 200,
+ *                "ci_rel": 0.03, "budget_s": 10, "concurrency": 0},
  *     "measure_s": 3.25,
  *     "jobid": "1234",
  *     "timestamp": "2026-11-20T21:44:50Z",
@@ -34,7 +34,8 @@
  *           integers >= 0.  On the diagonal (intra-node figures) the three
  *           figures may be null: not measured, NaN in memory.
  * params    how the probe measured (netmap_params_t): integers >= 0,
- *           max_samples >= min_samples; ci_rel, budget_s finite >= 0.
+ *           max_samples >= min_samples; ci_rel, budget_s, bw_enough_ms
+ *           finite >= 0 (bw_enough_ms absent: 0, as before it existed).
  * measure_s wall time spent measuring, seconds, finite >= 0.
  * jobid     the Slurm job id, "" when unknown, at most 31 bytes.
  * timestamp when measured, UTC, ISO 8601 "YYYY-MM-DDTHH:MM:SSZ".
@@ -74,8 +75,8 @@ static const char *const netmap_keys[] = {
 };
 
 static const char *const netmap_param_keys[] = {
-    "lat_bytes", "bw_bytes", "bw_messages", "min_samples", "max_samples",
-    "ci_rel",    "budget_s", "concurrency", NULL,
+    "lat_bytes", "bw_bytes", "bw_messages", "bw_enough_ms", "min_samples",
+    "max_samples", "ci_rel", "budget_s",    "concurrency",  NULL,
 };
 
 static const char *const netmap_topo_keys[] = {
@@ -87,11 +88,17 @@ void netmap_params_default (netmap_params_t *p)
     p->lat_bytes = 1024;
     p->bw_bytes = 262144;
     p->bw_messages = 1;
+    p->bw_enough_ms = 2;
     p->min_samples = 5;
     p->max_samples = 200;
     p->ci_rel = 0.03;
     p->budget_s = 10;
     p->concurrency = 0;
+}
+
+size_t netmap_lead_bytes (const netmap_params_t *p)
+{
+    return p->bw_bytes >= 4 ? p->bw_bytes / 4 : 1;
 }
 
 /* Checks shared by create, write and read. */
@@ -183,6 +190,8 @@ static int netmap_check_params (const netmap_params_t *p, tm_error_t *errp)
     if (p->max_samples < p->min_samples)
         return errprintf (errp, "params.max_samples: %d, less than min_samples %d", p->max_samples,
                           p->min_samples);
+    if (!isfinite (p->bw_enough_ms) || p->bw_enough_ms < 0)
+        return errprintf (errp, "params.bw_enough_ms: not a finite number >= 0");
     if (!isfinite (p->ci_rel) || p->ci_rel < 0)
         return errprintf (errp, "params.ci_rel: not a finite number >= 0");
     if (!isfinite (p->budget_s) || p->budget_s < 0)
@@ -381,6 +390,7 @@ static json_object *netmap_json_params (const netmap_params_t *p)
     if (jsonfile_add (o, "lat_bytes", json_object_new_int64 ((int64_t)p->lat_bytes), false) < 0 ||
         jsonfile_add (o, "bw_bytes", json_object_new_int64 ((int64_t)p->bw_bytes), false) < 0 ||
         jsonfile_add (o, "bw_messages", json_object_new_int (p->bw_messages), false) < 0 ||
+        jsonfile_add (o, "bw_enough_ms", jsonfile_double (p->bw_enough_ms), false) < 0 ||
         jsonfile_add (o, "min_samples", json_object_new_int (p->min_samples), false) < 0 ||
         jsonfile_add (o, "max_samples", json_object_new_int (p->max_samples), false) < 0 ||
         jsonfile_add (o, "ci_rel", jsonfile_double (p->ci_rel), false) < 0 ||
@@ -642,6 +652,12 @@ static int netmap_json_params_read (json_object *o, netmap_params_t *p, tm_error
         netmap_json_int (v, "params.bw_messages", 0, INT_MAX, &x, errp) < 0)
         return -1;
     p->bw_messages = (int)x;
+    /* Absent from netmaps of probes without a lead message. */
+    p->bw_enough_ms = 0;
+    if (json_object_object_get_ex (po, "bw_enough_ms", NULL) &&
+        (jsonfile_get (po, pre, "bw_enough_ms", json_type_double, &v, errp) < 0 ||
+         netmap_json_number (v, "params.bw_enough_ms", false, &p->bw_enough_ms, errp) < 0))
+        return -1;
     if (jsonfile_get (po, pre, "concurrency", json_type_int, &v, errp) < 0 ||
         netmap_json_int (v, "params.concurrency", 0, INT_MAX, &x, errp) < 0)
         return -1;

@@ -22,6 +22,9 @@ typedef struct {
     size_t lat_bytes;      /* ping-pong message size */
     size_t bw_bytes;       /* bandwidth stream message size */
     int bw_messages;       /* messages per bandwidth stream */
+    double bw_enough_ms;   /* a lead message of bw_bytes / 4 first: when it
+                              alone takes this long, its figure stands and
+                              the stream is skipped; 0: no lead, stream */
     int min_samples;       /* latency samples before the CI test */
     int max_samples;       /* cap on latency samples */
     double ci_rel;         /* stop when the 95% CI half-width < ci_rel * mean */
@@ -71,9 +74,13 @@ int netmap_host_index (const netmap_t *nm, const char *name);
  */
 double netmap_cost (const netmap_t *nm, int a, int b, double msgs, double bytes);
 
+/* The lead message the probe sends before its stream (bw_enough_ms). */
+size_t netmap_lead_bytes (const netmap_params_t *p);
+
 /* The least time the probe's measurements in nm could have taken, one
  * pair after another: for every pair measured, its samples times its round
- * trip, plus its stream over its bandwidth (netmap_show.c).
+ * trip, plus what it streamed over its bandwidth: the lead message, and
+ * the stream unless the lead alone took bw_enough_ms (netmap_show.c).
  */
 double netmap_measure_bound (const netmap_t *nm);
 

@@ -110,14 +110,18 @@ double netmap_measure_bound (const netmap_t *nm)
 {
     const netmap_params_t *p = &nm->params;
     double stream = (double)p->bw_bytes * p->bw_messages, total = 0;
+    double lead = p->bw_enough_ms > 0 ? (double)netmap_lead_bytes (p) : 0;
 
     for (int a = 0; a < nm->n; a++)
         for (int b = a; b < nm->n; b++) {
             int k = NETMAP_AT (nm, samples, a, b);
             double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b);
+            double lead_s, sent;
             if (k <= 0 || !isfinite (lat) || !(bw > 0))
                 continue;
-            total += k * 2 * lat * 1e-6 + stream / (bw * 1e6);
+            lead_s = lead / (bw * 1e6);
+            sent = lead > 0 && lead_s * 1e3 >= p->bw_enough_ms ? lead : lead + stream;
+            total += k * 2 * lat * 1e-6 + sent / (bw * 1e6);
         }
     return total;
 }
@@ -127,7 +131,7 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
     char when[32] = "unknown time";
     struct tm tm;
     const netmap_params_t *p = &nm->params;
-    char concurrency[48] = "a whole round at once";
+    char concurrency[48] = "a whole round at once", lead[96] = "";
 
     if (p->concurrency > 0)
         snprintf (concurrency, sizeof (concurrency), "%d pair%s at once", p->concurrency,
@@ -137,9 +141,12 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
         strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%SZ", &tm);
     fprintf (f, "netmap %s: %d hosts, job %s, measured %s in %.3f s\n", name, nm->n,
              nm->jobid[0] ? nm->jobid : "unknown", when, nm->measure_s);
+    if (p->bw_enough_ms > 0)
+        snprintf (lead, sizeof (lead), "lead %zu B, enough after %g ms, then ",
+                  netmap_lead_bytes (p), p->bw_enough_ms);
     fprintf (f, "probe: ping-pong %zu B, %d to %d samples to a 95%% CI within %g%%; "
-                "stream %d x %zu B; %s; budget %g s\n",
-             p->lat_bytes, p->min_samples, p->max_samples, p->ci_rel * 100, p->bw_messages,
+                "%sstream %d x %zu B; %s; budget %g s\n",
+             p->lat_bytes, p->min_samples, p->max_samples, p->ci_rel * 100, lead, p->bw_messages,
              p->bw_bytes, concurrency, p->budget_s);
     double bound = netmap_measure_bound (nm);
     if (bound > 0)

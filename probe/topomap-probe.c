@@ -8,8 +8,9 @@
  * The node leaders (lowest rank on each node) meet in rounds of disjoint
  * pairs (lib/schedule.c), so each node takes part in one measurement at a
  * time.  In each pair the lower leader pings: small messages until the 95%
- * confidence interval is narrow enough (lib/stats.c), then a short stream
- * of large messages for bandwidth.  Rank 0 gathers the figures, infers the
+ * confidence interval is narrow enough (lib/stats.c), then for bandwidth a
+ * lead message and, unless that alone took long enough to measure (a slow
+ * path), a short stream of large messages.  Rank 0 gathers the figures, infers the
  * topology (lib/topology.c) and writes the netmap (lib/netmap.c).
  */
 #include "config.h"
@@ -43,6 +44,7 @@ enum {
 #define TAG_STREAM 12
 #define TAG_ACK 13
 #define TAG_TOKEN 14
+#define TAG_MORE 15
 #define WARMUP 2
 
 static const char *prog = "topomap-probe";
@@ -61,6 +63,9 @@ static void usage (FILE *f)
              "  -s, --lat-size BYTES   ping-pong message size (default %zu)\n"
              "  -b, --bw-size BYTES    bandwidth message size (default %zu)\n"
              "  -m, --bw-messages N    messages per bandwidth stream (default %d)\n"
+             "  -e, --bw-enough MS     send a lead message of a quarter of --bw-size\n"
+             "                         first; when it alone takes MS milliseconds,\n"
+             "                         skip the stream; 0 for no lead (default %g)\n"
              "      --min-samples N    latency samples before testing the CI (default %d)\n"
              "      --max-samples N    cap on latency samples (default %d)\n"
              "  -c, --ci REL           stop when the 95%% CI half-width is under REL\n"
@@ -73,7 +78,8 @@ static void usage (FILE *f)
              "  -V, --version          print the version\n"
              "\n"
              "Exit status: 0 written, 1 failed, 2 bad usage, 3 time budget exceeded.\n",
-             prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.min_samples, d.max_samples,
+             prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.bw_enough_ms, d.min_samples,
+             d.max_samples,
              d.ci_rel, d.concurrency, d.budget_s);
 }
 
@@ -121,7 +127,7 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
         {"bw-size", required_argument, 0, 'b'},   {"bw-messages", required_argument, 0, 'm'},
         {"min-samples", required_argument, 0, 1}, {"max-samples", required_argument, 0, 2},
         {"ci", required_argument, 0, 'c'},        {"budget", required_argument, 0, 't'},
-        {"concurrency", required_argument, 0, 'j'},
+        {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
     };
@@ -130,7 +136,7 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":o:s:b:m:c:t:j:vhV", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":o:s:b:m:e:c:t:j:vhV", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -149,6 +155,11 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             if (parse_long (optarg, 1, 1024, &v) < 0)
                 leave (EXIT_USAGE, "--bw-messages: '%s' is not a number from 1 to 1024", optarg);
             p->bw_messages = (int)v;
+            break;
+        case 'e':
+            if (parse_double (optarg, -1, 60000, &p->bw_enough_ms) < 0 || p->bw_enough_ms < 0)
+                leave (EXIT_USAGE, "--bw-enough: '%s' is not a number of milliseconds in [0, 60000]",
+                       optarg);
             break;
         case 1:
             if (parse_long (optarg, 2, 100000, &v) < 0)
@@ -236,6 +247,7 @@ static int output_writable (const char *path, char *why, size_t len)
 typedef struct {
     double lat_us, ci_us, bw_MBps;
     int samples;
+    int lead_only;  /* the lead message alone measured the bandwidth */
 } pair_result_t;
 
 typedef struct {
@@ -296,6 +308,27 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
     r->ci_us = stats_ci95 (rtt, n) / 2;
     r->lat_us = stats_median (rtt, n) / 2;
 
+    /* A lead message: on a slow path it alone lasts long enough to
+     * measure, and the stream is skipped.  The responder learns which.
+     */
+    if (p->bw_enough_ms > 0) {
+        size_t lead = netmap_lead_bytes (p);
+        double t0 = MPI_Wtime (), dt;
+        int more;
+
+        MPI_Send (buf, (int)lead, MPI_BYTE, peer, TAG_STREAM, MPI_COMM_WORLD);
+        MPI_Recv (buf, 1, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        dt = MPI_Wtime () - t0 - r->lat_us * 1e-6; /* less the ack's trip */
+        more = !(dt > 0 && dt * 1e3 >= p->bw_enough_ms);
+        MPI_Send (&more, 1, MPI_INT, peer, TAG_MORE, MPI_COMM_WORLD);
+        if (!more) {
+            r->bw_MBps = (double)lead / dt / 1e6;
+            r->lead_only = 1;
+            return;
+        }
+    }
+    r->lead_only = 0;
+
     MPI_Request *req = malloc ((size_t)p->bw_messages * sizeof (*req));
     if (!req) {
         fprintf (stderr, "%s: out of memory\n", prog);
@@ -326,6 +359,16 @@ static void respond (int peer, const netmap_params_t *p, char *buf, char *stream
         if (*(int *)buf == 0)
             break;
         MPI_Send (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+    }
+    if (p->bw_enough_ms > 0) {
+        int more = 1;
+
+        MPI_Recv (stream, (int)netmap_lead_bytes (p), MPI_BYTE, peer, TAG_STREAM, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
+        MPI_Send (buf, 1, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD);
+        MPI_Recv (&more, 1, MPI_INT, peer, TAG_MORE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (!more)
+            return;
     }
     MPI_Request *req = malloc ((size_t)p->bw_messages * sizeof (*req));
     if (!req) {
@@ -397,8 +440,9 @@ int main (int argc, char **argv)
     char *buf = calloc (1, buf_len), *stream = malloc (stream_len);
     double *rtt = malloc ((size_t)p.max_samples * sizeof (double));
     size_t mm = (size_t)m * (size_t)m;
-    /* Per pair: latency, CI, bandwidth, samples; summed onto rank 0. */
-    double *res = calloc (4 * mm, sizeof (double)), *all = calloc (4 * mm, sizeof (double));
+    /* Per pair: latency, CI, bandwidth, samples, lead only; summed onto
+     * rank 0. */
+    double *res = calloc (5 * mm, sizeof (double)), *all = calloc (5 * mm, sizeof (double));
     int *peer = malloc ((size_t)m * sizeof (int));
     if (!buf || !stream || !rtt || !res || !all || !peer)
         leave (EXIT_FAIL, "out of memory");
@@ -438,6 +482,7 @@ int main (int argc, char **argv)
                 res[mm + i] = r.ci_us;
                 res[2 * mm + i] = r.bw_MBps;
                 res[3 * mm + i] = r.samples;
+                res[4 * mm + i] = r.lead_only;
             }
             if (p.concurrency > 0 && j + p.concurrency < npairs)
                 MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p.concurrency].init, TAG_TOKEN,
@@ -448,7 +493,7 @@ int main (int argc, char **argv)
     free (pairs);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
 
-    MPI_Reduce (res, all, 4 * (int)mm, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce (res, all, 5 * (int)mm, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce (&measure_s, &max_measure_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
     int rc = 0;
@@ -492,10 +537,20 @@ int main (int argc, char **argv)
         if (netmap_write (nm, out, &e) < 0) {
             fprintf (stderr, "%s: %s\n", prog, e.text);
             rc = EXIT_FAIL;
-        } else if (verbose)
-            printf ("%s: %d hosts, %d rounds, measured in %.3f s, %s model, wrote %s\n", prog, m,
-                    schedule_rounds (m), max_measure_s,
-                    !nm->topo ? "no" : nm->topo->model == TOPO_TREE ? "tree" : "groups", out);
+        } else if (verbose) {
+            int lead_only = 0, measured = 0;
+            for (int a = 0; a < m; a++)
+                for (int b = a; b < m; b++)
+                    if (a != b || second[a] != -1) {
+                        measured++;
+                        lead_only += all[4 * mm + (size_t)a * (size_t)m + (size_t)b] > 0;
+                    }
+            printf ("%s: %d hosts, %d rounds, measured in %.3f s, %s model, %d of %d pairs "
+                    "by their lead message alone, wrote %s\n",
+                    prog, m, schedule_rounds (m), max_measure_s,
+                    !nm->topo ? "no" : nm->topo->model == TOPO_TREE ? "tree" : "groups", lead_only,
+                    measured, out);
+        }
     done:
         netmap_destroy (nm);
         free (hosts);

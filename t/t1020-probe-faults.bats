@@ -46,6 +46,9 @@ exited() {
 	run run_probe 2 --lat-size 2 -o "$SHARE/x.json"
 	exited 2
 	[[ "$output" == *"--lat-size: '2'"* ]]
+	run run_probe 2 --bw-enough -1 -o "$SHARE/x.json"
+	exited 2
+	[[ "$output" == *"--bw-enough: '-1' is not a number of milliseconds"* ]]
 }
 
 @test "a missing output exits 2" {

@@ -51,6 +51,7 @@ static netmap_t *make_netmap (int n, topo_model_t model)
     nm->params.lat_bytes = 8;
     nm->params.bw_bytes = 1 << 20;
     nm->params.bw_messages = 4;
+    nm->params.bw_enough_ms = 1.5;
     nm->params.concurrency = 3;
     nm->params.min_samples = 7;
     nm->params.max_samples = 99;
@@ -122,6 +123,7 @@ static const char *netmap_diff (const netmap_t *a, const netmap_t *b)
         }
     if (a->params.lat_bytes != b->params.lat_bytes || a->params.bw_bytes != b->params.bw_bytes ||
         a->params.bw_messages != b->params.bw_messages ||
+        a->params.bw_enough_ms != b->params.bw_enough_ms ||
         a->params.concurrency != b->params.concurrency ||
         a->params.min_samples != b->params.min_samples ||
         a->params.max_samples != b->params.max_samples || a->params.ci_rel != b->params.ci_rel ||
@@ -160,7 +162,8 @@ static void test_create (void)
     tm_error_t e;
 
     netmap_params_default (&p);
-    ok (p.lat_bytes == 1024 && p.bw_bytes == 262144 && p.bw_messages == 1 && p.concurrency == 0 && p.min_samples == 5 &&
+    ok (p.lat_bytes == 1024 && p.bw_bytes == 262144 && p.bw_messages == 1 &&
+            p.bw_enough_ms == 2 && p.concurrency == 0 && p.min_samples == 5 &&
             p.max_samples == 200 && p.ci_rel == 0.03 && p.budget_s == 10,
         "netmap_params_default gives the documented defaults");
 
@@ -265,6 +268,43 @@ static void test_cost (void)
     errno = 0;
     ok (isnan (netmap_cost (nm, 0, 3, 1, 1)) && errno == EINVAL,
         "netmap_cost of a host out of range is NaN with EINVAL");
+    netmap_destroy (nm);
+}
+
+/* The lower bound of the probe's time: samples x round trip, plus the
+ * lead message and the stream over the bandwidth, the stream left out
+ * where the lead alone took bw_enough_ms.
+ */
+static void test_bound (void)
+{
+    netmap_t *nm = make_netmap (3, 0);
+    double b, ping = 0;
+
+    /* Pairs 0-1 and 1-2 at 1 and 100 MB/s; 0-2 and the diagonal unmeasured. */
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++)
+            NETMAP_AT (nm, samples, a, c) = 0;
+    NETMAP_AT (nm, samples, 0, 1) = 10;
+    NETMAP_AT (nm, lat_us, 0, 1) = 50;
+    NETMAP_AT (nm, bw_MBps, 0, 1) = 1;
+    NETMAP_AT (nm, samples, 1, 2) = 20;
+    NETMAP_AT (nm, lat_us, 1, 2) = 5;
+    NETMAP_AT (nm, bw_MBps, 1, 2) = 100;
+    ping = 10 * 2 * 50e-6 + 20 * 2 * 5e-6;
+    nm->params.bw_bytes = 400000;
+    nm->params.bw_messages = 1;
+    nm->params.bw_enough_ms = 0;
+    b = netmap_measure_bound (nm);
+    ok (fabs (b - (ping + 400000 / 1e6 + 400000 / 1e8)) < 1e-12,
+        "bound without a lead: pings and the whole stream of every pair (%g s)", b);
+    nm->params.bw_enough_ms = 50;
+    b = netmap_measure_bound (nm);
+    ok (netmap_lead_bytes (&nm->params) == 100000 &&
+            fabs (b - (ping + 100000 / 1e6 + 500000 / 1e8)) < 1e-12,
+        "bound with a lead: the slow pair's lead alone (100 ms), the fast pair's lead and "
+        "stream (%g s)", b);
+    nm->params.bw_bytes = 3;
+    ok (netmap_lead_bytes (&nm->params) == 1, "a lead message is at least one byte");
     netmap_destroy (nm);
 }
 
@@ -398,6 +438,8 @@ static const struct {
     {SET, "/params/bw_bytes", "18446744073709551615", "params.bw_bytes: too large"},
     {SET, "/params/ci_rel", "\"small\"", "params.ci_rel: not a number"},
     {SET, "/params/bogus", "1", "unknown key 'params.bogus'"},
+    {SET, "/params/bw_enough_ms", "-1", "params.bw_enough_ms: not a finite number >= 0"},
+    {SET, "/params/bw_enough_ms", "\"soon\"", "params.bw_enough_ms: not a number"},
     {SET, "/measure_s", "-1", "measure_s: not a finite number >= 0"},
     {SET, "/jobid", "\"12345678901234567890123456789012\"", "jobid: longer than 31 bytes"},
     {SET, "/jobid", "\"12\\n3\"", "jobid: control character"},
@@ -529,6 +571,22 @@ static void test_read_file (const char *good)
     ok (!netmap_read (NULL, &e) && !netmap_read ("", NULL), "netmap_read rejects no path");
 }
 
+/* Netmaps of probes before the lead message have no bw_enough_ms. */
+static void test_read_no_lead (const char *good)
+{
+    char path[PATH_MAX];
+    netmap_t *nm = NULL;
+    tm_error_t e;
+
+    in_dir (path, "no-lead.json");
+    if (edit_json (good, path, DEL, "/params", "bw_enough_ms") == 0)
+        nm = netmap_read (path, &e);
+    ok (nm && nm->params.bw_enough_ms == 0,
+        "a netmap without params.bw_enough_ms reads, as a probe without a lead message");
+    netmap_destroy (nm);
+    unlink (path);
+}
+
 int main (void)
 {
     char good[PATH_MAX];
@@ -546,6 +604,7 @@ int main (void)
     test_round_trip ("bare.json", 2, 0, "a netmap of two hosts and no topology");
     test_layout ();
     test_cost ();
+    test_bound ();
     test_write_refuses ();
     test_write_fails ();
 
@@ -555,6 +614,7 @@ int main (void)
     netmap_destroy (nm);
     test_read_edits (good);
     test_read_file (good);
+    test_read_no_lead (good);
 
     remove_tree (dir);
     return done_testing ();
