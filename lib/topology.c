@@ -40,6 +40,16 @@
  */
 #define CLUSTER_MIN_GAP 0.2
 
+/* topo_levels: a merge at least LEVEL_GAP times the lowest of a level
+ * starts the next; the merges of one level lie within LEVEL_SPREAD of its
+ * lowest.  On the emulated cluster, 1 KiB round trips within a switch
+ * differ by up to 2.1 times (two ranks on one core or on two); with 16 KiB
+ * its levels, shaped 1 Gbit/s : 300 : 100 Mbit/s, stand 3 to 3.3 apart
+ * and spread at most 1.25.
+ */
+#define LEVEL_GAP 2.5
+#define LEVEL_SPREAD 1.5
+
 /* topo_infer: the latencies of a pair in its two directions differ by at
  * most this factor. */
 #define ASYM_MAX 2.0
@@ -983,6 +993,107 @@ done:
     return t;
 }
 
+topo_t *topo_levels (const topo_t *d, tm_error_t *errp)
+{
+    int n, nm, nb = 0, nsw = 0, *band = NULL, *rep = NULL, *id = NULL, *gid = NULL;
+    double lo = 0;
+    topo_t *t = NULL;
+
+    if (!d || d->model != TOPO_GROUPS || d->nhosts < 2 || d->nvertices != 2 * d->nhosts - 1) {
+        errinval (errp, "not a dendrogram of two hosts or more");
+        return NULL;
+    }
+    n = d->nhosts;
+    nm = n - 1;
+    band = malloc ((size_t)nm * sizeof (*band));
+    rep = malloc ((size_t)nm * sizeof (*rep));
+    id = malloc ((size_t)nm * sizeof (*id));
+    gid = malloc ((size_t)nm * sizeof (*gid));
+    if (!band || !rep || !id || !gid) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto done;
+    }
+
+    /* Bands of merge costs: merge s (vertex n + s) opens a new one when it
+     * costs LEVEL_GAP times the lowest of the band below; within a band
+     * merges cost at most LEVEL_SPREAD times its lowest. */
+    for (int s = 0; s < nm; s++) {
+        double h = d->height[n + s], below = s ? d->height[n + s - 1] : 0;
+
+        if (!(h > 0) || h < below) {
+            errinval (errp, "merge %d costs %g, not above 0 and the merge before", s, h);
+            goto done;
+        }
+        if (s == 0 || h >= LEVEL_GAP * lo) {
+            nb++;
+            lo = h;
+        } else if (h > LEVEL_SPREAD * lo) {
+            errinval (errp, "a merge at %g us is neither the level of %g us nor the next", h, lo);
+            goto done;
+        }
+        band[s] = nb - 1;
+    }
+
+    /* A merge and its parent in one band are one switch: rep[s] is the
+     * topmost merge of its switch.  Merges run bottom up, so walk down. */
+    for (int s = nm - 1; s >= 0; s--) {
+        int up = d->parent[n + s];
+        rep[s] = up != -1 && band[up - n] == band[s] ? rep[up - n] : s;
+    }
+
+    /* Hosts on edge switches only, every level on every way up: each host
+     * hangs from band 0, and each switch from the band above its own. */
+    for (int h = 0; h < n; h++)
+        if (band[d->parent[h] - n] != 0) {
+            errinval (errp, "host %d joins at level %d, not at the edge", h, band[d->parent[h] - n]);
+            goto done;
+        }
+    for (int s = 0; s < nm; s++) {
+        int up = d->parent[n + rep[s]];
+        if (rep[s] == s && (up == -1 ? band[s] != nb - 1 : band[up - n] != band[s] + 1)) {
+            errinval (errp, "a switch at level %d skips a level", band[s]);
+            goto done;
+        }
+    }
+
+    /* The tree: a switch per topmost merge, numbered bottom up; groups are
+     * the edge switches, in order of their lowest host. */
+    for (int s = 0; s < nm; s++)
+        id[s] = rep[s] == s ? n + nsw++ : -1;
+    if (!(t = topo_alloc (TOPO_TREE, n, n + nsw, errp)))
+        goto done;
+    for (int h = 0; h < n; h++)
+        t->parent[h] = id[rep[d->parent[h] - n]];
+    for (int s = 0; s < nm; s++) {
+        int up = d->parent[n + s];
+        if (rep[s] != s)
+            continue;
+        t->parent[id[s]] = up == -1 ? -1 : id[rep[up - n]];
+        t->height[id[s]] = band[s] + 1;
+    }
+    for (int s = 0; s < nm; s++)
+        gid[s] = -1;
+    t->ngroups = 0;
+    for (int h = 0; h < n; h++) {
+        int e = rep[d->parent[h] - n];
+        if (gid[e] == -1)
+            gid[e] = t->ngroups++;
+        t->group[h] = gid[e];
+    }
+    if (topo_check (t, errp) < 0) {
+        topo_destroy (t);
+        t = NULL;
+        errno = EINVAL;
+    }
+done:
+    free (band);
+    free (rep);
+    free (id);
+    free (gid);
+    return t;
+}
+
 topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp)
 {
     topo_params_t dflt;
@@ -1049,9 +1160,30 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
         errprintf (errp, "%s", why.text);
         goto done;
     }
-    if ((t = topo_cluster (n, sym, errp)))
-        errprintf (errp, "latencies do not form a switch tree (%s): hosts grouped by clustering",
-                   why.text);
+    if (!(t = topo_cluster (n, sym, errp)))
+        goto done;
+    /* Shaped links: the levels of the dendrogram may still be a tree's. */
+    {
+        tm_error_t whylv = {""};
+        topo_t *lv = topo_levels (t, &whylv);
+
+        if (lv) {
+            topo_destroy (t);
+            t = lv;
+            errclear (errp);
+            goto done;
+        }
+        if (errno == ENOMEM) {
+            topo_destroy (t);
+            t = NULL;
+            errprintf (errp, "%s", whylv.text);
+            goto done;
+        }
+        errprintf (errp,
+                   "latencies do not form a switch tree (%s; by levels: %s): hosts grouped by "
+                   "clustering",
+                   why.text, whylv.text);
+    }
 done:
     free (sym);
     free (class);

@@ -4,7 +4,8 @@
  *
  *  TOPO_TREE    the measurements fit a tree of switches: Lawrence & Yuan's
  *               data clustering of round-trip times, hop-count inference
- *               (smallest gap) and tree reconstruction.
+ *               (smallest gap) and tree reconstruction; or, where links are
+ *               shaped per level, the levels of the dendrogram below.
  *  TOPO_GROUPS  they do not (clouds, shaped heterogeneity): average-linkage
  *               hierarchical clustering of the hosts on measured cost gives
  *               a dendrogram, and its top-level split the groups.
@@ -71,8 +72,9 @@ void topo_params_default (topo_params_t *p);
 /* Infer the topology of n hosts from their symmetric n*n latency matrix
  * (row major, microseconds, diagonal ignored; each pair taken as the mean
  * of its two directions).  Tries TOPO_TREE first (topo_ly_classes,
- * topo_ly_hops, topo_ly_tree) and falls back to TOPO_GROUPS (topo_cluster)
- * when the latencies do not form a tree; errp is then left saying why,
+ * topo_ly_hops, topo_ly_tree), then the levels of topo_cluster's
+ * dendrogram (topo_levels), and falls back to TOPO_GROUPS (topo_cluster)
+ * when the latencies form no tree either way; errp is then left saying why,
  * and cleared for a tree.  n == 1 gives a tree of that host alone (its
  * root), n == 2 a tree of one switch.  Returns NULL with errp set and
  * errno EINVAL on invalid input (n < 1, non-finite or negative
@@ -120,6 +122,20 @@ topo_t *topo_ly_tree (int n, const int *hops, tm_error_t *errp);
  * succeeds for valid input: n >= 1, entries finite and >= 0.
  */
 topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp);
+
+/* A switch tree from the levels of a dendrogram d (topo_cluster's), for
+ * links shaped to different rates per level, where a level costs what its
+ * slowest link does rather than a number of hops.  Merge costs come in
+ * bands: a merge at least 2.5 times the lowest of a band opens the next
+ * (noise from scheduling on a busy node reaches 2), one within 1.5 times
+ * it is in the band, and one between is neither: no tree.  A merge and its parent in one band
+ * are one switch, at level band + 1 (1: the edge).  It is a tree of
+ * switches only when every host joins at the edge band and every switch
+ * hangs from the band just above its own (hosts on edge switches only,
+ * as Lawrence & Yuan assume).  NULL with errp set and errno EINVAL
+ * otherwise, ENOMEM out of memory.
+ */
+topo_t *topo_levels (const topo_t *d, tm_error_t *errp);
 
 /* Hop distance between hosts a and b in t: the number of switches
  * (clusters) on the path between them, as seeds/002 §2 counts it; 1 for

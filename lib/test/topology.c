@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,87 @@ static void test_three_levels (void)
     topo_destroy (t2);
 }
 
+/* The emulated 3-level tree with 16 KiB pings: links shaped to 1 Gbit/s,
+ * 300 and 100 Mbit/s per level price the levels 69, 230 and 690 us, not
+ * by hops, and two pairs of an edge read 81 and 93 us (scheduling).
+ * Lawrence & Yuan see five classes; the levels of the dendrogram are the
+ * tree.
+ */
+static void test_shaped_levels (void)
+{
+    double lat[144];
+    int groups_ok = 1, cls[144];
+    tm_error_t e;
+    topo_t *t;
+
+    seed = 11;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+            double v = i / 3 == j / 3 ? 69 : i / 6 == j / 6 ? 230 : 690;
+            lat[i * 12 + j] = i == j ? NAN : v * noise (0.01);
+        }
+    lat[4 * 12 + 5] = lat[5 * 12 + 4] = 81.2;
+    lat[10 * 12 + 11] = lat[11 * 12 + 10] = 92.8;
+    ok (topo_ly_classes (12, lat, NULL, cls, &e) != 3,
+        "shaped levels with two slow pairs: not three classes for Lawrence & Yuan");
+    t = topo_infer (12, lat, NULL, &e);
+    ok (t && t->model == TOPO_TREE && checks (t), "shaped 3-level tree: a tree all the same (%s)",
+        e.text);
+    if (t) {
+        int e0 = t->parent[0], e1 = t->parent[3], e2 = t->parent[6], a0 = t->parent[e0];
+        for (int h = 0; h < 12; h++)
+            groups_ok &= t->group[h] == h / 3 && t->parent[h] == t->parent[h / 3 * 3];
+        ok (t->ngroups == 4 && groups_ok, "four edge switches: {0,1,2} {3,4,5} {6,7,8} {9,10,11}");
+        ok (t->nvertices == 19 && t->parent[e1] == a0 && t->parent[e2] != a0 &&
+                t->parent[t->parent[e2]] == t->parent[a0] && t->parent[t->parent[a0]] == -1,
+            "edges 0 and 1 under one aggregation switch, 2 and 3 under the other, both under "
+            "the core");
+        ok (t->height[e0] == 1 && t->height[a0] == 2 && t->height[t->parent[a0]] == 3,
+            "levels: edge 1, aggregation 2, core 3");
+    }
+    topo_destroy (t);
+
+    /* Two switches at 1 KiB: pairs within a switch read 7 or 13 us (two
+     * ranks on two cores or one), across 44.  Levels closer than 2.5
+     * times are noise: no extra edge level splits the switches. */
+    double lat8[64];
+    seed = 12;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            double v = i % 2 != j % 2 ? 44 : (i + j) % 4 == 0 ? 7 : 13;
+            lat8[i * 8 + j] = i == j ? NAN : v * noise (0.02);
+        }
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < i; j++)
+            lat8[i * 8 + j] = lat8[j * 8 + i];
+    t = topo_infer (8, lat8, NULL, &e);
+    groups_ok = t && t->ngroups == 2;
+    for (int h = 0; t && h < 8; h++)
+        groups_ok &= t->group[h] == h % 2;
+    ok (checks (t) && groups_ok, "bimodal noise within two switches: their two groups (%s)",
+        t && t->model == TOPO_TREE ? "tree" : "groups");
+    topo_destroy (t);
+
+    /* A host on the aggregation level, beside two edge switches: hosts on
+     * edge switches only is no longer true, so no tree by levels. */
+    double lat7[49];
+    seed = 13;
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 7; j++) {
+            double v = i == 6 || j == 6 ? 230 : i / 3 == j / 3 ? 69 : 230;
+            lat7[i * 7 + j] = i == j ? NAN : v * noise (0.01);
+        }
+    t = topo_cluster (7, lat7, &e);
+    errno = 0;
+    topo_t *lv = topo_levels (t, &e);
+    ok (!lv && errno == EINVAL && strstr (e.text, "host 6 joins at level 1"),
+        "a host above the edge: no tree by levels (%s)", e.text);
+    topo_destroy (lv);
+    lv = topo_levels (NULL, &e);
+    ok (!lv && errno == EINVAL, "topo_levels of no dendrogram: EINVAL (%s)", e.text);
+    topo_destroy (t);
+}
+
 /* Three edge switches on one core: the smallest gap reads 2 hops between
  * edges, a triangle of switches; the levels read a star.
  */
@@ -406,6 +488,7 @@ int main (void)
     test_paper ();
     test_two_switches ();
     test_three_levels ();
+    test_shaped_levels ();
     test_star ();
     test_cloud ();
     test_bad_input ();
