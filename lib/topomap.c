@@ -652,6 +652,12 @@ int main (int argc, char **argv)
         usage (stdout);
         return finish_output ("--help");
     }
+    /* --help after a command, before any "--": the usage, as for "topomap --help". */
+    for (int i = 2; i < argc && strcmp (argv[i], "--"); i++)
+        if (!strcmp (argv[i], "--help") || !strcmp (argv[i], "-h")) {
+            usage (stdout);
+            return finish_output ("--help");
+        }
     if (!strcmp (argv[1], "-V") || !strcmp (argv[1], "--version")) {
         printf ("%s %s\n", prog, PACKAGE_VERSION);
         return finish_output ("--version");

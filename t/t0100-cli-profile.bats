@@ -114,3 +114,15 @@ teardown() {
 	run "$TOPOMAP" recorder
 	[ "$status" -eq 2 ]
 }
+
+@test "--help after any command prints the usage and exits 0" {
+	for cmd in "plan" "profile" "profile show" "netmap show" "recorder"; do
+		run $TOPOMAP $cmd --help
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "Usage: topomap netmap show FILE"* ]]
+	done
+	# A "--help" after "--" is an operand.
+	run "$TOPOMAP" profile show -- --help
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--help"* ]]
+}
