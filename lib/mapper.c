@@ -17,11 +17,13 @@
  *      cheapest that gives every slot exactly its count is chosen, block
  *      on a tie, so the choice never prices above block.  The model adds
  *      up pairs as if each had the network to itself, but the pairs of a
- *      node share its link, and a bulk-synchronous step waits for the
- *      busiest: so a candidate must also load the busiest node link
- *      (link_s) less than block does.  Otherwise moving traffic between
- *      slow nodes prices below block and runs slower (a ring on cloud-8:
- *      every layout waits on the slowest node's link).
+ *      node share its link, those leaving a switch share its uplink, and
+ *      a bulk-synchronous step waits for the busiest: so a candidate must
+ *      also load the busiest link (link_s: of a node, or the uplink of a
+ *      group of the netmap's topology) less than block does.  Otherwise
+ *      moving traffic between slow nodes prices below block and runs
+ *      slower (a ring on cloud-8: every layout waits on the slowest
+ *      node's link).
  */
 #include "config.h"
 
@@ -273,33 +275,81 @@ static void map_model_metric (map_model_t *m, map_metric_t metric)
     m->use_bw = metric != MAP_LATENCY;
 }
 
+/* A group of the netmap's topology (the hosts of an edge switch of a tree,
+ * or of a top-level cluster) shares one uplink to the others when every
+ * pair across its edge measures under this fraction of both ends' own
+ * links (a host's fastest pair): the uplink, not the hosts, limits them.
+ * Otherwise, as on one switch, a group has no link of its own.
+ */
+#define MAP_UPLINK_RATIO 0.5
+
+/* shared[g] for each group g of nm->topo: whether it sends and receives
+ * through an uplink of its own (MAP_UPLINK_RATIO).  rate is scratch [n].
+ */
+static void map_shared_uplinks (const netmap_t *nm, double *rate, char *shared)
+{
+    const topo_t *t = nm->topo;
+    int n = nm->n;
+
+    for (int h = 0; h < n; h++) {
+        rate[h] = 0;
+        for (int o = 0; o < n; o++)
+            if (o != h && isfinite (NETMAP_AT (nm, bw_MBps, h, o)))
+                rate[h] = fmax (rate[h], NETMAP_AT (nm, bw_MBps, h, o));
+    }
+    for (int g = 0; g < t->ngroups; g++)
+        shared[g] = 1;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            double bw = NETMAP_AT (nm, bw_MBps, a, b);
+            if (t->group[a] != t->group[b] && isfinite (bw) &&
+                bw >= MAP_UPLINK_RATIO * fmin (rate[a], rate[b]))
+                shared[t->group[a]] = shared[t->group[b]] = 0;
+        }
+}
+
 int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
 {
     map_model_t m = {.nm = nm};
-    double cost = 0, comm = 0, *out, *in;
+    const topo_t *t = nm->topo && nm->topo->nhosts == nm->n && nm->topo->ngroups > 1 ? nm->topo
+                                                                                    : NULL;
+    int ng = t ? t->ngroups : 0;
+    double cost = 0, comm = 0, *out, *in, *gout, *gin, *rate;
+    char *shared;
     uint64_t bytes = 0, msgs = 0;
 
-    /* Per host: the model's time of what it sends and what it receives
-     * over the network.
+    /* Per host and per group: the model's time of what it sends and what
+     * it receives over the network, through its own link or its uplink.
      */
-    if (!(out = calloc (2 * (size_t)nm->n, sizeof (*out)))) {
+    if (!(out = calloc (3 * (size_t)nm->n + 2 * (size_t)ng + 1, sizeof (*out))) ||
+        !(shared = calloc ((size_t)ng + 1, 1))) {
+        free (out);
         errno = ENOMEM;
         return -1;
     }
     in = out + nm->n;
+    rate = in + nm->n;
+    gout = rate + nm->n;
+    gin = gout + ng;
+    if (t)
+        map_shared_uplinks (nm, rate, shared);
     map_model_metric (&m, metric);
     for (size_t k = 0; k < p->nentries; k++) {
         const profile_entry_t *e = &p->entries[k];
         int a = c->node[e->src], b = c->node[e->dst];
-        double t = map_cost_hosts (&m, a, b, (double)e->msgs, (double)e->bytes);
+        double time = map_cost_hosts (&m, a, b, (double)e->msgs, (double)e->bytes);
 
-        cost += t;
+        cost += time;
         if (a != b) {
             bytes += e->bytes;
             msgs += e->msgs;
             comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
-            out[a] += t;
-            in[b] += t;
+            out[a] += time;
+            in[b] += time;
+            if (t && t->group[a] != t->group[b]) {
+                gout[t->group[a]] += time;
+                gin[t->group[b]] += time;
+            }
         }
     }
     c->cost_s = cost;
@@ -309,7 +359,11 @@ int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_
     c->link_s = 0;
     for (int h = 0; h < nm->n; h++)
         c->link_s = fmax (c->link_s, fmax (out[h], in[h]));
+    for (int g = 0; g < ng; g++)
+        if (shared[g])
+            c->link_s = fmax (c->link_s, fmax (gout[g], gin[g]));
     free (out);
+    free (shared);
     return 0;
 }
 

@@ -6,7 +6,7 @@
  * bipartitioning onto the measured network), then exact capacities, then
  * swap refinement on the true cost model, then a guard that prices srun's
  * own layouts and keeps the cheapest, never one that loads the busiest
- * node link more than block.
+ * link (of a node, or a switch's uplink) as much as block or more.
  *
  * Cost model: ranks i, j on nodes a, b cost
  *     msgs(i,j) * lat(a,b) + bytes(i,j) / bw(a,b)        (combined)
@@ -51,9 +51,11 @@ typedef struct {
     double comm_s;            /* seeds/001 Eq. 4: inter-node bytes / bandwidth */
     uint64_t internode_bytes; /* seeds/001 Eq. 2 */
     uint64_t internode_msgs;
-    double link_s;            /* the busiest node link: the model's time of
-                                 what one node sends, or receives, over the
-                                 network, the most of any node */
+    double link_s;            /* the busiest link: the model's time of what
+                                 one node, or one group of the netmap's
+                                 topology behind an uplink of its own, sends
+                                 or receives over the network, the most of
+                                 any */
 } map_candidate_t;
 
 typedef struct {

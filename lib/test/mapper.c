@@ -81,6 +81,25 @@ static netmap_t *netmap_switches (int n, const int *sw, double lat_in, double bw
     return nm;
 }
 
+/* nm's topology: a switch for each group, under a core. */
+static void set_groups (netmap_t *nm, int ngroups, const int *group)
+{
+    int n = nm->n, core = n + ngroups;
+    topo_t *t = topo_alloc (TOPO_TREE, n, n + ngroups + 1, NULL);
+
+    for (int h = 0; h < n; h++)
+        t->parent[h] = n + group[h];
+    for (int g = 0; g < ngroups; g++) {
+        t->parent[n + g] = core;
+        t->height[n + g] = 1;
+    }
+    t->height[core] = 2;
+    t->ngroups = ngroups;
+    memcpy (t->group, group, (size_t)n * sizeof (*group));
+    topo_destroy (nm->topo);
+    nm->topo = t;
+}
+
 /* Triplets, growing. */
 typedef struct {
     profile_entry_t *t;
@@ -378,6 +397,7 @@ static void test_busiest_link (void)
     map_result_t res;
     tm_error_t err;
     map_candidate_t *top, *block;
+    int rc;
 
     for (int a = 0; a < 4; a++)
         for (int b = a + 1; b < 4; b++)
@@ -395,6 +415,60 @@ static void test_busiest_link (void)
         block->link_s);
     ok (res.chosen == 1, "busiest link: block is chosen (%s)", res.cand[res.chosen].name);
     map_result_free (&res);
+
+    /* Fast and slow nodes as two groups: pairs across them run at the slow
+     * end's own rate, so no uplink limits them, and block stays. */
+    set_groups (nm, 2, (const int[]){0, 1, 0, 1});
+    rc = map_plan (p, nm, 4, slots, NULL, &res, &err);
+    ok (rc == 0 && res.chosen == 1,
+        "busiest link: groups of fast and slow nodes are no uplinks; block is chosen (%s)",
+        rc == 0 ? res.cand[res.chosen].name : err.text);
+    if (rc == 0)
+        map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* A one-way ring of 8 ranks, 1 MB to the next, on 4 nodes of 2 slots under
+ * two switches, names interleaved (h0, h2 | h1, h3), 100 MB/s within a
+ * switch and 10 across.  Block crosses the switches at every node; the
+ * plan h0 h2 h1 h3 twice only.  Each node still sends one pair across
+ * (h2 to h1, h3 to h0): its own link is no less busy.  But the pairs
+ * leaving a switch share its uplink: block sends two through it, the plan
+ * one.  Known as groups, the uplinks make the plan win.
+ */
+static void test_uplink (void)
+{
+    int sw[] = {0, 1, 0, 1};
+    netmap_t *nm = netmap_switches (4, sw, 5, 100, 20, 10);
+    map_slot_t slots[] = {{0, 2}, {1, 2}, {2, 2}, {3, 2}};
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    tm_error_t err;
+
+    for (int r = 0; r < 8; r++)
+        add (&t, r, (r + 1) % 8, 1, 1000000);
+    p = profile_of (8, &t);
+    if (!ok (map_plan (p, nm, 4, slots, NULL, &res, &err) == 0, "uplink: plan made (%s)",
+             err.text))
+        goto out;
+    ok (res.chosen == 1 &&
+            cand_named (&res, "topomap")->cost_s < cand_named (&res, "block")->cost_s,
+        "uplink: without groups, the cheaper plan loads a node link as block does: block (%s)",
+        res.cand[res.chosen].name);
+    map_result_free (&res);
+    set_groups (nm, 2, sw);
+    if (!ok (map_plan (p, nm, 4, slots, NULL, &res, &err) == 0,
+             "uplink: plan made with the switches (%s)", err.text))
+        goto out;
+    ok (cand_named (&res, "topomap")->link_s < 0.6 * cand_named (&res, "block")->link_s,
+        "uplink: the plan loads the busiest uplink half as much as block (%g s, block %g s)",
+        cand_named (&res, "topomap")->link_s, cand_named (&res, "block")->link_s);
+    ok (strcmp (res.cand[res.chosen].name, "topomap") == 0, "uplink: the plan is chosen (%s)",
+        res.cand[res.chosen].name);
+    map_result_free (&res);
+out:
     profile_destroy (p);
     netmap_destroy (nm);
 }
@@ -863,6 +937,7 @@ int main (void)
     test_cliques ();
     test_stencil ();
     test_busiest_link ();
+    test_uplink ();
     test_reordering ();
     test_validate ();
     test_random ();
