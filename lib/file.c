@@ -30,24 +30,37 @@ static int file_write_all (int fd, const char *s, size_t len)
     return 0;
 }
 
-/* Write to a device or FIFO as it is: it is a stream, not a file to
- * replace (renaming over /dev/null would put a plain file in its place).
+/* Write into what path names as it is, for a path that is a character
+ * device or FIFO, or a link to one or to a regular file: /dev/null or
+ * /dev/stdout are streams, not files to replace (renaming over /dev/null
+ * would put a plain file in its place), and a link stays a link.  What the
+ * open gave is checked again, and anything else refused.
  */
-static int file_write_stream (const char *path, const char *data, size_t len, tm_error_t *errp)
+static int file_write_through (const char *path, const char *data, size_t len, tm_error_t *errp)
 {
-    int fd = open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    int fd = open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC), saved;
+    struct stat st;
 
     if (fd < 0)
         return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
-    if (file_write_all (fd, data, len) < 0) {
-        int saved = errno;
+    if (fstat (fd, &st) < 0)
+        goto fail;
+    if (!S_ISREG (st.st_mode) && !S_ISCHR (st.st_mode) && !S_ISFIFO (st.st_mode)) {
         close (fd);
-        errno = saved;
-        return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
+        errno = EINVAL;
+        return errprintf (errp, "%s: not a regular file, character device or FIFO", path);
     }
+    if ((S_ISREG (st.st_mode) && ftruncate (fd, 0) < 0) || file_write_all (fd, data, len) < 0 ||
+        (S_ISREG (st.st_mode) && fsync (fd) < 0))
+        goto fail;
     if (close (fd) < 0)
         return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
     return 0;
+fail:
+    saved = errno;
+    close (fd);
+    errno = saved;
+    return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
 }
 
 int file_replace (const char *path, const char *data, size_t len, int mode, tm_error_t *errp)
@@ -62,11 +75,18 @@ int file_replace (const char *path, const char *data, size_t len, int mode, tm_e
         errno = EINVAL;
         return errprintf (errp, "file_replace: no path");
     }
-    if (stat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
-        if (!S_ISDIR (st.st_mode))
-            return file_write_stream (path, data, len, errp);
-        errno = EISDIR;
-        return errprintf (errp, "%s: is a directory", path);
+    /* Nothing there, a regular file or a dangling link: replaced.  A
+     * directory, or a link to one: refused.  Anything else: written through. */
+    if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
+        struct stat to;
+        int linked = S_ISLNK (st.st_mode), reached = !linked || stat (path, &to) == 0;
+
+        if (reached && S_ISDIR (linked ? to.st_mode : st.st_mode)) {
+            errno = EISDIR;
+            return errprintf (errp, "%s: is a directory", path);
+        }
+        if (reached)
+            return file_write_through (path, data, len, errp);
     }
     tmplen = strlen (path) + sizeof (".XXXXXX");
     if (!(tmp = malloc (tmplen))) {

@@ -11,8 +11,10 @@
 /* Replace path with len bytes of data: write a temporary file in the same
  * directory (O_EXCL, mode bits mode), fsync, rename over path.  Readers see
  * the old file or the new, never half; on failure nothing is left behind.
- * A path that is (or links to) a device or FIFO, such as /dev/null or
- * /dev/stdout, is written as it is; a directory is an error (EISDIR).
+ * A path that is a character device or FIFO, or a link to one or to a
+ * regular file (/dev/null, /dev/stdout), is written through as it is, not
+ * replaced; a directory is an error (EISDIR), and so is a block device or
+ * socket (EINVAL).
  */
 int file_replace (const char *path, const char *data, size_t len, int mode, tm_error_t *errp);
 

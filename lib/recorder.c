@@ -339,13 +339,14 @@ static inline void rec_persist_start (MPI_Request req)
  */
 static void rec_persist_drop (MPI_Request req)
 {
-    size_t i, j, mask = rec.maxpersist - 1;
+    size_t i, j, mask;
 
     rec_persist_lock ();
     if (rec.npersist == 0 || rec.persist[i = rec_persist_slot (req)].dst < 0) {
         rec_persist_unlock ();
         return;
     }
+    mask = rec.maxpersist - 1; /* under the lock: another thread may grow the table */
     rec.persist[i].dst = -1;
     rec.npersist--;
     for (j = (i + 1) & mask; rec.persist[j].dst >= 0; j = (j + 1) & mask) {

@@ -1082,9 +1082,10 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp)
         t->group[h] = gid[e];
     }
     if (topo_check (t, errp) < 0) {
+        int saved = errno == ENOMEM ? ENOMEM : EINVAL;
         topo_destroy (t);
         t = NULL;
-        errno = EINVAL;
+        errno = saved;
     }
 done:
     free (band);

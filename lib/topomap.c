@@ -654,7 +654,7 @@ int main (int argc, char **argv)
     }
     /* --help after a command, before any "--": the usage, as for "topomap --help". */
     for (int i = 2; i < argc && strcmp (argv[i], "--"); i++)
-        if (!strcmp (argv[i], "--help") || !strcmp (argv[i], "-h")) {
+        if (!strcmp (argv[i], "--help")) {
             usage (stdout);
             return finish_output ("--help");
         }

@@ -87,7 +87,8 @@ counts() {
 
 @test "-o to a FIFO writes through it and leaves it a FIFO; a directory is refused" {
 	mkfifo "$D/fifo"
-	cat "$D/fifo" >"$D/read" &
+	# A reader that gives up, should the plan never open the FIFO.
+	timeout 60 cat "$D/fifo" >"$D/read" &
 	reader=$!
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/fifo"
 	# Replaced by a plain file, the FIFO would never see a writer.
@@ -99,4 +100,14 @@ counts() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"$D: is a directory"* ]]
 	[ "$(ls "$D")" = "$(printf 'fifo\nread')" ]
+}
+
+@test "-o to a link to a file writes the file and leaves the link a link" {
+	echo old >"$D/target"
+	ln -s target "$D/link"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/link"
+	[ "$status" -eq 0 ]
+	[ -L "$D/link" ]
+	[ "$(wc -l <"$D/target")" -eq 16 ]
+	! grep -q old "$D/target"
 }
