@@ -283,14 +283,37 @@ static void map_model_metric (map_model_t *m, map_metric_t metric)
  */
 #define MAP_UPLINK_RATIO 0.5
 
-/* shared[g] for each group g of nm->topo: whether it sends and receives
- * through an uplink of its own (MAP_UPLINK_RATIO).  rate is scratch [n].
- */
-static void map_shared_uplinks (const netmap_t *nm, double *rate, char *shared)
+/* The groups of nm's topology, when it has several (else NULL). */
+static const topo_t *map_groups (const netmap_t *nm)
 {
     const topo_t *t = nm->topo;
-    int n = nm->n;
 
+    return t && t->nhosts == nm->n && t->ngroups > 1 ? t : NULL;
+}
+
+/* *sharedp: for each group g of nm's topology, whether it sends and
+ * receives through an uplink of its own (MAP_UPLINK_RATIO); NULL when the
+ * topology has no groups.  It depends on the netmap alone: map_plan finds
+ * it once for all its candidates.  -1 (ENOMEM) when out of memory.
+ */
+static int map_shared_uplinks (const netmap_t *nm, char **sharedp)
+{
+    const topo_t *t = map_groups (nm);
+    int n = nm->n;
+    double *rate;
+    char *shared;
+
+    *sharedp = NULL;
+    if (!t)
+        return 0;
+    rate = malloc ((size_t)n * sizeof (*rate));
+    shared = malloc ((size_t)t->ngroups);
+    if (!rate || !shared) {
+        free (rate);
+        free (shared);
+        errno = ENOMEM;
+        return -1;
+    }
     for (int h = 0; h < n; h++) {
         rate[h] = 0;
         for (int o = 0; o < n; o++)
@@ -306,33 +329,31 @@ static void map_shared_uplinks (const netmap_t *nm, double *rate, char *shared)
                 bw >= MAP_UPLINK_RATIO * fmin (rate[a], rate[b]))
                 shared[t->group[a]] = shared[t->group[b]] = 0;
         }
+    free (rate);
+    *sharedp = shared;
+    return 0;
 }
 
-int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
+/* map_price with the groups' uplinks found (map_shared_uplinks). */
+static int map_price_shared (const profile_t *p, const netmap_t *nm, map_metric_t metric,
+                             const char *shared, map_candidate_t *c)
 {
     map_model_t m = {.nm = nm};
-    const topo_t *t = nm->topo && nm->topo->nhosts == nm->n && nm->topo->ngroups > 1 ? nm->topo
-                                                                                    : NULL;
+    const topo_t *t = shared ? map_groups (nm) : NULL;
     int ng = t ? t->ngroups : 0;
-    double cost = 0, comm = 0, *out, *in, *gout, *gin, *rate;
-    char *shared;
+    double cost = 0, comm = 0, *out, *in, *gout, *gin;
     uint64_t bytes = 0, msgs = 0;
 
     /* Per host and per group: the model's time of what it sends and what
      * it receives over the network, through its own link or its uplink.
      */
-    if (!(out = calloc (3 * (size_t)nm->n + 2 * (size_t)ng + 1, sizeof (*out))) ||
-        !(shared = calloc ((size_t)ng + 1, 1))) {
-        free (out);
+    if (!(out = calloc (2 * (size_t)nm->n + 2 * (size_t)ng, sizeof (*out)))) {
         errno = ENOMEM;
         return -1;
     }
     in = out + nm->n;
-    rate = in + nm->n;
-    gout = rate + nm->n;
+    gout = in + nm->n;
     gin = gout + ng;
-    if (t)
-        map_shared_uplinks (nm, rate, shared);
     map_model_metric (&m, metric);
     for (size_t k = 0; k < p->nentries; k++) {
         const profile_entry_t *e = &p->entries[k];
@@ -363,8 +384,19 @@ int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_
         if (shared[g])
             c->link_s = fmax (c->link_s, fmax (gout[g], gin[g]));
     free (out);
-    free (shared);
     return 0;
+}
+
+int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
+{
+    char *shared;
+    int rc;
+
+    if (map_shared_uplinks (nm, &shared) < 0)
+        return -1;
+    rc = map_price_shared (p, nm, metric, shared, c);
+    free (shared);
+    return rc;
 }
 
 /* The profile's graph */
@@ -651,6 +683,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     map_model_t m = {0};
     map_result_t r = {0};
     int *host = NULL, *cap = NULL, *slot = NULL, *count = NULL;
+    char *shared = NULL;
     int ntasks, badhost, badcount, block;
     bool fits[4] = {false};
 
@@ -722,8 +755,10 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
      */
     block = 1;
     r.chosen = block;
+    if (map_shared_uplinks (nm, &shared) < 0)
+        goto nomem;
     for (int k = 0; k < r.ncandidates; k++) {
-        if (map_price (p, nm, params->metric, &r.cand[k]) < 0)
+        if (map_price_shared (p, nm, params->metric, shared, &r.cand[k]) < 0)
             goto nomem;
         fits[k] = map_fits (nm, nslots, slots, ntasks, r.cand[k].node, count, &badhost, &badcount);
     }
@@ -734,6 +769,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     r.time_s = map_now () - t0;
     *res = r;
     map_graph_free (&g);
+    free (shared);
     free (host);
     free (cap);
     free (slot);
@@ -746,6 +782,7 @@ nomem:
 error:
     map_result_free (&r);
     map_graph_free (&g);
+    free (shared);
     free (host);
     free (cap);
     free (slot);
