@@ -101,6 +101,11 @@ size_t netmap_lead_bytes (const netmap_params_t *p)
     return p->bw_bytes >= 4 ? p->bw_bytes / 4 : 1;
 }
 
+int netmap_lead_enough (const netmap_params_t *p, double lead_s)
+{
+    return p->bw_enough_ms > 0 && lead_s > 0 && lead_s * 1e3 >= p->bw_enough_ms;
+}
+
 /* Checks shared by create, write and read. */
 
 static int netmap_cmp_names (const void *a, const void *b)

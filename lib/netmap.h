@@ -74,8 +74,11 @@ int netmap_host_index (const netmap_t *nm, const char *name);
  */
 double netmap_cost (const netmap_t *nm, int a, int b, double msgs, double bytes);
 
-/* The lead message the probe sends before its stream (bw_enough_ms). */
+/* The lead message the probe sends before its stream (bw_enough_ms), and
+ * whether one that took lead_s seconds measured enough alone.
+ */
 size_t netmap_lead_bytes (const netmap_params_t *p);
+int netmap_lead_enough (const netmap_params_t *p, double lead_s);
 
 /* The least time the probe's measurements in nm could have taken, one
  * pair after another: for every pair measured, its samples times its round

@@ -116,11 +116,10 @@ double netmap_measure_bound (const netmap_t *nm)
         for (int b = a; b < nm->n; b++) {
             int k = NETMAP_AT (nm, samples, a, b);
             double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b);
-            double lead_s, sent;
+            double sent;
             if (k <= 0 || !isfinite (lat) || !(bw > 0))
                 continue;
-            lead_s = lead / (bw * 1e6);
-            sent = lead > 0 && lead_s * 1e3 >= p->bw_enough_ms ? lead : lead + stream;
+            sent = netmap_lead_enough (p, lead / (bw * 1e6)) ? lead : lead + stream;
             total += k * 2 * lat * 1e-6 + sent / (bw * 1e6);
         }
     return total;

@@ -10,8 +10,8 @@
  * time.  In each pair the lower leader pings: small messages until the 95%
  * confidence interval is narrow enough (lib/stats.c), then for bandwidth a
  * lead message and, unless that alone took long enough to measure (a slow
- * path), a short stream of large messages.  Rank 0 gathers the figures, infers the
- * topology (lib/topology.c) and writes the netmap (lib/netmap.c).
+ * path), a short stream of large messages.  Rank 0 gathers the figures,
+ * infers the topology (lib/topology.c) and writes the netmap (lib/netmap.c).
  */
 #include "config.h"
 
@@ -319,7 +319,7 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
         MPI_Send (buf, (int)lead, MPI_BYTE, peer, TAG_STREAM, MPI_COMM_WORLD);
         MPI_Recv (buf, 1, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         dt = MPI_Wtime () - t0 - r->lat_us * 1e-6; /* less the ack's trip */
-        more = !(dt > 0 && dt * 1e3 >= p->bw_enough_ms);
+        more = !netmap_lead_enough (p, dt);
         MPI_Send (&more, 1, MPI_INT, peer, TAG_MORE, MPI_COMM_WORLD);
         if (!more) {
             r->bw_MBps = (double)lead / dt / 1e6;
