@@ -437,7 +437,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
     }
     /* The plan to weigh: the mapper's choice, or when that is srun's own
      * layout, the topomap plan it turned down.  It is applied when it
-     * gains min_gain in total and at the busiest node link.
+     * gains min_gain in total and at the busiest link.
      */
     plan = &res.cand[res.chosen == srun_cand ? 0 : res.chosen];
     base = &res.cand[srun_cand];

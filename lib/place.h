@@ -9,7 +9,7 @@
  *      one at a time under a lock, and measured again after the TTL;
  *   4. the plan (map_plan) over srun's own per-node counts, kept only if
  *      it is predicted to beat srun's layout by conf->min_gain, both in
- *      total communication time and at the busiest node link;
+ *      total communication time and at the busiest link;
  *   5. a hostfile for SLURM_HOSTFILE.
  *
  * Everything that goes wrong ends in PLACE_DEFAULT with one line saying
@@ -60,7 +60,7 @@ typedef struct {
     char reason[512];       /* one line for people */
     int ntasks;             /* the step's task count */
     double gain;            /* predicted gain of the plan over srun's layout */
-    double link_gain;       /* the same at the busiest node link */
+    double link_gain;       /* the same at the busiest link (a node's, or an uplink) */
     char hostfile[4096];    /* PLACE_APPLY */
     char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
