@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -577,4 +578,125 @@ int layout_check_name (const char *name, tm_error_t *errp)
         }
     }
     return 0;
+}
+
+/* Append one formatted piece of a mapping: into buf while it fits, and
+ * always counted in *used.
+ */
+static void __attribute__ ((format (printf, 4, 5)))
+pmi_append (char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start (ap, fmt);
+    n = vsnprintf (*used < len ? buf + *used : NULL, *used < len ? len - *used : 0, fmt, ap);
+    va_end (ap);
+    *used += n > 0 ? (size_t)n : 0;
+}
+
+int layout_pmi_mapping (int ntasks, const int *node_of_rank, char *buf, size_t len,
+                        tm_error_t *errp)
+{
+    size_t cap = len < LAYOUT_PMI_MAPPING_MAX + 1 ? len : LAYOUT_PMI_MAPPING_MAX + 1, used = 0;
+    long start = 0, count = 0, size = 0; /* the open block */
+
+    if (ntasks < 1 || !node_of_rank || !buf || len < 1) {
+        errno = EINVAL;
+        return errprintf (errp, "process mapping: no ranks or no room");
+    }
+    pmi_append (buf, cap, &used, "(vector");
+    for (int rank = 0, k; rank < ntasks; rank += k) {
+        int node = node_of_rank[rank];
+
+        if (node < 0) {
+            errno = EINVAL;
+            return errprintf (errp, "process mapping: rank %d is on node %d", rank, node);
+        }
+        for (k = 1; rank + k < ntasks && node_of_rank[rank + k] == node; k++)
+            ;
+        /* A run of k ranks on the node after the open block's last node,
+         * as many as each of its nodes has, extends it.
+         */
+        if (count && k == size && node == start + count) {
+            count++;
+            continue;
+        }
+        if (count)
+            pmi_append (buf, cap, &used, ",(%ld,%ld,%ld)", start, count, size);
+        start = node, count = 1, size = k;
+    }
+    pmi_append (buf, cap, &used, ",(%ld,%ld,%ld))", start, count, size);
+    if (used >= cap) {
+        buf[0] = '\0';
+        errno = E2BIG;
+        return errprintf (errp, "the process mapping takes %zu bytes, more than the %zu %s", used,
+                          cap - 1, cap - 1 == LAYOUT_PMI_MAPPING_MAX ? "PMI passes whole" : "given");
+    }
+    return 0;
+}
+
+int layout_pmi_mapping_parse (const char *s, int ntasks, int *node_of_rank, tm_error_t *errp)
+{
+    char q[LAYOUT_QUOTE_MAX * 4 + 8];
+    const char *p = s, *why = NULL;
+    int rank = 0;
+
+    if (!s || ntasks < 1 || !node_of_rank) {
+        errno = EINVAL;
+        return errprintf (errp, "process mapping: no mapping or no ranks");
+    }
+    if (strncmp (p, "(vector", 7)) {
+        why = "does not start with (vector";
+        goto bad;
+    }
+    for (p += 7; *p == ','; p++) {
+        long v[3]; /* first node, nodes, ranks on each */
+
+        if (*++p != '(') {
+            why = "a block does not start with (";
+            goto bad;
+        }
+        for (int i = 0; i < 3; i++) {
+            char *end;
+
+            /* Decimal only: a PMI client reads a leading 0 as octal. */
+            if (!isdigit ((unsigned char)*++p) || (*p == '0' && isdigit ((unsigned char)p[1]))) {
+                why = "a block holds something other than three decimal numbers";
+                goto bad;
+            }
+            errno = 0;
+            v[i] = strtol (p, &end, 10);
+            p = end;
+            if (errno || v[i] > INT_MAX || *p != (i < 2 ? ',' : ')')) {
+                why = "a block holds something other than three decimal numbers";
+                goto bad;
+            }
+        }
+        if (v[1] < 1 || v[2] < 1) {
+            why = "a block has no nodes or no ranks";
+            goto bad;
+        }
+        if (v[0] + v[1] - 1 > INT_MAX) {
+            why = "a block's nodes go beyond node 2147483647";
+            goto bad;
+        }
+        if ((long long)v[1] * v[2] > ntasks - rank) {
+            why = "its blocks cover more ranks than the step has";
+            goto bad;
+        }
+        for (long n = 0; n < v[1]; n++)
+            for (long k = 0; k < v[2]; k++)
+                node_of_rank[rank++] = (int)(v[0] + n);
+    }
+    if (*p != ')' || p[1])
+        why = "it does not end with the blocks and )";
+    else if (rank != ntasks)
+        why = "its blocks cover fewer ranks than the step has";
+    if (!why)
+        return 0;
+bad:
+    errno = EINVAL;
+    return errprintf (errp, "process mapping '%s' for %d ranks: %s",
+                      errquote (s, LAYOUT_QUOTE_MAX, q, sizeof (q)), ntasks, why);
 }

@@ -112,4 +112,34 @@ int layout_check_ranks (int nnodes, const int *counts, int ntasks, const int *no
  */
 int layout_check_name (const char *name, tm_error_t *errp);
 
+/* PMI_process_mapping, the value by which PMI clients (MPICH's, Open
+ * MPI's PMI-2 component) learn which ranks share a node:
+ *   "(vector,(N,C,K),...)"  C nodes from node N on, K ranks on each, in
+ *                           rank order, the blocks covering every rank.
+ * Slurm's pmi2 plugin (setup.c, _get_proc_mapping) has no such value for
+ * an arbitrary distribution, which SLURM_HOSTFILE is: it says
+ * "(vector,(0,N,1))", every rank on a node of its own, and MPICH then
+ * uses no shared memory.  The plugin gives slurmstepd the plan's own
+ * (topomap.so(8)).
+ *
+ * The longest value MPICH's PMI-1 client reads whole from Slurm: 1024
+ * bytes less the names Slurm's get_maxes allows (256 for the KVS, 64 for
+ * the key) and 30, NUL included (simple_pmi.c, PMI_vallen_max).
+ */
+#define LAYOUT_PMI_MAPPING_MAX 673
+
+/* The mapping of ntasks ranks, rank r on node node_of_rank[r] (0 up, the
+ * step's node index), into buf (len bytes), in the fewest blocks rank
+ * order allows.  -1 with errp set (E2BIG: the bytes it needs) when it is
+ * longer than len - 1 bytes or than LAYOUT_PMI_MAPPING_MAX.
+ */
+int layout_pmi_mapping (int ntasks, const int *node_of_rank, char *buf, size_t len,
+                        tm_error_t *errp);
+
+/* Read s, a mapping as above, strictly: decimal numbers without signs or
+ * spaces, C and K >= 1, blocks covering exactly ntasks ranks, into
+ * node_of_rank[ntasks].  -1 with errp naming the fault.
+ */
+int layout_pmi_mapping_parse (const char *s, int ntasks, int *node_of_rank, tm_error_t *errp);
+
 #endif

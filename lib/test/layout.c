@@ -531,6 +531,101 @@ static void test_check_name (void)
     ok (layout_check_name (NULL, &e) == -1, "a NULL name is refused");
 }
 
+/* node_of_rank as "(vector,...)" and back, and both refusing what they
+ * must.
+ */
+static void test_pmi_mapping (void)
+{
+    static const struct {
+        int n;
+        int nodes[16];
+        const char *want;
+    } cases[] = {
+        { 16, { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 }, "(vector,(0,8,2))" },
+        { 8, { 0, 1, 2, 3, 0, 1, 2, 3 }, "(vector,(0,4,1),(0,4,1))" },
+        { 8, { 0, 1, 0, 1, 2, 3, 2, 3 }, "(vector,(0,2,1),(0,4,1),(2,2,1))" },
+        { 6, { 0, 0, 0, 1, 2, 2 }, "(vector,(0,1,3),(1,1,1),(2,1,2))" },
+        { 4, { 3, 3, 1, 1 }, "(vector,(3,1,2),(1,1,2))" },
+        { 1, { 0 }, "(vector,(0,1,1))" },
+    };
+    char buf[LAYOUT_PMI_MAPPING_MAX + 1];
+    int back[1000], nodes[1000];
+    tm_error_t e;
+
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        int rc = layout_pmi_mapping (cases[i].n, cases[i].nodes, buf, sizeof (buf), &e);
+        ok (rc == 0 && !strcmp (buf, cases[i].want), "mapping %zu is %s: %s", i, cases[i].want,
+            rc == 0 ? buf : e.text);
+        rc = layout_pmi_mapping_parse (buf, cases[i].n, back, &e);
+        ok (rc == 0 && same (back, cases[i].nodes, cases[i].n), "mapping %zu reads back", i);
+    }
+
+    /* Random layouts of 200 ranks on up to 8 nodes, in runs: read back. */
+    srand (7);
+    int good = 0, tries = 200;
+    for (int t = 0; t < tries; t++) {
+        int n = 1 + rand () % 200, node = rand () % 8;
+        for (int r = 0; r < n; r++) {
+            if (rand () % 4 == 0)
+                node = rand () % 8;
+            nodes[r] = node;
+        }
+        if (layout_pmi_mapping (n, nodes, buf, sizeof (buf), &e) == 0)
+            good += layout_pmi_mapping_parse (buf, n, back, &e) == 0 && same (back, nodes, n);
+        else
+            good += errno == E2BIG;
+    }
+    ok (good == tries, "random layouts read back, or are too long: %d of %d", good, tries);
+
+    /* Too long: 1000 ranks alternating between two nodes apart. */
+    for (int r = 0; r < 1000; r++)
+        nodes[r] = r % 2 ? 5 : 0;
+    ok (layout_pmi_mapping (1000, nodes, buf, sizeof (buf), &e) == -1 && errno == E2BIG &&
+            strstr (e.text, "more than the 673 PMI passes whole") && buf[0] == '\0',
+        "a mapping longer than PMI passes is refused: %s", e.text);
+    ok (layout_pmi_mapping (16, cases[0].nodes, buf, 16, &e) == -1 && errno == E2BIG &&
+            strstr (e.text, "takes 16 bytes, more than the 15 given"),
+        "a mapping longer than the buffer is refused: %s", e.text);
+    nodes[0] = -1;
+    ok (layout_pmi_mapping (2, nodes, buf, sizeof (buf), &e) == -1 && errno == EINVAL &&
+            strstr (e.text, "rank 0 is on node -1"),
+        "a negative node is refused: %s", e.text);
+    ok (layout_pmi_mapping (0, nodes, buf, sizeof (buf), &e) == -1, "no ranks are refused");
+
+    static const struct {
+        const char *s;
+        int n;
+        const char *fault;
+    } bad[] = {
+        { "", 1, "does not start" },
+        { "(vector)", 1, "fewer ranks" },
+        { "(vector,(0,2,1))", 3, "fewer ranks" },
+        { "(vector,(0,2,1),(0,1,1))", 2, "more ranks" },
+        { "(vector,(0,2,1)", 2, "does not end" },
+        { "(vector,(0,2,1)) ", 2, "does not end" },
+        { "(vector,(0,2,1))x", 2, "does not end" },
+        { "(vector, (0,2,1))", 2, "does not start with (" },
+        { "(vector,(0,0,1))", 1, "no nodes or no ranks" },
+        { "(vector,(0,1,0))", 1, "no nodes or no ranks" },
+        { "(vector,(-1,1,1))", 1, "three decimal numbers" },
+        { "(vector,(01,1,1))", 1, "three decimal numbers" },
+        { "(vector,(0x1,1,1))", 1, "three decimal numbers" },
+        { "(vector,(0,1))", 1, "three decimal numbers" },
+        { "(vector,(0,1,1,1))", 1, "three decimal numbers" },
+        { "(vector,(0,99999999999,1))", 1, "three decimal numbers" },
+        { "(vector,(2147483647,2,1))", 2, "beyond node 2147483647" },
+        { "(vector,(0,2,1073741824))", 2, "more ranks" },
+        { "(hostname,(0,1,1))", 1, "does not start" },
+    };
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        e.text[0] = '\0';
+        ok (layout_pmi_mapping_parse (bad[i].s, bad[i].n, back, &e) == -1 && errno == EINVAL &&
+                strstr (e.text, bad[i].fault),
+            "mapping '%s' is refused: %s", bad[i].s, e.text);
+    }
+    ok (layout_pmi_mapping_parse (NULL, 1, back, &e) == -1, "a NULL mapping is refused");
+}
+
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
@@ -550,6 +645,7 @@ int main (void)
     test_against_slurm_loops ();
     test_check_ranks ();
     test_check_name ();
+    test_pmi_mapping ();
     rmdir (dir);
     return done_testing ();
 }
