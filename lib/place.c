@@ -299,13 +299,34 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
     snprintf (out->reason, sizeof (out->reason), "%s: recording one", why);
 }
 
+/* The plan's PMI_process_mapping into buf: rank r on the step's node
+ * (its slot, in allocation order) that holds node[r].
+ */
+static int place_pmi_mapping (const int *node, int ntasks, const map_slot_t *slots, int nslots,
+                              char *buf, size_t len, tm_error_t *errp)
+{
+    int *slot = malloc ((size_t)ntasks * sizeof (*slot)), rc;
+
+    if (!slot)
+        return errprintf (errp, "out of memory");
+    for (int r = 0; r < ntasks; r++) {
+        slot[r] = -1;
+        for (int i = 0; i < nslots && slot[r] < 0; i++)
+            if (slots[i].host == node[r])
+                slot[r] = i;
+    }
+    rc = layout_pmi_mapping (ntasks, slot, buf, len, errp);
+    free (slot);
+    return rc;
+}
+
 /* The decision */
 
 void place_decide (const place_in_t *in, place_out_t *out)
 {
     const layout_alloc_t *a = in->alloc;
     int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply;
-    char why[256], id[EXEID_MAX + 1];
+    char why[256], nopmi[384], id[EXEID_MAX + 1];
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
     map_params_t params;
@@ -445,6 +466,21 @@ void place_decide (const place_in_t *in, place_out_t *out)
     out->link_gain = base->link_s > 0 ? 1.0 - plan->link_s / base->link_s : 0.0;
     apply = res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
             out->link_gain >= in->conf->min_gain;
+    nopmi[0] = '\0';
+    if (apply && place_pmi_mapping (res.cand[res.chosen].node, res.ntasks, slots, nslots,
+                                    out->pmi_mapping, sizeof (out->pmi_mapping), &e) < 0) {
+        if (errno != E2BIG) {
+            place_default (out, 1, "%s", e.text);
+            goto out;
+        }
+        /* Only Slurm's pmi2 plugin needs it (place.h). */
+        if (in->mpi && !strcmp (in->mpi, "pmi2")) {
+            snprintf (nopmi, sizeof (nopmi),
+                      "--mpi=pmi2 could not tell the ranks which of them share a node: %s",
+                      e.text);
+            apply = 0;
+        }
+    }
     SAY (in,
          "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms, "
          "busiest link %.3f ms against %.3f ms",
@@ -456,7 +492,11 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
                   "busiest link (%s)",
                   plan->name, 100 * out->gain, 100 * out->link_gain,
-                  apply ? "would be applied" : "below min_gain");
+                  apply ? "would be applied" : nopmi[0] ? nopmi : "below min_gain");
+        goto out;
+    }
+    if (nopmi[0]) {
+        place_default (out, 0, "%s", nopmi);
         goto out;
     }
     if (!apply) {

@@ -10,7 +10,10 @@
  *   4. the plan (map_plan) over srun's own per-node counts, kept only if
  *      it is predicted to beat srun's layout by conf->min_gain, both in
  *      total communication time and at the busiest link;
- *   5. a hostfile for SLURM_HOSTFILE.
+ *   5. a hostfile for SLURM_HOSTFILE, and the plan's PMI_process_mapping
+ *      for Slurm's pmi2 plugin, which has none for a hostfile's layout
+ *      (layout.h): a pmi2 step whose mapping PMI cannot pass keeps srun's
+ *      layout.
  *
  * Everything that goes wrong ends in PLACE_DEFAULT with one line saying
  * why: the plugin then leaves srun's placement alone, or fails the step in
@@ -30,6 +33,7 @@
 #define PLACE_ENV_GAIN     "TOPOMAP_GAIN"      /* tasks: predicted gain over srun's layout */
 #define PLACE_ENV_REASON   "TOPOMAP_REASON"    /* tasks: why the default placement */
 #define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"  /* slurmstepd: preload this into the tasks */
+#define PLACE_ENV_PMI      "TOPOMAP_PMI_MAPPING" /* slurmstepd: the plan's PMI_process_mapping */
 
 typedef enum {
     PLACE_DEFAULT = 0,  /* leave srun's placement (reason says why) */
@@ -50,6 +54,7 @@ typedef struct {
     const char *user_cache;       /* the user's profile cache */
     const char *netmap_dir;       /* netmaps, locks and plans of the user's jobs */
     const char *srun;             /* srun to run the probe step with */
+    const char *mpi;              /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
 } place_in_t;
@@ -62,6 +67,9 @@ typedef struct {
     double gain;            /* predicted gain of the plan over srun's layout */
     double link_gain;       /* the same at the busiest link (a node's, or an uplink) */
     char hostfile[4096];    /* PLACE_APPLY */
+    char pmi_mapping[LAYOUT_PMI_MAPPING_MAX + 1];
+                            /* PLACE_APPLY: the plan's PMI_process_mapping, nodes in
+                             * allocation order (layout.h); "" when too long */
     char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
 } place_out_t;

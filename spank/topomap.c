@@ -8,8 +8,10 @@
  *   sbatch, salloc      --topo-profile (and --topo-map) hold for every
  *                       srun of the job, through Slurm's SLURM_SPANK_*
  *                       environment.
- *   slurmstepd (remote) at task_init, preload the recorder into the tasks
- *                       of a recording step.
+ *   slurmstepd (remote) at init_post_opt, give Slurm's pmi2 plugin the
+ *                       placed step's PMI_process_mapping; at task_init,
+ *                       preload the recorder into the tasks of a recording
+ *                       step.
  *
  * No callback returns an error: an error could leave a job pending or
  * drain a node.  Strict mode fails a step by ending srun at
@@ -20,9 +22,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,7 +269,7 @@ static int post_opt_local (void)
     conf_profile_t profile = { .mode = tm.conf.profile };
     layout_request_t req = { 0 };
     layout_alloc_t *alloc = NULL;
-    char buf[256], netmaps[4096], srun[4096], gain[32];
+    char buf[256], netmaps[4096], srun[4096], gain[32], mpi[64];
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
     place_in_t in;
@@ -282,6 +286,8 @@ static int post_opt_local (void)
         unsetenv (PLACE_ENV_REEXEC);
         return 0;
     }
+    /* A mapping only this srun's plan may set (pmi_mapping_remote). */
+    unsetenv (PLACE_ENV_PMI);
     if (getenv (PLACE_ENV_PROBE) || !tm.map_given)
         return 0;
     if (tm.map_arg && tm.map_arg[0] && strcmp (tm.map_arg, "(null)") &&
@@ -350,6 +356,7 @@ static int post_opt_local (void)
         goto out;
     }
     srun[n] = '\0';
+    srun_opt_str ("mpi", mpi, sizeof (mpi));
 
     in = (place_in_t){
         .conf = &tm.conf,
@@ -363,6 +370,7 @@ static int post_opt_local (void)
         .user_cache = tm.user_cache,
         .netmap_dir = netmaps,
         .srun = srun,
+        .mpi = mpi[0] ? mpi : NULL,
         .say = say,
     };
     place_decide (&in, &out);
@@ -402,12 +410,15 @@ static int post_opt_local (void)
         setenv (PLACE_ENV_PLAN, out.hostfile, 1);
         setenv (PLACE_ENV_GAIN, gain, 1);
         setenv (PLACE_ENV_REASON, out.reason, 1);
+        if (out.pmi_mapping[0])
+            setenv (PLACE_ENV_PMI, out.pmi_mapping, 1);
         slurm_info ("topomap: %s", out.reason);
         layout_alloc_destroy (alloc);
         reexec ();
         alloc = NULL;
         unsetenv ("SLURM_HOSTFILE");
         unsetenv (PLACE_ENV_REEXEC);
+        unsetenv (PLACE_ENV_PMI);
         rc = pass (mode, 1, "cannot execute srun again: %s", strerror (errno));
         break;
     }
@@ -425,9 +436,72 @@ int slurm_spank_local_user_init (spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* Remote, before Slurm's pmi2 plugin reads SLURM_PMI2_PROC_MAPPING (mgr.c:
+ * spank_init, then mpi_g_slurmstepd_prefork): a placed step's ranks lie as
+ * SLURM_HOSTFILE says, for which the plugin can only say "every rank on a
+ * node of its own" (layout.h).  Give it the plan's mapping instead, once
+ * that mapping is found to hold this node's tasks exactly; the tasks never
+ * see it.
+ */
+static void pmi_mapping_remote (spank_t sp)
+{
+    char want[LAYOUT_PMI_MAPPING_MAX + 2], have[64], alone[64];
+    uint32_t ntasks, nlocal, gtid, first;
+    int *node = NULL, count = 0;
+    spank_err_t rc;
+    tm_error_t e;
+
+    if ((rc = spank_getenv (sp, PLACE_ENV_PMI, want, sizeof (want))) == ESPANK_ENV_NOEXIST)
+        return;
+    spank_unsetenv (sp, PLACE_ENV_PMI);
+    if (spank_getenv (sp, "SLURM_PMI2_PROC_MAPPING", have, sizeof (have)) != ESPANK_SUCCESS)
+        return; /* not a pmi2 step, or a mapping Slurm worked out itself */
+    if (rc != ESPANK_SUCCESS) {
+        slurm_error ("topomap: %s is too long: ranks see no node shared", PLACE_ENV_PMI);
+        return;
+    }
+    if (spank_get_item (sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS ||
+        spank_get_item (sp, S_JOB_LOCAL_TASK_COUNT, &nlocal) != ESPANK_SUCCESS ||
+        spank_get_item (sp, S_JOB_LOCAL_TO_GLOBAL_ID, 0u, &first) != ESPANK_SUCCESS ||
+        ntasks < 1 || ntasks > INT_MAX || first >= ntasks)
+        return;
+    snprintf (alone, sizeof (alone), "(vector,(0,%u,1))", ntasks);
+    if (strcmp (have, alone))
+        return;
+    if (!(node = malloc (ntasks * sizeof (*node)))) {
+        slurm_error ("topomap: %s: out of memory", PLACE_ENV_PMI);
+        return;
+    }
+    if (layout_pmi_mapping_parse (want, (int)ntasks, node, &e) < 0) {
+        slurm_error ("topomap: %s: %s", PLACE_ENV_PMI, e.text);
+        goto out;
+    }
+    for (uint32_t r = 0; r < ntasks; r++)
+        count += node[r] == node[first];
+    for (uint32_t i = 0; i < nlocal; i++)
+        if (spank_get_item (sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &gtid) != ESPANK_SUCCESS ||
+            gtid >= ntasks || node[gtid] != node[first])
+            count = -1;
+    if (count != (int)nlocal) {
+        slurm_error ("topomap: %s does not hold this node's %u tasks: ranks see no node shared",
+                     PLACE_ENV_PMI, nlocal);
+        goto out;
+    }
+    spank_setenv (sp, "SLURM_PMI2_PROC_MAPPING", want, 1);
+    slurm_debug ("topomap: SLURM_PMI2_PROC_MAPPING=%s", want);
+out:
+    free (node);
+}
+
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
-    if (tm.disabled || spank_context () != S_CTX_LOCAL)
+    if (tm.disabled)
+        return 0;
+    if (spank_context () == S_CTX_REMOTE) {
+        pmi_mapping_remote (sp);
+        return 0;
+    }
+    if (spank_context () != S_CTX_LOCAL)
         return 0;
     return post_opt_local ();
 }

@@ -55,6 +55,49 @@ setup() {
 	[ "$(awk '{print $2}' <<<"$got" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2 ]
 	# srun's own layout would be block: n1 n1 n2 n2 ...
 	[ "$got" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
+	shared_by_host <"$SHARE/out.$BATS_TEST_NUMBER"
+}
+
+@test "MPICH over --mpi=pmi2 sees which placed ranks share a node" {
+	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^srun: topomap: placed 16 ranks on 8 nodes' <<<"$output"
+	got=$(hosts_of <<<"$output")
+	[ "$got" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
+	[ "$(grep -c "^rank=.* sum=120 local=" <<<"$output")" -eq 16 ]
+	shared_by_host <<<"$output"
+	# The same layout by SLURM_HOSTFILE alone: Slurm's pmi2 plugin says
+	# "every rank on a node of its own", and MPICH believes it.
+	awk '{print $2}' <<<"$got" >"$SHARE/hf.$BATS_TEST_NUMBER"
+	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/hf.$BATS_TEST_NUMBER srun --mpi=pmi2 -m arbitrary $SHARE/hello.mpich"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(hosts_of <<<"$output")" = "$got" ]
+	[ "$(grep -c ' local=1$' <<<"$output")" -eq 16 ]
+}
+
+@test "a PMI mapping reaches neither tasks nor steps the plugin did not place" {
+	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
+	local log=$TOPOMAP_CLUSTER_DIR/log/slurmd-n1.log seen
+	seen=$(wc -l <"$log")
+	for r in $(seq 0 15); do echo "n$((r % 8 + 1))"; done >"$SHARE/hf.$BATS_TEST_NUMBER"
+	# A value left in the environment; one forged past srun (--export), which
+	# holds no node's tasks; a placed step's, which its tasks do not see.
+	run in_alloc -N8 --ntasks-per-node=2 -- "
+		TOPOMAP_PMI_MAPPING='(vector,(0,16,1))' srun --mpi=pmi2 $SHARE/hello.mpich > $SHARE/left.$BATS_TEST_NUMBER &&
+		SLURM_HOSTFILE=$SHARE/hf.$BATS_TEST_NUMBER srun --mpi=pmi2 -m arbitrary \
+			--export='ALL,\"TOPOMAP_PMI_MAPPING=(vector,(0,8,2))\"' $SHARE/hello.mpich > $SHARE/forged.$BATS_TEST_NUMBER &&
+		srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \${TOPOMAP_PMI_MAPPING:-unset}' | sort -u"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cat "$SHARE/left.$BATS_TEST_NUMBER" "$SHARE/forged.$BATS_TEST_NUMBER"
+	[ "$(grep -c ' local=2$' "$SHARE/left.$BATS_TEST_NUMBER")" -eq 16 ]
+	[ "$(grep -c ' local=1$' "$SHARE/forged.$BATS_TEST_NUMBER")" -eq 16 ]
+	tail -n +"$((seen + 1))" "$log" | grep -q "topomap: TOPOMAP_PMI_MAPPING does not hold this node's 2 tasks"
+	grep -q '^srun: topomap: placed 16 ranks' <<<"$output"
+	[ "$(grep -v '^srun: topomap:' <<<"$output")" = unset ]
 }
 
 @test "--topo-map=latency, bandwidth and strict place as topomap plan does with that metric" {

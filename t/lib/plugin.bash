@@ -9,6 +9,8 @@ plugin_setup() {
 	stage "$TOPOMAP_BUILDDIR/probe/topomap-probe" "$TOPOMAP" \
 		"$TOPOMAP_BUILDDIR"/lib/.libs/topomap-recorder-*.so \
 		"$TOPOMAP_BUILDDIR/t/mpi/miniapp" "$TOPOMAP_BUILDDIR/t/mpi/hello" || return 1
+	[ ! -x "$TOPOMAP_BUILDDIR/t/mpich/hello" ] ||
+		install -m 0755 "$TOPOMAP_BUILDDIR/t/mpich/hello" "$SHARE/hello.mpich" || return 1
 	install -m 0644 "$FIXTURES/halo2d-16.json" "$SHARE/halo16.json" || return 1
 	plugstack
 }
@@ -39,4 +41,14 @@ in_alloc() {
 # hosts_of: "rank host" lines of hello's output, sorted by rank.
 hosts_of() {
 	sed -n 's/^rank=\([0-9]*\) .* host=\([^ ]*\) .*/\1 \2/p' | sort -n
+}
+
+# shared_by_host: whether, in hello's output, every rank's node-shared
+# communicator holds as many ranks as its host runs (says which do not).
+shared_by_host() {
+	awk '/^rank=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			host[f["rank"]] = f["host"]; shared[f["rank"]] = f["local"]; on[f["host"]]++ }
+		END { for (r in host) if (shared[r] != on[host[r]]) {
+				print "rank " r " shares its node with " shared[r] - 1 " ranks, " host[r] " runs " on[host[r]]; bad = 1 }
+			exit bad + 0 }'
 }

@@ -1,15 +1,18 @@
 /* hello: every rank prints where it runs, after a collective that proves the
  * ranks really talk to each other.
  *
- * Each rank prints one line:  rank=R size=N host=HOST sum=S
- * where S is the sum of all ranks, N*(N-1)/2 when communication works.
+ * Each rank prints one line:  rank=R size=N host=HOST sum=S local=L
+ * where S is the sum of all ranks, N*(N-1)/2 when communication works, and
+ * L the size of its MPI_COMM_TYPE_SHARED communicator: the ranks MPI knows
+ * to share its node.
  */
 #include <mpi.h>
 #include <stdio.h>
 
 int main (int argc, char **argv)
 {
-    int rank, size, len, sum;
+    int rank, size, len, sum, local;
+    MPI_Comm node;
     char host[MPI_MAX_PROCESSOR_NAME];
 
     MPI_Init (&argc, &argv);
@@ -17,7 +20,10 @@ int main (int argc, char **argv)
     MPI_Comm_size (MPI_COMM_WORLD, &size);
     MPI_Get_processor_name (host, &len);
     MPI_Allreduce (&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    printf ("rank=%d size=%d host=%s sum=%d\n", rank, size, host, sum);
+    MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size (node, &local);
+    MPI_Comm_free (&node);
+    printf ("rank=%d size=%d host=%s sum=%d local=%d\n", rank, size, host, sum, local);
     MPI_Finalize ();
     return 0;
 }
