@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -138,6 +139,9 @@ static int srun_opt_find (void)
     return srun_opt.opt && srun_opt.get && srun_opt.isset && srun_opt.xfree ? 0 : -1;
 }
 
+/* srun's private option setter, found with the getter; NULL if absent. */
+typedef int (*option_set_f) (void *opt, const char *name, const char *value, bool early);
+
 /* An option's value as a string in buf ("" when unset); 1 if it has one. */
 static int srun_opt_str (const char *name, char *buf, size_t len)
 {
@@ -233,6 +237,42 @@ static void reexec (void)
     argv[argc] = NULL;
     fflush (NULL);
     execv ("/proc/self/exe", argv);
+}
+
+/* What the plugin sets for slurmstepd and the tasks. */
+static const char *const exported[] = {
+    RECORDER_ENV,   PLACE_ENV_RECORDER, PLACE_ENV_MODE, PLACE_ENV_PLAN,
+    PLACE_ENV_GAIN, PLACE_ENV_REASON,   PLACE_ENV_PMI,
+};
+
+/* srun --export without ALL (or SLURM_EXPORT_ENV) passes the tasks only
+ * SLURM_* and the variables it names, up to a NONE: name the plugin's
+ * first, so that srun takes their values at launch (launch_slurm.c,
+ * _build_user_env).
+ */
+static void export_ours (void)
+{
+    char cur[8192], val[8192 + 512], *save;
+    option_set_f set = (option_set_f)dlsym (RTLD_DEFAULT, "slurm_option_set");
+    size_t len = 0;
+    int any = 0;
+
+    for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
+        any |= getenv (exported[i]) != NULL;
+    if (!any || !set || srun_opt_find () < 0 || !srun_opt_str ("export", cur, sizeof (cur)))
+        return;
+    snprintf (val, sizeof (val), "%s", cur);
+    for (char *t = strtok_r (val, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        if (!strcasecmp (t, "NONE"))
+            break;
+        if (!strcasecmp (t, "ALL"))
+            return;
+    }
+    for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
+        len += (size_t)snprintf (val + len, sizeof (val) - len, "%s,", exported[i]);
+    if (snprintf (val + len, sizeof (val) - len, "%s", cur) >= (int)(sizeof (val) - len) ||
+        set (srun_opt.opt, "export", val, false) != 0)
+        slurm_error ("topomap: cannot add its variables to --export=%s", cur);
 }
 
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
@@ -495,6 +535,8 @@ out:
 
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
+    int rc;
+
     if (tm.disabled)
         return 0;
     if (spank_context () == S_CTX_REMOTE) {
@@ -503,7 +545,9 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     }
     if (spank_context () != S_CTX_LOCAL)
         return 0;
-    return post_opt_local ();
+    rc = post_opt_local ();
+    export_ours ();
+    return rc;
 }
 
 /* Remote: preload the recorder into the tasks of a recording step. */

@@ -100,6 +100,24 @@ setup() {
 	[ "$(grep -v '^srun: topomap:' <<<"$output")" = unset ]
 }
 
+@test "srun --export=NONE still passes the plugin's variables, and no others" {
+	# srun passes the tasks only SLURM_* and what --export names; the
+	# recorder, the plan's PMI mapping and TOPOMAP_MODE must get through.
+	run in_alloc -N8 --ntasks-per-node=2 -- "export LEFT=behind
+		srun --export=NONE --mpi=pmix --topo-map $SHARE/miniapp >/dev/null &&
+		srun --export=NONE --mpi=pmix --topo-map $SHARE/miniapp >/dev/null &&
+		srun --export=NONE --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \${LEFT:-unset}' | sort -u &&
+		if [ -x $SHARE/hello.mpich ]; then
+			srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $SHARE/hello.$BATS_TEST_NUMBER
+		fi"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^srun: topomap: recorded the profile of ' <<<"$output"
+	[ "$(grep -c '^srun: topomap: placed 16 ranks' <<<"$output")" -ge 2 ]
+	[ "$(grep -v '^srun: topomap:' <<<"$output")" = "applied unset" ]
+	[ ! -x "$SHARE/hello.mpich" ] || shared_by_host <"$SHARE/hello.$BATS_TEST_NUMBER"
+}
+
 @test "--topo-map=latency, bandwidth and strict place as topomap plan does with that metric" {
 	local mode metric got want block
 	block=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
