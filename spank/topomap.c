@@ -479,15 +479,17 @@ int slurm_spank_local_user_init (spank_t sp, int ac, char **av)
 /* Remote, before Slurm's pmi2 plugin reads SLURM_PMI2_PROC_MAPPING (mgr.c:
  * spank_init, then mpi_g_slurmstepd_prefork): a placed step's ranks lie as
  * SLURM_HOSTFILE says, for which the plugin can only say "every rank on a
- * node of its own" (layout.h).  Give it the plan's mapping instead, once
- * that mapping is found to hold this node's tasks exactly; the tasks never
- * see it.
+ * node of its own" (layout.h).  Give it the plan's mapping instead; the
+ * tasks never see it.  Each node's pmi2 plugin serves its own copy, and
+ * ranks that disagree on which of them share a node hang in MPI_Init: so
+ * every node decides alike, from what every node sees alike (the mapping,
+ * the step's task and node counts, SLURM_TASKS_PER_NODE).
  */
 static void pmi_mapping_remote (spank_t sp)
 {
-    char want[LAYOUT_PMI_MAPPING_MAX + 2], have[64], alone[64];
-    uint32_t ntasks, nlocal, gtid, first;
-    int *node = NULL, count = 0;
+    char want[LAYOUT_PMI_MAPPING_MAX + 1], have[64], alone[64], tpn[4096];
+    uint32_t ntasks, nnodes;
+    int *node = NULL, *counts = NULL;
     spank_err_t rc;
     tm_error_t e;
 
@@ -496,40 +498,40 @@ static void pmi_mapping_remote (spank_t sp)
     spank_unsetenv (sp, PLACE_ENV_PMI);
     if (spank_getenv (sp, "SLURM_PMI2_PROC_MAPPING", have, sizeof (have)) != ESPANK_SUCCESS)
         return; /* not a pmi2 step, or a mapping Slurm worked out itself */
-    if (rc != ESPANK_SUCCESS) {
-        slurm_error ("topomap: %s is too long: ranks see no node shared", PLACE_ENV_PMI);
-        return;
-    }
     if (spank_get_item (sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS ||
-        spank_get_item (sp, S_JOB_LOCAL_TASK_COUNT, &nlocal) != ESPANK_SUCCESS ||
-        spank_get_item (sp, S_JOB_LOCAL_TO_GLOBAL_ID, 0u, &first) != ESPANK_SUCCESS ||
-        ntasks < 1 || ntasks > INT_MAX || first >= ntasks)
+        spank_get_item (sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS || ntasks < 1 ||
+        ntasks > INT_MAX || nnodes < 1 || nnodes > ntasks)
         return;
     snprintf (alone, sizeof (alone), "(vector,(0,%u,1))", ntasks);
     if (strcmp (have, alone))
         return;
-    if (!(node = malloc (ntasks * sizeof (*node)))) {
-        slurm_error ("topomap: %s: out of memory", PLACE_ENV_PMI);
+    if (rc != ESPANK_SUCCESS) {
+        slurm_error ("topomap: %s is longer than PMI passes: ranks see no node shared",
+                     PLACE_ENV_PMI);
         return;
     }
-    if (layout_pmi_mapping_parse (want, (int)ntasks, node, &e) < 0) {
-        slurm_error ("topomap: %s: %s", PLACE_ENV_PMI, e.text);
+    if (spank_getenv (sp, "SLURM_TASKS_PER_NODE", tpn, sizeof (tpn)) != ESPANK_SUCCESS) {
+        slurm_error ("topomap: no SLURM_TASKS_PER_NODE to check %s by", PLACE_ENV_PMI);
+        return;
+    }
+    if (!(node = malloc (ntasks * sizeof (*node))) || !(counts = malloc (nnodes * sizeof (*counts)))) {
+        slurm_error ("topomap: %s: out of memory", PLACE_ENV_PMI);
         goto out;
     }
-    for (uint32_t r = 0; r < ntasks; r++)
-        count += node[r] == node[first];
-    for (uint32_t i = 0; i < nlocal; i++)
-        if (spank_get_item (sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &gtid) != ESPANK_SUCCESS ||
-            gtid >= ntasks || node[gtid] != node[first])
-            count = -1;
-    if (count != (int)nlocal) {
-        slurm_error ("topomap: %s does not hold this node's %u tasks: ranks see no node shared",
-                     PLACE_ENV_PMI, nlocal);
+    if (layout_parse_cpus (tpn, (int)nnodes, counts, &e) < 0) {
+        slurm_error ("topomap: SLURM_TASKS_PER_NODE, read as %s: ranks see no node shared",
+                     e.text);
+        goto out;
+    }
+    if (layout_pmi_mapping_parse (want, (int)ntasks, node, &e) < 0 ||
+        layout_check_ranks ((int)nnodes, counts, (int)ntasks, node, NULL, &e) < 0) {
+        slurm_error ("topomap: %s: %s: ranks see no node shared", PLACE_ENV_PMI, e.text);
         goto out;
     }
     spank_setenv (sp, "SLURM_PMI2_PROC_MAPPING", want, 1);
     slurm_debug ("topomap: SLURM_PMI2_PROC_MAPPING=%s", want);
 out:
+    free (counts);
     free (node);
 }
 

@@ -36,7 +36,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	quiet "$(grep -v '^rank=' <<<"$output")"
-	[ "$(grep '^rank=' <<<"$output" | sort)" = "$(for r in 0 1 2 3; do echo "rank=$r size=4 host=n$((r + 1)) sum=6 local=1"; done)" ]
+	[ "$(grep '^rank=' <<<"$output" | sort)" = "$(for r in 0 1 2 3; do echo "rank=$r size=4 host=n$((r + 1)) sum=6 local=1 first=$r"; done)" ]
 }
 
 @test "each node has its own hostname and its own /tmp" {

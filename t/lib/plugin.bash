@@ -44,11 +44,14 @@ hosts_of() {
 }
 
 # shared_by_host: whether, in hello's output, every rank's node-shared
-# communicator holds as many ranks as its host runs (says which do not).
+# communicator holds exactly the ranks on its host: as many, and the same
+# lowest rank (says which do not; fails on no ranks).
 shared_by_host() {
 	awk '/^rank=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-			host[f["rank"]] = f["host"]; shared[f["rank"]] = f["local"]; on[f["host"]]++ }
-		END { for (r in host) if (shared[r] != on[host[r]]) {
-				print "rank " r " shares its node with " shared[r] - 1 " ranks, " host[r] " runs " on[host[r]]; bad = 1 }
+			r = f["rank"]; h = f["host"]; host[r] = h; shared[r] = f["local"]; first[r] = f["first"]
+			on[h]++; if (!(h in low) || r + 0 < low[h]) low[h] = r + 0 }
+		END { if (!length(host)) { print "no ranks"; exit 1 }
+			for (r in host) if (shared[r] != on[host[r]] || first[r] != low[host[r]]) {
+				print "rank " r " shares its node with " shared[r] - 1 " ranks from rank " first[r] ", " host[r] " runs " on[host[r]] " from rank " low[host[r]]; bad = 1 }
 			exit bad + 0 }'
 }

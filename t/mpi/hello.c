@@ -1,17 +1,17 @@
 /* hello: every rank prints where it runs, after a collective that proves the
  * ranks really talk to each other.
  *
- * Each rank prints one line:  rank=R size=N host=HOST sum=S local=L
+ * Each rank prints one line:  rank=R size=N host=HOST sum=S local=L first=F
  * where S is the sum of all ranks, N*(N-1)/2 when communication works, and
- * L the size of its MPI_COMM_TYPE_SHARED communicator: the ranks MPI knows
- * to share its node.
+ * L and F the size and lowest rank of its MPI_COMM_TYPE_SHARED
+ * communicator: the ranks MPI knows to share its node.
  */
 #include <mpi.h>
 #include <stdio.h>
 
 int main (int argc, char **argv)
 {
-    int rank, size, len, sum, local;
+    int rank, size, len, sum, local, first;
     MPI_Comm node;
     char host[MPI_MAX_PROCESSOR_NAME];
 
@@ -22,8 +22,10 @@ int main (int argc, char **argv)
     MPI_Allreduce (&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size (node, &local);
+    MPI_Allreduce (&rank, &first, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free (&node);
-    printf ("rank=%d size=%d host=%s sum=%d local=%d\n", rank, size, host, sum, local);
+    printf ("rank=%d size=%d host=%s sum=%d local=%d first=%d\n", rank, size, host, sum, local,
+            first);
     MPI_Finalize ();
     return 0;
 }
