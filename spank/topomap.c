@@ -59,6 +59,7 @@ static struct {
     int ntasks;
     char user_cache[4096];
     char hostfile[4096];    /* the re-executed srun's plan: removed at exit */
+    int set_vars;           /* this srun set the variables of exported[] */
 } tm;
 
 static int opt_map (int val, const char *arg, int remote)
@@ -245,34 +246,68 @@ static const char *const exported[] = {
     PLACE_ENV_GAIN, PLACE_ENV_REASON,   PLACE_ENV_PMI,
 };
 
+/* Whether an --export list passes every variable: an ALL before any NONE,
+ * its items split and unquoted as srun does (env.c, find_quote_token).
+ */
+static int export_all (const char *list)
+{
+    const char *t = list;
+    int single = 0, dbl = 0;
+
+    for (const char *p = list;; p++) {
+        if (*p == '\'')
+            single = !single;
+        else if (*p == '"')
+            dbl = !dbl;
+        else if (*p == '\0' || (*p == ',' && !single && !dbl)) {
+            size_t n = (size_t)(p - t);
+
+            if (n >= 2 && (*t == '\'' || *t == '"') && t[n - 1] == *t)
+                t++, n -= 2;
+            if (n == 4 && !strncasecmp (t, "NONE", 4))
+                return 0;
+            if (n == 3 && !strncasecmp (t, "ALL", 3))
+                return 1;
+            if (*p == '\0')
+                return 0;
+            t = p + 1;
+        }
+        if (*p == '\0')
+            return 0;
+    }
+}
+
 /* srun --export without ALL (or SLURM_EXPORT_ENV) passes the tasks only
  * SLURM_* and the variables it names, up to a NONE: name the plugin's
  * first, so that srun takes their values at launch (launch_slurm.c,
- * _build_user_env).
+ * _build_user_env).  Only variables this srun set: one inherited from an
+ * outer step stays behind as the user asked.
  */
 static void export_ours (void)
 {
-    char cur[8192], val[8192 + 512], *save;
     option_set_f set = (option_set_f)dlsym (RTLD_DEFAULT, "slurm_option_set");
-    size_t len = 0;
-    int any = 0;
+    size_t len = 0, size;
+    char *cur, *val;
 
-    for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
-        any |= getenv (exported[i]) != NULL;
-    if (!any || !set || srun_opt_find () < 0 || !srun_opt_str ("export", cur, sizeof (cur)))
+    if (!tm.set_vars || !set || srun_opt_find () < 0 ||
+        !(cur = srun_opt.get (srun_opt.opt, "export")))
         return;
-    snprintf (val, sizeof (val), "%s", cur);
-    for (char *t = strtok_r (val, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-        if (!strcasecmp (t, "NONE"))
-            break;
-        if (!strcasecmp (t, "ALL"))
-            return;
-    }
+    size = strlen (cur) + 1;
     for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
-        len += (size_t)snprintf (val + len, sizeof (val) - len, "%s,", exported[i]);
-    if (snprintf (val + len, sizeof (val) - len, "%s", cur) >= (int)(sizeof (val) - len) ||
-        set (srun_opt.opt, "export", val, false) != 0)
-        slurm_error ("topomap: cannot add its variables to --export=%s", cur);
+        size += strlen (exported[i]) + 1;
+    if (!export_all (cur)) {
+        if (!(val = malloc (size)))
+            slurm_error ("topomap: out of memory");
+        else {
+            for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
+                len += (size_t)snprintf (val + len, size - len, "%s,", exported[i]);
+            snprintf (val + len, size - len, "%s", cur);
+            if (set (srun_opt.opt, "export", val, false) != 0)
+                slurm_error ("topomap: cannot add its variables to --export=%s", cur);
+            free (val);
+        }
+    }
+    srun_opt.xfree ((void **)&cur);
 }
 
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
@@ -289,6 +324,7 @@ static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
     va_end (ap);
     setenv (PLACE_ENV_MODE, "default", 1);
     setenv (PLACE_ENV_REASON, reason, 1);
+    tm.set_vars = 1;
     if (mode == MAP_MODE_STRICT) {
         /* srun ignores the error of an optional plugin: strict mode ends
          * srun here, before any allocation or step exists (only srun's
@@ -324,6 +360,7 @@ static int post_opt_local (void)
         snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", getenv (PLACE_ENV_REEXEC));
         unsetenv ("SLURM_HOSTFILE");
         unsetenv (PLACE_ENV_REEXEC);
+        tm.set_vars = 1; /* by the first round */
         return 0;
     }
     /* A mapping only this srun's plan may set (pmi_mapping_remote). */
@@ -414,6 +451,7 @@ static int post_opt_local (void)
         .say = say,
     };
     place_decide (&in, &out);
+    tm.set_vars = 1; /* each outcome below sets some */
     switch (out.action) {
     case PLACE_DEFAULT:
         rc = pass (mode, out.failed, "%s", out.reason);

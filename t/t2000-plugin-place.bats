@@ -106,19 +106,24 @@ setup() {
 
 @test "srun --export=NONE still passes the plugin's variables, and no others" {
 	# srun passes the tasks only SLURM_* and what --export names; the
-	# recorder, the plan's PMI mapping and TOPOMAP_MODE must get through.
+	# recorder, the plan's PMI mapping and TOPOMAP_MODE must get through,
+	# with no ALL srun does not see.
 	run in_alloc -N8 --ntasks-per-node=2 -- "export LEFT=behind
 		srun --export=NONE --mpi=pmix --topo-map $SHARE/miniapp >/dev/null &&
 		srun --export=NONE --mpi=pmix --topo-map $SHARE/miniapp >/dev/null &&
 		srun --export=NONE --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \${LEFT:-unset}' | sort -u &&
+		srun --export='\"LEFT=x,ALL\"' --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \$LEFT' | sort -u &&
+		TOPOMAP_MODE=inherited srun --export=NONE /bin/bash -c 'echo \${TOPOMAP_MODE:-unset}' | sort -u &&
 		if [ -x $SHARE/hello.mpich ]; then
 			srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $SHARE/hello.$BATS_TEST_NUMBER
 		fi"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^srun: topomap: recorded the profile of ' <<<"$output"
-	[ "$(grep -c '^srun: topomap: placed 16 ranks' <<<"$output")" -eq "$(if [ -x "$SHARE/hello.mpich" ]; then echo 3; else echo 2; fi)" ]
-	[ "$(grep -v '^srun: topomap:' <<<"$output")" = "applied unset" ]
+	[ "$(grep -c '^srun: topomap: placed 16 ranks' <<<"$output")" -eq "$(if [ -x "$SHARE/hello.mpich" ]; then echo 4; else echo 3; fi)" ]
+	# An ALL inside a quoted value is no ALL; a variable this srun did not
+	# set stays behind.
+	[ "$(grep -v '^srun: topomap:' <<<"$output")" = "$(printf 'applied unset\napplied x,ALL\nunset')" ]
 	[ ! -x "$SHARE/hello.mpich" ] || shared_by_host <"$SHARE/hello.$BATS_TEST_NUMBER"
 }
 
