@@ -299,24 +299,30 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
     snprintf (out->reason, sizeof (out->reason), "%s: recording one", why);
 }
 
-/* The plan's PMI_process_mapping into buf: rank r on the step's node
- * (its slot, in allocation order) that holds node[r].
+/* The plan's PMI_process_mapping into buf: each rank on the index of its
+ * node among the step's nodes, in allocation order (the slots, which hold
+ * netmap host indexes).
  */
-static int place_pmi_mapping (const int *node, int ntasks, const map_slot_t *slots, int nslots,
-                              char *buf, size_t len, tm_error_t *errp)
+static int place_pmi_mapping (const netmap_t *nm, const int *node, int ntasks,
+                              const map_slot_t *slots, int nslots, char *buf, size_t len,
+                              tm_error_t *errp)
 {
-    int *slot = malloc ((size_t)ntasks * sizeof (*slot)), rc;
+    int *slot_of = malloc ((size_t)nm->n * sizeof (*slot_of));
+    int *step_node = malloc ((size_t)ntasks * sizeof (*step_node)), rc = -1;
 
-    if (!slot)
-        return errprintf (errp, "out of memory");
-    for (int r = 0; r < ntasks; r++) {
-        slot[r] = -1;
-        for (int i = 0; i < nslots && slot[r] < 0; i++)
-            if (slots[i].host == node[r])
-                slot[r] = i;
+    if (!slot_of || !step_node)
+        errprintf (errp, "out of memory");
+    else {
+        for (int h = 0; h < nm->n; h++)
+            slot_of[h] = -1;
+        for (int i = 0; i < nslots; i++)
+            slot_of[slots[i].host] = i;
+        for (int r = 0; r < ntasks; r++)
+            step_node[r] = slot_of[node[r]];
+        rc = layout_pmi_mapping (ntasks, step_node, buf, len, errp);
     }
-    rc = layout_pmi_mapping (ntasks, slot, buf, len, errp);
-    free (slot);
+    free (step_node);
+    free (slot_of);
     return rc;
 }
 
@@ -467,19 +473,17 @@ void place_decide (const place_in_t *in, place_out_t *out)
     apply = res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
             out->link_gain >= in->conf->min_gain;
     nopmi[0] = '\0';
-    if (apply && place_pmi_mapping (res.cand[res.chosen].node, res.ntasks, slots, nslots,
-                                    out->pmi_mapping, sizeof (out->pmi_mapping), &e) < 0) {
+    /* Only Slurm's pmi2 plugin needs the mapping (place.h). */
+    if (apply && in->mpi && !strcmp (in->mpi, "pmi2") &&
+        place_pmi_mapping (nm, res.cand[res.chosen].node, res.ntasks, slots, nslots,
+                           out->pmi_mapping, sizeof (out->pmi_mapping), &e) < 0) {
         if (errno != E2BIG) {
             place_default (out, 1, "%s", e.text);
             goto out;
         }
-        /* Only Slurm's pmi2 plugin needs it (place.h). */
-        if (in->mpi && !strcmp (in->mpi, "pmi2")) {
-            snprintf (nopmi, sizeof (nopmi),
-                      "--mpi=pmi2 could not tell the ranks which of them share a node: %s",
-                      e.text);
-            apply = 0;
-        }
+        snprintf (nopmi, sizeof (nopmi),
+                  "--mpi=pmi2 could not tell the ranks which of them share a node: %s", e.text);
+        apply = 0;
     }
     SAY (in,
          "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms, "

@@ -68,8 +68,9 @@ typedef struct {
     double link_gain;       /* the same at the busiest link (a node's, or an uplink) */
     char hostfile[4096];    /* PLACE_APPLY */
     char pmi_mapping[LAYOUT_PMI_MAPPING_MAX + 1];
-                            /* PLACE_APPLY: the plan's PMI_process_mapping, nodes in
-                             * allocation order (layout.h); "" when too long */
+                            /* PLACE_APPLY of a --mpi=pmi2 step: the plan's
+                             * PMI_process_mapping, nodes in allocation order
+                             * (layout.h); else "" */
     char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
 } place_out_t;

@@ -123,6 +123,7 @@ static void say (const char *fmt, ...)
 typedef char *(*option_get_f) (void *opt, const char *name);
 typedef bool (*option_isset_f) (void *opt, const char *name);
 typedef void (*xfree_f) (void **p);
+typedef int (*option_set_f) (void *opt, const char *name, const char *value, bool early);
 
 static struct {
     void *opt;
@@ -139,9 +140,6 @@ static int srun_opt_find (void)
     srun_opt.xfree = (xfree_f)dlsym (RTLD_DEFAULT, "slurm_xfree");
     return srun_opt.opt && srun_opt.get && srun_opt.isset && srun_opt.xfree ? 0 : -1;
 }
-
-/* srun's private option setter, found with the getter; NULL if absent. */
-typedef int (*option_set_f) (void *opt, const char *name, const char *value, bool early);
 
 /* An option's value as a string in buf ("" when unset); 1 if it has one. */
 static int srun_opt_str (const char *name, char *buf, size_t len)
@@ -245,6 +243,7 @@ static const char *const exported[] = {
     RECORDER_ENV,   PLACE_ENV_RECORDER, PLACE_ENV_MODE, PLACE_ENV_PLAN,
     PLACE_ENV_GAIN, PLACE_ENV_REASON,   PLACE_ENV_PMI,
 };
+#define NEXPORTED (sizeof (exported) / sizeof (exported[0]))
 
 /* Whether an --export list passes every variable: an ALL before any NONE,
  * its items split and unquoted as srun does (env.c, find_quote_token).
@@ -292,14 +291,14 @@ static void export_ours (void)
     if (!tm.set_vars || !set || srun_opt_find () < 0 ||
         !(cur = srun_opt.get (srun_opt.opt, "export")))
         return;
-    size = strlen (cur) + 1;
-    for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
-        size += strlen (exported[i]) + 1;
     if (!export_all (cur)) {
+        size = strlen (cur) + 1;
+        for (size_t i = 0; i < NEXPORTED; i++)
+            size += strlen (exported[i]) + 1;
         if (!(val = malloc (size)))
             slurm_error ("topomap: out of memory");
         else {
-            for (size_t i = 0; i < sizeof (exported) / sizeof (exported[0]); i++)
+            for (size_t i = 0; i < NEXPORTED; i++)
                 len += (size_t)snprintf (val + len, size - len, "%s,", exported[i]);
             snprintf (val + len, size - len, "%s", cur);
             if (set (srun_opt.opt, "export", val, false) != 0)
