@@ -401,7 +401,8 @@ void place_decide (const place_in_t *in, place_out_t *out)
     case PROFILE_MODE_AUTO:
     case PROFILE_MODE_RECORD:
         if (!in->exe) {
-            place_default (out, 1, "the step's executable is unknown");
+            place_default (out, 1, "the step's executable is unknown%s%s",
+                           in->exe_error ? ": " : "", in->exe_error ? in->exe_error : "");
             goto out;
         }
         if (exeid_compute (in->exe, id, sizeof (id), &e) < 0) {

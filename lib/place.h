@@ -51,6 +51,7 @@ typedef struct {
     const layout_alloc_t *alloc;
     const layout_request_t *req;
     const char *exe;              /* the step's executable, resolved; NULL unknown */
+    const char *exe_error;        /* why exe is NULL, or NULL */
     const char *user_cache;       /* the user's profile cache */
     const char *netmap_dir;       /* netmaps, locks and plans of the user's jobs */
     const char *srun;             /* srun to run the probe step with */

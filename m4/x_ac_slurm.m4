@@ -3,6 +3,12 @@
 # and for libslurm's hostlist functions.  Hard dependency.
 #   --with-slurm=PREFIX  look in PREFIX/include and PREFIX/lib
 # Sets SLURM_CPPFLAGS, SLURM_LDFLAGS, SLURM_LIBS, SLURM_VERSION_STR.
+#
+# What differs between the Slurm generations topomap builds against
+# (22.05 to 26.05) is detected here and used in spank/compat.c only:
+#   HAVE_SLURM_HOSTLIST_PTR  hostlist_t is an opaque struct and the
+#                            hostlist functions take hostlist_t * (23.11+);
+#                            before, hostlist_t was itself a pointer.
 AC_DEFUN([X_AC_SLURM], [
   AC_ARG_WITH([slurm],
     [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix])],
@@ -20,6 +26,15 @@ AC_DEFUN([X_AC_SLURM], [
     [#include <slurm/slurm_version.h>], [x_ac_slurm_version=0])
   SLURM_VERSION_STR=$(printf "%d.%02d.%d" $((x_ac_slurm_version >> 16)) $(((x_ac_slurm_version >> 8) & 255)) $((x_ac_slurm_version & 255)))
   AC_MSG_RESULT([$SLURM_VERSION_STR])
+  AC_CACHE_CHECK([whether Slurm's hostlist functions take hostlist_t *],
+    [x_ac_cv_slurm_hostlist_ptr],
+    [AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>]],
+       [[_Static_assert (_Generic (slurm_hostlist_create (""), hostlist_t *: 1, default: 0),
+                         "hostlist_t is a pointer");]])],
+       [x_ac_cv_slurm_hostlist_ptr=yes], [x_ac_cv_slurm_hostlist_ptr=no])])
+  AS_IF([test "x$x_ac_cv_slurm_hostlist_ptr" = xyes],
+    [AC_DEFINE([HAVE_SLURM_HOSTLIST_PTR], [1],
+       [Define to 1 if hostlist_t is opaque and the hostlist functions take hostlist_t * (Slurm 23.11+)])])
   CPPFLAGS=$x_ac_save_CPPFLAGS
   LDFLAGS=$x_ac_save_LDFLAGS
   AC_SUBST([SLURM_CPPFLAGS])

@@ -42,6 +42,8 @@
 #include "lib/place.h"
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
+#include "lib/srunargs.h"
+#include "spank/compat.h"
 
 SPANK_PLUGIN (topomap, 1);
 
@@ -119,45 +121,12 @@ static void say (const char *fmt, ...)
     slurm_info ("%s", buf);
 }
 
-/* srun's private option getter (DESIGN.md), looked up at run time. */
-typedef char *(*option_get_f) (void *opt, const char *name);
-typedef bool (*option_isset_f) (void *opt, const char *name);
-typedef void (*xfree_f) (void **p);
-typedef int (*option_set_f) (void *opt, const char *name, const char *value, bool early);
-
-static struct {
-    void *opt;
-    option_get_f get;
-    option_isset_f isset;
-    xfree_f xfree;
-} srun_opt;
-
-static int srun_opt_find (void)
-{
-    srun_opt.opt = dlsym (RTLD_DEFAULT, "opt");
-    srun_opt.get = (option_get_f)dlsym (RTLD_DEFAULT, "slurm_option_get");
-    srun_opt.isset = (option_isset_f)dlsym (RTLD_DEFAULT, "slurm_option_isset");
-    srun_opt.xfree = (xfree_f)dlsym (RTLD_DEFAULT, "slurm_xfree");
-    return srun_opt.opt && srun_opt.get && srun_opt.isset && srun_opt.xfree ? 0 : -1;
-}
-
-/* An option's value as a string in buf ("" when unset); 1 if it has one. */
-static int srun_opt_str (const char *name, char *buf, size_t len)
-{
-    char *v = srun_opt.get (srun_opt.opt, name);
-    int set = v != NULL;
-
-    snprintf (buf, len, "%s", v ? v : "");
-    if (v)
-        srun_opt.xfree ((void **)&v);
-    return set;
-}
-
-static int srun_opt_int (const char *name)
+/* An option of srun's as a number (0 when unset). */
+static int srun_int (const char *name)
 {
     char buf[64];
 
-    srun_opt_str (name, buf, sizeof (buf));
+    compat_srun_get (name, buf, sizeof (buf));
     return atoi (buf);
 }
 
@@ -167,75 +136,77 @@ static int srun_opt_int (const char *name)
 static layout_alloc_t *alloc_from_env (tm_error_t *e)
 {
     const char *list = getenv ("SLURM_JOB_NODELIST"), *cpus = getenv ("SLURM_JOB_CPUS_PER_NODE");
-    hostlist_t hl;
-    char **names = NULL, *h;
-    int n = 0, max = 0;
-    layout_alloc_t *a = NULL;
+    layout_alloc_t *a;
+    tm_error_t why;
+    char **names;
+    int n;
 
     if (!list || !cpus) {
         errprintf (e, "SLURM_JOB_NODELIST or SLURM_JOB_CPUS_PER_NODE is not set");
         return NULL;
     }
-    if (!(hl = slurm_hostlist_create (list))) {
-        errprintf (e, "SLURM_JOB_NODELIST=%s: not a host list", list);
+    if (!(names = compat_hostlist_expand (list, &n, &why))) {
+        errprintf (e, "SLURM_JOB_NODELIST: %s", why.text);
         return NULL;
     }
-    while ((h = slurm_hostlist_shift (hl))) {
-        if (n == max) {
-            char **more = realloc (names, (size_t)(max = max ? 2 * max : 16) * sizeof (*names));
-            if (!more) {
-                free (h);
-                errprintf (e, "out of memory");
-                goto out;
-            }
-            names = more;
-        }
-        names[n++] = h;
-    }
     a = layout_alloc_create (n, (const char *const *)names, cpus, e);
-out:
-    for (int i = 0; i < n; i++)
-        free (names[i]);
-    free (names);
-    slurm_hostlist_destroy (hl);
+    compat_names_free (names, n);
     return a;
 }
 
-/* The step's command, resolved as execvp would (srun's exported sropt
- * starts with the command's argc and argv).
+/* srun's own arguments, from /proc/self/cmdline: a NULL-terminated vector
+ * into *buf (free both), its length in *argc.
  */
-static int step_exe (char *out, size_t len)
+static char **srun_argv (char **buf, int *argc, tm_error_t *e)
 {
-    struct {
-        int argc;
-        char **argv;
-    } *s = dlsym (RTLD_DEFAULT, "sropt");
-    tm_error_t e;
+    size_t len;
+    char **argv;
 
-    if (!s || s->argc < 1 || !s->argv || !s->argv[0])
-        return -1;
-    return exeid_resolve (s->argv[0], NULL, getenv ("PATH"), out, len, &e);
+    if (!(*buf = srunargs_read ("/proc/self/cmdline", &len, e)))
+        return NULL;
+    if (!(argv = srunargs_split (*buf, len, argc))) {
+        errprintf (e, "/proc/self/cmdline: %s", len ? strerror (errno) : "empty");
+        free (*buf);
+        *buf = NULL;
+    }
+    return argv;
 }
 
-/* Execute srun again with its own argv, now that SLURM_HOSTFILE is set. */
+/* The step's command (srun's first argument that is neither an option nor
+ * an option's value), resolved as srun resolves it: from --chdir when
+ * given, else the working directory, along PATH.
+ */
+static int step_exe (char *out, size_t len, tm_error_t *e)
+{
+    char *buf, **argv, cwd[4096];
+    int argc, cmd, rc = -1;
+
+    if (!(argv = srun_argv (&buf, &argc, e)))
+        return -1;
+    if ((cmd = compat_srun_command (argc, argv, e)) >= 0) {
+        compat_srun_get ("chdir", cwd, sizeof (cwd));
+        rc = exeid_resolve (argv[cmd], cwd[0] == '/' ? cwd : NULL, getenv ("PATH"), out, len, e);
+    }
+    free (argv);
+    free (buf);
+    return rc;
+}
+
+/* Execute srun again with its own argv, now that SLURM_HOSTFILE is set;
+ * returns only when that fails, with errno set.
+ */
 static void reexec (void)
 {
-    char buf[65536], *argv[1024];
-    ssize_t len;
-    int fd, argc = 0;
+    char *buf, **argv;
+    tm_error_t e;
+    int argc;
 
-    if ((fd = open ("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) < 0)
+    if (!(argv = srun_argv (&buf, &argc, &e)))
         return;
-    len = read (fd, buf, sizeof (buf) - 1);
-    close (fd);
-    if (len <= 0 || len == (ssize_t)sizeof (buf) - 1)
-        return;
-    buf[len] = '\0';
-    for (char *p = buf; p < buf + len && argc < 1023; p += strlen (p) + 1)
-        argv[argc++] = p;
-    argv[argc] = NULL;
     fflush (NULL);
     execv ("/proc/self/exe", argv);
+    free (argv);
+    free (buf);
 }
 
 /* What the plugin sets for slurmstepd and the tasks. */
@@ -284,12 +255,11 @@ static int export_all (const char *list)
  */
 static void export_ours (void)
 {
-    option_set_f set = (option_set_f)dlsym (RTLD_DEFAULT, "slurm_option_set");
     size_t len = 0, size;
     char *cur, *val;
+    tm_error_t e;
 
-    if (!tm.set_vars || !set || srun_opt_find () < 0 ||
-        !(cur = srun_opt.get (srun_opt.opt, "export")))
+    if (!tm.set_vars || compat_srun_open (NULL) < 0 || !(cur = compat_srun_dup ("export")))
         return;
     if (!export_all (cur)) {
         size = strlen (cur) + 1;
@@ -301,12 +271,12 @@ static void export_ours (void)
             for (size_t i = 0; i < NEXPORTED; i++)
                 len += (size_t)snprintf (val + len, size - len, "%s,", exported[i]);
             snprintf (val + len, size - len, "%s", cur);
-            if (set (srun_opt.opt, "export", val, false) != 0)
-                slurm_error ("topomap: cannot add its variables to --export=%s", cur);
+            if (compat_srun_set ("export", val, &e) < 0)
+                slurm_error ("topomap: cannot add its variables to --export: %s", e.text);
             free (val);
         }
     }
-    srun_opt.xfree ((void **)&cur);
+    free (cur);
 }
 
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
@@ -348,7 +318,7 @@ static int post_opt_local (void)
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
     place_in_t in;
-    tm_error_t e;
+    tm_error_t e, exe_error;
     ssize_t n;
     int rc = 0;
 
@@ -373,39 +343,39 @@ static int post_opt_local (void)
         return 0;
     if (tm.profile_given && conf_profile_parse (tm.profile_arg, &profile, &e) < 0)
         return pass (mode, 1, "%s", e.text);
-    if (srun_opt_find () < 0)
-        return pass (mode, 1, "srun's options cannot be read (no slurm_option_get)");
-    tm.verbose = tm.conf.verbose || srun_opt_int ("verbose") > 0;
+    if (compat_srun_open (&e) < 0)
+        return pass (mode, 1, "srun's options cannot be read: %s", e.text);
+    tm.verbose = tm.conf.verbose || srun_int ("verbose") > 0;
     if (!jobid)
         return pass (mode, 0, "srun outside an allocation");
     if (getenv ("SLURM_STEP_ID"))
         return pass (mode, 0, "srun inside a job step");
     if (getenv ("SLURM_HOSTFILE"))
         return pass (mode, 0, "SLURM_HOSTFILE is set by the user");
-    if (srun_opt_str ("nodelist", buf, sizeof (buf)))
+    if (compat_srun_get ("nodelist", buf, sizeof (buf)))
         return pass (mode, 0, "-w/--nodelist given");
-    if (srun_opt_str ("distribution", buf, sizeof (buf)))
+    if (compat_srun_get ("distribution", buf, sizeof (buf)))
         return pass (mode, 0, "-m/--distribution given");
-    if (srun_opt_str ("het-group", buf, sizeof (buf)) || getenv ("SLURM_HET_SIZE"))
+    if (compat_srun_get ("het-group", buf, sizeof (buf)) || getenv ("SLURM_HET_SIZE"))
         return pass (mode, 0, "a heterogeneous step");
-    if (srun_opt_str ("exclude", buf, sizeof (buf)) || srun_opt.isset (srun_opt.opt, "relative"))
+    if (compat_srun_get ("exclude", buf, sizeof (buf)) || compat_srun_isset ("relative"))
         return pass (mode, 0, "-x or -r given");
 
-    req.ntasks = srun_opt_int ("ntasks");
-    req.ntasks_set = srun_opt.isset (srun_opt.opt, "ntasks");
-    srun_opt_str ("nodes", buf, sizeof (buf));
+    req.ntasks = srun_int ("ntasks");
+    req.ntasks_set = compat_srun_isset ("ntasks");
+    compat_srun_get ("nodes", buf, sizeof (buf));
     if (sscanf (buf, "%d-%d", &req.nodes_min, &req.nodes_max) < 1)
         return pass (mode, 1, "srun's node count '%s' cannot be read", buf);
-    req.tasks_per_node = srun_opt_int ("ntasks-per-node");
+    req.tasks_per_node = srun_int ("ntasks-per-node");
     if (req.tasks_per_node < 0)
         req.tasks_per_node = 0;
-    req.cpus_per_task = srun_opt_int ("cpus-per-task");
-    srun_opt_str ("overcommit", buf, sizeof (buf));
+    req.cpus_per_task = srun_int ("cpus-per-task");
+    compat_srun_get ("overcommit", buf, sizeof (buf));
     req.overcommit = !strcmp (buf, "set");
     if (!(alloc = alloc_from_env (&e)))
         return pass (mode, 1, "the allocation: %s", e.text);
 
-    if (step_exe (tm.exe, sizeof (tm.exe)) < 0)
+    if (step_exe (tm.exe, sizeof (tm.exe), &exe_error) < 0)
         tm.exe[0] = '\0';
     if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
                                 sizeof (tm.user_cache), &e) < 0) {
@@ -432,7 +402,7 @@ static int post_opt_local (void)
         goto out;
     }
     srun[n] = '\0';
-    srun_opt_str ("mpi", mpi, sizeof (mpi));
+    compat_srun_get ("mpi", mpi, sizeof (mpi));
 
     in = (place_in_t){
         .conf = &tm.conf,
@@ -443,6 +413,7 @@ static int post_opt_local (void)
         .alloc = alloc,
         .req = &req,
         .exe = tm.exe[0] ? tm.exe : NULL,
+        .exe_error = tm.exe[0] ? NULL : exe_error.text,
         .user_cache = tm.user_cache,
         .netmap_dir = netmaps,
         .srun = srun,

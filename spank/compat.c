@@ -1,0 +1,147 @@
+/* compat.c: what differs between Slurm releases, and srun's private
+ * interface, in one place (compat.h).
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+
+#include "lib/srunargs.h"
+#include "spank/compat.h"
+
+#if HAVE_SLURM_HOSTLIST_PTR
+typedef hostlist_t *compat_hostlist_t; /* Slurm 23.11 and later */
+#else
+typedef hostlist_t compat_hostlist_t; /* a pointer type itself */
+#endif
+
+char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
+{
+    compat_hostlist_t hl;
+    char **names = NULL, **more, *h;
+    int max = 0;
+
+    *n = 0;
+    if (!list || !(hl = slurm_hostlist_create (list))) {
+        errprintf (errp, "'%s': not a host list", list ? errsafe (list, 200) : "(none)");
+        return NULL;
+    }
+    while ((h = slurm_hostlist_shift (hl))) {
+        if (*n == max) {
+            if (!(more = realloc (names, (size_t)(max = max ? 2 * max : 16) * sizeof (*names)))) {
+                free (h);
+                compat_names_free (names, *n);
+                names = NULL;
+                errprintf (errp, "out of memory");
+                break;
+            }
+            names = more;
+        }
+        names[(*n)++] = h;
+    }
+    slurm_hostlist_destroy (hl);
+    if (names && *n == 0) {
+        free (names);
+        names = NULL;
+        errprintf (errp, "'%s': an empty host list", errsafe (list, 200));
+    }
+    return names;
+}
+
+void compat_names_free (char **names, int n)
+{
+    for (int i = 0; names && i < n; i++)
+        free (names[i]);
+    free (names);
+}
+
+/* srun's private interface, the same signatures from 22.05 to 26.05
+ * (src/common/slurm_opt.c, src/common/xmalloc.h).
+ */
+static struct {
+    void *opt;
+    char *(*get) (void *opt, const char *name);
+    bool (*isset) (void *opt, const char *name);
+    int (*set) (void *opt, const char *name, const char *value, bool early);
+    struct option *(*table_create) (void *opt, char **optstring);
+    void (*table_destroy) (struct option *table);
+    void (*xfree) (void **p);
+} srun;
+
+int compat_srun_open (tm_error_t *errp)
+{
+    static const char *const names[] = {
+        "opt",        "slurm_option_get",          "slurm_option_isset",         "slurm_option_set",
+        "slurm_xfree", "slurm_option_table_create", "slurm_option_table_destroy",
+    };
+    void *sym[sizeof (names) / sizeof (names[0])];
+
+    for (size_t i = 0; i < sizeof (names) / sizeof (names[0]); i++)
+        if (!(sym[i] = dlsym (RTLD_DEFAULT, names[i])))
+            return errprintf (errp, "srun has no %s", names[i]);
+    srun.opt = sym[0];
+    *(void **)&srun.get = sym[1];
+    *(void **)&srun.isset = sym[2];
+    *(void **)&srun.set = sym[3];
+    *(void **)&srun.xfree = sym[4];
+    *(void **)&srun.table_create = sym[5];
+    *(void **)&srun.table_destroy = sym[6];
+    return 0;
+}
+
+char *compat_srun_dup (const char *name)
+{
+    char *v = srun.get (srun.opt, name), *copy;
+
+    if (!v)
+        return NULL;
+    copy = strdup (v);
+    srun.xfree ((void **)&v);
+    return copy;
+}
+
+int compat_srun_get (const char *name, char *buf, size_t len)
+{
+    char *v = srun.get (srun.opt, name);
+    int set = v != NULL;
+
+    snprintf (buf, len, "%s", v ? v : "");
+    if (v)
+        srun.xfree ((void **)&v);
+    return set;
+}
+
+int compat_srun_isset (const char *name)
+{
+    return srun.isset (srun.opt, name);
+}
+
+int compat_srun_set (const char *name, const char *value, tm_error_t *errp)
+{
+    if (srun.set (srun.opt, name, value, false) != 0)
+        return errprintf (errp, "srun refuses --%s=%s", name, errsafe (value, 200));
+    return 0;
+}
+
+int compat_srun_command (int argc, char *const argv[], tm_error_t *errp)
+{
+    char *optstring = NULL;
+    struct option *table = srun.table_create (srun.opt, &optstring);
+    int cmd;
+
+    if (!table || !optstring)
+        cmd = errprintf (errp, "srun gave no option table");
+    else
+        cmd = srunargs_command (argc, argv, optstring, table, errp);
+    if (table)
+        srun.table_destroy (table);
+    if (optstring)
+        srun.xfree ((void **)&optstring);
+    return cmd;
+}

@@ -1,0 +1,61 @@
+/* compat.h: what differs between the Slurm releases the plugin runs under
+ * (22.05 to 26.05), and srun's private interface, in one place.  A new
+ * Slurm release changes spank/compat.c and m4/x_ac_slurm.m4, nothing else.
+ *
+ * Compile time (configure, m4/x_ac_slurm.m4):
+ *   HAVE_SLURM_HOSTLIST_PTR   the hostlist functions take hostlist_t *.
+ *
+ * Run time, looked up in srun with dlsym (topomap.so(8) lists them and
+ * what happens when one is missing):
+ *   opt                            srun's option struct, never read here:
+ *                                  only handed to libslurm's functions
+ *   slurm_option_get, slurm_option_isset, slurm_option_set
+ *                                  libslurmfull's getters and setter (the
+ *                                  cli_filter plugins' interface)
+ *   slurm_option_table_create, slurm_option_table_destroy
+ *                                  the getopt table srun parsed its
+ *                                  arguments with (Slurm's and the SPANK
+ *                                  plugins' options)
+ *   slurm_xfree                    frees what those return
+ */
+#ifndef TOPOMAP_SPANK_COMPAT_H
+#define TOPOMAP_SPANK_COMPAT_H
+
+#include <stddef.h>
+
+#include "lib/error.h"
+
+/* The host names of a Slurm host list ("n[1-4],m2"), expanded by libslurm,
+ * in a new array of *n new strings; free with compat_names_free.  NULL,
+ * naming the list, when it is not one.
+ */
+char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp);
+void compat_names_free (char **names, int n);
+
+/* Look srun's private interface up; -1, naming the first symbol missing,
+ * outside srun or when a Slurm release has dropped one.
+ */
+int compat_srun_open (tm_error_t *errp);
+
+/* srun's option name (as slurm_option_get knows it) as a string in buf
+ * ("" when unset); 1 when srun has a value for it, else 0.
+ */
+int compat_srun_get (const char *name, char *buf, size_t len);
+
+/* srun's option name as a new string (free()), NULL when unset. */
+char *compat_srun_dup (const char *name);
+
+/* Whether the user gave srun the option name. */
+int compat_srun_isset (const char *name);
+
+/* Set srun's option name to value, as the command line would; -1 naming
+ * it when srun refuses.
+ */
+int compat_srun_set (const char *name, const char *value, tm_error_t *errp);
+
+/* The index in argv (srun's own, from /proc/self/cmdline) of the step's
+ * command, parsed with srun's own option table (lib/srunargs.h).
+ */
+int compat_srun_command (int argc, char *const argv[], tm_error_t *errp);
+
+#endif
