@@ -68,11 +68,13 @@ placed() {
 }
 
 @test "a SLURM_HOSTFILE set by the user is respected" {
-	printf 'n8\nn7\n' >"$SHARE/user-hosts"
-	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/user-hosts srun -n2 --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	# Three nodes: Slurm's PMIx ring fence hangs in about half the steps
+	# on two nodes other than the allocation's first (topomap-cluster(8)).
+	printf 'n8\nn7\nn6\n' >"$SHARE/user-hosts"
+	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/user-hosts srun -n3 --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(hosts_of <<<"$output")" = $'0 n8\n1 n7' ]
+	[ "$(hosts_of <<<"$output")" = $'0 n8\n1 n7\n2 n6' ]
 }
 
 @test "a step on one node is left alone" {

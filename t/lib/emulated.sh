@@ -8,9 +8,6 @@ export SLURM_CONF=$TOPOMAP_CLUSTER_DIR/etc/slurm.conf
 # The nodes share this machine's cores: a waiting Open MPI rank yields.
 export OMPI_MCA_mpi_yield_when_idle=1
 share=$TOPOMAP_CLUSTER_DIR/share
-# srun runs an MPI step again when Slurm's PMIx fence race kills an Open
-# MPI rank in MPI_Init, and says so (t/lib/bin/srun, topomap-cluster(8)).
-PATH=$srcdir/t/lib/bin:$PATH
 # srun starts tasks in its working directory; the nodes do not see /tmp.
 cd /
 
