@@ -2,7 +2,7 @@
 # The manual: make install puts every page where man finds it, and each
 # page renders with man -l without a single groff warning.
 
-PAGES="man1/topomap.1 man1/topomap-probe.1 man7/topomap-admin.7 man7/topomap-user.7 man8/topomap.so.8 man8/topomap-cluster.8"
+PAGES="man1/topomap.1 man1/topomap-probe.1 man7/topomap-admin.7 man7/topomap-user.7 man8/topomap.so.8 man8/topomap-cluster.8 man8/topomap-root.8"
 
 setup_file() {
 	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
