@@ -16,20 +16,39 @@
  */
 #define SRUNARGS_MAX (64u << 20)
 
-/* Whether getopt's optopt after a '?' names an option that lacks its
- * value (a short option in optstring, or the val of a long option) rather
- * than one the table does not have (0 for an unknown long option).
+/* What is wrong with the argument word that getopt_long refused: for a
+ * long option, looked up as getopt_long does (the exact name, else a
+ * unique prefix); for a short one, by getopt's optopt.
  */
-static int needs_value (int opt, const char *optstring, const struct option *longopts)
+static const char *fault (const char *word, int opt, const char *optstring,
+                          const struct option *longopts)
 {
-    if (opt <= 0)
-        return 0;
-    if (opt < 256 && opt != ':' && opt != '+' && strchr (optstring, opt))
-        return 1;
-    for (const struct option *o = longopts; o->name; o++)
-        if (!o->flag && o->val == opt)
-            return 1;
-    return 0;
+    const struct option *hit = NULL;
+    size_t len;
+    int n = 0;
+
+    if (strncmp (word, "--", 2) != 0)
+        return opt > 0 && opt != ':' && opt != '+' && strchr (optstring, opt)
+                   ? "needs a value"
+                   : "not an option srun has";
+    word += 2;
+    len = strcspn (word, "=");
+    for (const struct option *o = longopts; o->name; o++) {
+        if (strncmp (o->name, word, len) != 0)
+            continue;
+        if (strlen (o->name) == len) {
+            hit = o, n = 1;
+            break;
+        }
+        hit = o, n++;
+    }
+    if (n == 0)
+        return "not an option srun has";
+    if (n > 1)
+        return "an abbreviation of more than one option";
+    if (word[len] == '=' && hit->has_arg == no_argument)
+        return "takes no value";
+    return "needs a value";
 }
 
 int srunargs_command (int argc, char *const argv[], const char *optstring,
@@ -52,9 +71,10 @@ int srunargs_command (int argc, char *const argv[], const char *optstring,
         if (c == -1)
             break;
         if (c == '?' || c == ':') {
-            errprintf (errp, "srun's argument '%s': %s", errsafe (at < argc ? argv[at] : "", 64),
-                       needs_value (optopt, optstring, longopts) ? "needs a value"
-                                                                 : "not an option srun has");
+            const char *word = at < argc ? argv[at] : "";
+
+            errprintf (errp, "srun's argument '%s': %s", errsafe (word, 64),
+                       fault (word, optopt, optstring, longopts));
             goto out;
         }
     }

@@ -21,9 +21,11 @@
 
 /* The index in argv (argc entries, argv[0] srun itself) of the step's
  * command under optstring and longopts, as getopt_long finds it.  The
- * caller's getopt state (optind, optarg, opterr, optopt) is kept.  Fails,
- * naming the argument, on an option the table does not have, an option
- * without its value, or no command.
+ * caller's optind, optarg, opterr and optopt are kept, not glibc's hidden
+ * state of a parse under way: srun's own parse ends before this runs.
+ * Fails, naming the argument, on an option the table does not have, an
+ * ambiguous abbreviation, an option without its value or with one it
+ * does not take, or no command.
  */
 int srunargs_command (int argc, char *const argv[], const char *optstring,
                       const struct option *longopts, tm_error_t *errp);

@@ -174,13 +174,16 @@ static char **srun_argv (char **buf, int *argc, tm_error_t *e)
 
 /* The step's command (srun's first argument that is neither an option nor
  * an option's value), resolved as srun resolves it: from --chdir when
- * given, else the working directory, along PATH.
+ * given, else the working directory, along PATH.  A --multi-prog step's
+ * is its configuration file: it has no one executable.
  */
 static int step_exe (char *out, size_t len, tm_error_t *e)
 {
     char *buf, **argv, cwd[4096];
     int argc, cmd, rc = -1;
 
+    if (compat_srun_isset ("multi-prog"))
+        return errprintf (e, "a --multi-prog step runs a program per rank");
     if (!(argv = srun_argv (&buf, &argc, e)))
         return -1;
     if ((cmd = compat_srun_command (argc, argv, e)) >= 0) {
@@ -193,18 +196,18 @@ static int step_exe (char *out, size_t len, tm_error_t *e)
 }
 
 /* Execute srun again with its own argv, now that SLURM_HOSTFILE is set;
- * returns only when that fails, with errno set.
+ * returns only when that fails, saying why in e.
  */
-static void reexec (void)
+static void reexec (tm_error_t *e)
 {
     char *buf, **argv;
-    tm_error_t e;
     int argc;
 
-    if (!(argv = srun_argv (&buf, &argc, &e)))
+    if (!(argv = srun_argv (&buf, &argc, e)))
         return;
     fflush (NULL);
     execv ("/proc/self/exe", argv);
+    errprintf (e, "%s", strerror (errno));
     free (argv);
     free (buf);
 }
@@ -462,12 +465,12 @@ static int post_opt_local (void)
             setenv (PLACE_ENV_PMI, out.pmi_mapping, 1);
         slurm_info ("topomap: %s", out.reason);
         layout_alloc_destroy (alloc);
-        reexec ();
+        reexec (&e);
         alloc = NULL;
         unsetenv ("SLURM_HOSTFILE");
         unsetenv (PLACE_ENV_REEXEC);
         unsetenv (PLACE_ENV_PMI);
-        rc = pass (mode, 1, "cannot execute srun again: %s", strerror (errno));
+        rc = pass (mode, 1, "cannot execute srun again: %s", e.text);
         break;
     }
     }

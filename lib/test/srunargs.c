@@ -118,8 +118,14 @@ static void versions_alike (const char *version)
         "%s: an unknown long option is named: %s", version, e.text);
     ok (command ("srun -Y hostname", &e) == -1 && strstr (e.text, "'-Y': not an option srun has"),
         "%s: an unknown short option is named: %s", version, e.text);
-    ok (command ("srun --nt 4 hostname", &e) == -1, "%s: an ambiguous abbreviation is an error",
-        version);
+    ok (command ("srun --nt 4 hostname", &e) == -1 &&
+            strstr (e.text, "'--nt': an abbreviation of more than one option"),
+        "%s: an ambiguous abbreviation is named: %s", version, e.text);
+    ok (command ("srun --label=1 hostname", &e) == -1 &&
+            strstr (e.text, "'--label=1': takes no value"),
+        "%s: a value given to an option that takes none is named: %s", version, e.text);
+    ok (command ("srun --lab=1 hostname", &e) == -1 && strstr (e.text, "takes no value"),
+        "%s: so is one given to its abbreviation: %s", version, e.text);
 }
 
 int main (void)
@@ -138,7 +144,8 @@ int main (void)
     /* Where the releases differ. */
     load ("22.05.8");
     ok (command ("srun --uid 1000 hostname", &e) == 3, "22.05: --uid takes a value");
-    ok (command ("srun --pty=yes bash", &e) == -1, "22.05: --pty takes no value");
+    ok (command ("srun --pty=yes bash", &e) == -1 && strstr (e.text, "'--pty=yes': takes no value"),
+        "22.05: --pty takes no value: %s", e.text);
     load ("24.11.5");
     ok (command ("srun --uid 1000 hostname", &e) == -1 && strstr (e.text, "'--uid'"),
         "24.11: --uid is gone: %s", e.text);
