@@ -53,5 +53,11 @@ configure_fails() {
 	for dep in "C compiler:" "sanitizers:" "Slurm:" "json-c:" "Scotch:" "MPI compiler:" "bats:"; do
 		grep -q "^    $dep" <<<"$output"
 	done
-	[[ "$output" == *"Slurm:             22."* ]]
+	# The Slurm installed here, and whether its hostlist_t is opaque (23.11+).
+	local n want ptr=no
+	n=$(awk '$1 == "#define" && $2 == "SLURM_VERSION_NUMBER" { print $3 }' /usr/include/slurm/slurm_version.h)
+	want=$(printf '%d.%02d.%d' $((n >> 16)) $(((n >> 8) & 255)) $((n & 255)))
+	[ $((n)) -lt $(((23 << 16) + (11 << 8))) ] || ptr=yes
+	echo "want Slurm $want, hostlist_t *: $ptr"
+	[[ "$output" == *"Slurm:             $want ("*"hostlist_t *: $ptr)"* ]]
 }

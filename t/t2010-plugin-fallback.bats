@@ -77,6 +77,15 @@ placed() {
 	[ "$(hosts_of <<<"$output")" = $'0 n8\n1 n7\n2 n6' ]
 }
 
+@test "a --multi-prog step keeps srun's placement and says why" {
+	printf '0-1 hostname\n' >"$SHARE/multi.conf"
+	run in_alloc -N2 --ntasks-per-node=1 -- "srun --topo-map -n2 --multi-prog $SHARE/multi.conf"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep '^srun: topomap:' <<<"$output")" = "srun: topomap: srun's own placement: the step's executable is unknown: a --multi-prog step runs a program per rank" ]
+	[ "$(grep -v '^srun: topomap:' <<<"$output" | sort)" = $'n1\nn2' ]
+}
+
 @test "a step on one node is left alone" {
 	run in_alloc -N1 -n2 -- "srun -v --topo-map --topo-profile=$SHARE/halo16.json true 2>&1 | grep 'topomap: srun'"
 	echo "$output"

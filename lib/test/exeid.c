@@ -224,10 +224,13 @@ static void test_build_id (void)
         return;
     }
     in_dir (hello, "hello");
-    ok (compile ("hello", hello_c, "-Wl,--build-id=0x0123456789abcdef0123", NULL, NULL) == 0,
+    /* 12 bytes: binutils 2.44 (Debian 13) writes a note of a length
+     * that is no multiple of 4 unpadded, which readelf calls invalid too.
+     */
+    ok (compile ("hello", hello_c, "-Wl,--build-id=0x0123456789abcdef01234567", NULL, NULL) == 0,
         "gcc builds a program with a given build-id");
     ok (exeid_compute (hello, id, sizeof (id), &e) == 0 &&
-            strcmp (id, "build-id:0123456789abcdef0123") == 0,
+            strcmp (id, "build-id:0123456789abcdef01234567") == 0,
         "exeid_compute gives the GNU build-id note of an ELF file: %s", id);
 
     ok (compile ("hello", hello_c, "-Wl,--build-id=sha1", NULL, NULL) == 0 &&

@@ -27,6 +27,21 @@ quiet() {
 	[ -z "$text" ]
 }
 
+# step_waits_out: standard input without the lines srun prints when it
+# waits for a step's resources, which the step before may not have freed
+# yet ("Job N step creation temporarily disabled, retrying", "Step created
+# for job N"): Slurm's own, on any cluster.
+step_waits_out() {
+	grep -v -E '^srun: (Job [0-9]+ step creation temporarily disabled, retrying|Step created for job [0-9]+$)'
+}
+
+# slurm_before RELEASE: the cluster's Slurm is older than RELEASE (24.05).
+slurm_before() {
+	local v
+	v=$(srun --version | awk '{ print $2 }')
+	[ "$(printf '%s\n%s\n' "$1" "$v" | sort -V | head -n 1)" != "$1" ]
+}
+
 need_cluster() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root and the emulated cluster"
 	cd /
