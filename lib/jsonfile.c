@@ -225,8 +225,10 @@ int jsonfile_format_time (time_t t, char *buf, size_t len)
 {
     struct tm tm;
 
+    /* Not strftime: glibc's %Y does not zero-pad years before 1000. */
     if (!gmtime_r (&t, &tm) || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900 ||
-        strftime (buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) != 20)
+        snprintf (buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec) != 20)
         return -1;
     return 0;
 }

@@ -120,7 +120,7 @@ double netmap_measure_bound (const netmap_t *nm)
             if (k <= 0 || !isfinite (lat) || !(bw > 0))
                 continue;
             sent = netmap_lead_enough (p, lead / (bw * 1e6)) ? lead : lead + stream;
-            total += k * 2 * lat * 1e-6 + sent / (bw * 1e6);
+            total += (double)k * 2 * lat * 1e-6 + sent / (bw * 1e6);
         }
     return total;
 }

@@ -14,6 +14,7 @@
 
 #include <json.h>
 
+#include "lib/file.h"
 #include "lib/netmap.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
@@ -305,7 +306,50 @@ static void test_bound (void)
         "stream (%g s)", b);
     nm->params.bw_bytes = 3;
     ok (netmap_lead_bytes (&nm->params) == 1, "a lead message is at least one byte");
+    /* The fuzzer's reproducer: "samples":[[1073741824]] overflowed k * 2. */
+    NETMAP_AT (nm, samples, 0, 1) = 1073741824;
+    NETMAP_AT (nm, samples, 1, 2) = 0;
+    nm->params.bw_enough_ms = 0;
+    b = netmap_measure_bound (nm);
+    ok (fabs (b - (1073741824.0 * 2 * 50e-6 + 3 / 1e6)) < 1e-6,
+        "bound of 2^30 samples: no integer overflow (%g s)", b);
     netmap_destroy (nm);
+}
+
+/* Years 0000-0999 are read, so they are written too, zero-padded. */
+static void test_old_years (void)
+{
+    static const struct {
+        time_t t;
+        const char *text;
+    } years[] = {
+        {-62167219200, "0000-01-01T00:00:00Z"},
+        {-30610224001, "0999-12-31T23:59:59Z"},
+        {-59011459200, "0100-01-01T00:00:00Z"},
+    };
+    char path[PATH_MAX], *text = NULL;
+    size_t len;
+
+    for (size_t i = 0; i < sizeof (years) / sizeof (years[0]); i++) {
+        netmap_t *nm = make_netmap (2, 0), *back = NULL;
+        tm_error_t e = {""};
+        char want[64];
+
+        nm->timestamp = years[i].t;
+        in_dir (path, "old.json");
+        snprintf (want, sizeof (want), "\"%s\"", years[i].text);
+        if (!ok (netmap_write (nm, path, &e) == 0, "a netmap of %s is written", years[i].text))
+            diag ("%s", e.text);
+        ok (file_slurp (path, 1 << 20, &text, &len, NULL) == 0 && strstr (text, want),
+            "its timestamp is written %s", years[i].text);
+        free (text);
+        text = NULL;
+        ok ((back = netmap_read (path, NULL)) && back->timestamp == years[i].t,
+            "and read back as the same time");
+        netmap_destroy (back);
+        netmap_destroy (nm);
+    }
+    unlink (path);
 }
 
 static void test_write_refuses (void)
@@ -605,6 +649,7 @@ int main (void)
     test_layout ();
     test_cost ();
     test_bound ();
+    test_old_years ();
     test_write_refuses ();
     test_write_fails ();
 
