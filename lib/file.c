@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,101 +32,232 @@ static int file_write_all (int fd, const char *s, size_t len)
     return 0;
 }
 
-/* Write into what path names as it is, for a path that is a character
- * device or FIFO, or a link to one or to a regular file: /dev/null or
- * /dev/stdout are streams, not files to replace (renaming over /dev/null
- * would put a plain file in its place), and a link stays a link.  What the
- * open gave is checked again, and anything else refused.
- */
-static int file_write_through (const char *path, const char *data, size_t len, tm_error_t *errp)
+int file_is_stdout (const char *path)
 {
-    int fd = open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC), saved;
-    struct stat st;
+    return path && (!strcmp (path, "-") || !strcmp (path, "/dev/stdout"));
+}
 
-    if (fd < 0)
-        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
-    if (fstat (fd, &st) < 0)
-        goto fail;
-    if (!S_ISREG (st.st_mode) && !S_ISCHR (st.st_mode) && !S_ISFIFO (st.st_mode)) {
-        close (fd);
-        errno = EINVAL;
-        return errprintf (errp, "%s: not a regular file, character device or FIFO", path);
+static const char file_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+#define FILE_RANDOM 6
+
+/* FILE_RANDOM unpredictable characters of file_chars into s. */
+static int file_random (char *s)
+{
+    unsigned char r[FILE_RANDOM];
+    size_t got = 0;
+
+    while (got < sizeof (r)) {
+        ssize_t n = getrandom (r + got, sizeof (r) - got, 0);
+
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        got += (size_t)n;
     }
-    if ((S_ISREG (st.st_mode) && ftruncate (fd, 0) < 0) || file_write_all (fd, data, len) < 0 ||
-        (S_ISREG (st.st_mode) && fsync (fd) < 0))
+    for (int i = 0; i < FILE_RANDOM; i++)
+        s[i] = file_chars[r[i] % (sizeof (file_chars) - 1)];
+    return 0;
+}
+
+/* Create prefix + random + suffix in dirfd, O_EXCL|O_NOFOLLOW, mode; its
+ * name in name.  The descriptor, or -1 with errno set.
+ */
+static int file_create_unique (int dirfd, const char *prefix, const char *suffix, int mode,
+                               char *name, size_t namelen)
+{
+    size_t plen = strlen (prefix), slen = strlen (suffix);
+
+    if (plen + FILE_RANDOM + slen + 1 > namelen || plen + FILE_RANDOM + slen > NAME_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int tries = 0; tries < 100; tries++) {
+        int fd;
+
+        memcpy (name, prefix, plen);
+        if (file_random (name + plen) < 0)
+            return -1;
+        memcpy (name + plen + FILE_RANDOM, suffix, slen + 1);
+        fd = openat (dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                     (mode_t)(mode & 0600));
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Write and sync data into fd, set its mode bits (the umask may have
+ * taken some away); close it.  -1 with errno set, fd closed.
+ */
+static int file_fill (int fd, const char *data, size_t len, int mode)
+{
+    int saved;
+
+    if (fchmod (fd, (mode_t)mode) < 0 || file_write_all (fd, data, len) < 0 || fsync (fd) < 0) {
+        saved = errno;
+        close (fd);
+        errno = saved;
+        return -1;
+    }
+    return close (fd);
+}
+
+int file_createat (int dirfd, const char *prefix, const char *suffix, const char *data,
+                   size_t len, int mode, char *name, size_t namelen, tm_error_t *errp)
+{
+    int fd;
+
+    if ((fd = file_create_unique (dirfd, prefix, suffix, mode, name, namelen)) < 0)
+        return errprintf (errp, "%s*%s: cannot create: %s", prefix, suffix, strerror (errno));
+    if (file_fill (fd, data, len, mode) < 0) {
+        int saved = errno;
+
+        unlinkat (dirfd, name, 0);
+        errno = saved;
+        return errprintf (errp, "%s: cannot write: %s", name, strerror (errno));
+    }
+    return 0;
+}
+
+int file_created_name (const char *name, const char *prefix, const char *suffix)
+{
+    size_t plen = strlen (prefix), slen = strlen (suffix), len = strlen (name);
+
+    if (len != plen + FILE_RANDOM + slen || strncmp (name, prefix, plen) ||
+        strcmp (name + plen + FILE_RANDOM, suffix))
+        return 0;
+    for (int i = 0; i < FILE_RANDOM; i++)
+        if (!name[plen + i] || !strchr (file_chars, name[plen + i]))
+            return 0;
+    return 1;
+}
+
+int file_replaceat (int dirfd, const char *name, const char *what, const char *data, size_t len,
+                    int mode, tm_error_t *errp)
+{
+    char tmp[NAME_MAX + 1], prefix[NAME_MAX + 1];
+    struct stat st;
+    int fd;
+
+    /* Nothing there, a regular file or a link (replaced, not followed):
+     * anything else is refused without being opened. */
+    if (fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG (st.st_mode) &&
+        !S_ISLNK (st.st_mode)) {
+        if (S_ISDIR (st.st_mode)) {
+            errno = EISDIR;
+            return errprintf (errp, "%s: is a directory", what);
+        }
+        errno = EINVAL;
+        return errprintf (errp, "%s: not a regular file (a %s): not replaced", what,
+                          S_ISFIFO (st.st_mode)   ? "FIFO"
+                          : S_ISSOCK (st.st_mode) ? "socket"
+                                                  : "device");
+    }
+    if (snprintf (prefix, sizeof (prefix), ".%s.", name) >= (int)sizeof (prefix) - FILE_RANDOM) {
+        errno = ENAMETOOLONG;
+        return errprintf (errp, "%s: name too long", what);
+    }
+    if ((fd = file_create_unique (dirfd, prefix, "", 0600, tmp, sizeof (tmp))) < 0)
+        return errprintf (errp, "%s: cannot create a temporary file: %s", what, strerror (errno));
+    if (file_fill (fd, data, len, mode) < 0) {
+        errprintf (errp, "%s: cannot write %s: %s", what, tmp, strerror (errno));
         goto fail;
-    if (close (fd) < 0)
-        return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
+    }
+    if (renameat (dirfd, tmp, dirfd, name) < 0) {
+        errprintf (errp, "%s: cannot rename %s into place: %s", what, tmp, strerror (errno));
+        goto fail;
+    }
     return 0;
 fail:
-    saved = errno;
-    close (fd);
-    errno = saved;
-    return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
+    {
+        int saved = errno;
+
+        unlinkat (dirfd, tmp, 0);
+        errno = saved;
+    }
+    return -1;
 }
 
 int file_replace (const char *path, const char *data, size_t len, int mode, tm_error_t *errp)
 {
-    char *tmp = NULL;
-    size_t tmplen;
-    int fd = -1, rc = -1;
-    int made = 0;
-    struct stat st;
+    char dir[PATH_MAX];
+    const char *slash, *name;
+    int dirfd, rc;
 
     if (!path || path[0] == '\0') {
         errno = EINVAL;
         return errprintf (errp, "file_replace: no path");
     }
-    /* Nothing there, a regular file or a dangling link: replaced.  A
-     * directory, or a link to one: refused.  Anything else: written through. */
-    if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode)) {
-        struct stat to;
-        int linked = S_ISLNK (st.st_mode), reached = !linked || stat (path, &to) == 0;
-
-        if (reached && S_ISDIR (linked ? to.st_mode : st.st_mode)) {
-            errno = EISDIR;
-            return errprintf (errp, "%s: is a directory", path);
-        }
-        if (reached)
-            return file_write_through (path, data, len, errp);
+    if (file_is_stdout (path)) {
+        if (file_write_all (STDOUT_FILENO, data, len) < 0)
+            return errprintf (errp, "%s: cannot write: %s", path, strerror (errno));
+        return 0;
     }
-    tmplen = strlen (path) + sizeof (".XXXXXX");
-    if (!(tmp = malloc (tmplen))) {
-        errprintf (errp, "%s: out of memory", path);
-        goto out;
+    slash = strrchr (path, '/');
+    name = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf (dir, sizeof (dir), ".");
+    else if (slash == path)
+        snprintf (dir, sizeof (dir), "/");
+    else if (snprintf (dir, sizeof (dir), "%.*s", (int)(slash - path), path) >= (int)sizeof (dir)) {
+        errno = ENAMETOOLONG;
+        return errprintf (errp, "%s: path too long", path);
     }
-    snprintf (tmp, tmplen, "%s.XXXXXX", path);
-    if ((fd = mkostemp (tmp, O_CLOEXEC)) < 0) {
-        errprintf (errp, "%s: cannot create a temporary file: %s", path, strerror (errno));
-        goto out;
+    if (name[0] == '\0' || !strcmp (name, ".") || !strcmp (name, "..")) {
+        errno = EISDIR;
+        return errprintf (errp, "%s: is a directory", path);
     }
-    made = 1;
-    if (fchmod (fd, (mode_t)mode) < 0 || file_write_all (fd, data, len) < 0 || fsync (fd) < 0) {
-        errprintf (errp, "%s: cannot write %s: %s", path, tmp, strerror (errno));
-        goto out;
-    }
-    if (close (fd) < 0) {
-        fd = -1;
-        errprintf (errp, "%s: cannot write %s: %s", path, tmp, strerror (errno));
-        goto out;
-    }
-    fd = -1;
-    if (rename (tmp, path) < 0) {
-        errprintf (errp, "%s: cannot rename %s into place: %s", path, tmp, strerror (errno));
-        goto out;
-    }
-    rc = 0;
-out:
-    if (rc < 0) {
+    if ((dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return errprintf (errp, "%s: %s: %s", path, dir, strerror (errno));
+    rc = file_replaceat (dirfd, name, path, data, len, mode, errp);
+    {
         int saved = errno;
-        if (fd >= 0)
-            close (fd);
-        if (made)
-            unlink (tmp);
+
+        close (dirfd);
         errno = saved;
     }
-    free (tmp);
     return rc;
+}
+
+int file_openat_own (int dirfd, const char *name, const char *what, int flags, int mode, uid_t uid,
+                     tm_error_t *errp)
+{
+    struct stat st;
+    int fd, saved;
+
+    fd = openat (dirfd, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+                 (mode_t)mode);
+    if (fd < 0)
+        return errprintf (errp, "%s: %s", what,
+                          errno == ELOOP ? "a symbolic link, not opened" : strerror (errno));
+    if (fstat (fd, &st) < 0) {
+        errprintf (errp, "%s: %s", what, strerror (errno));
+        goto fail;
+    }
+    if (!S_ISREG (st.st_mode)) {
+        errno = EINVAL;
+        errprintf (errp, "%s: not a regular file", what);
+        goto fail;
+    }
+    if (st.st_uid != uid) {
+        errno = EPERM;
+        errprintf (errp, "%s: owned by uid %lu, not %lu", what, (unsigned long)st.st_uid,
+                   (unsigned long)uid);
+        goto fail;
+    }
+    if ((flags & O_TRUNC) && ftruncate (fd, 0) < 0) {
+        errprintf (errp, "%s: %s", what, strerror (errno));
+        goto fail;
+    }
+    return fd;
+fail:
+    saved = errno;
+    close (fd);
+    errno = saved;
+    return -1;
 }
 
 int file_replace_json (const char *path, struct json_object *o, int mode, tm_error_t *errp)
@@ -154,32 +287,51 @@ int file_replace_json (const char *path, struct json_object *o, int mode, tm_err
 
 int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_error_t *errp)
 {
-    struct stat st;
-    char *buf = NULL;
-    size_t size, len = 0;
-    int fd, rc = -1;
+    int fd, rc;
 
     /* O_NONBLOCK: opening a FIFO must not hang before fstat rejects it. */
     if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
         return errprintf (errp, "%s: %s", path, strerror (errno));
+    rc = file_slurp_fd (fd, path, max, bufp, lenp, errp);
+    {
+        int saved = errno;
+
+        close (fd);
+        errno = saved;
+    }
+    return rc;
+}
+
+int file_slurp_fd (int fd, const char *what, size_t max, char **bufp, size_t *lenp,
+                   tm_error_t *errp)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t size, len = 0;
+    int rc = -1;
+
     if (fstat (fd, &st) < 0) {
-        errprintf (errp, "%s: %s", path, strerror (errno));
+        errprintf (errp, "%s: %s", what, strerror (errno));
         goto out;
     }
     if (!S_ISREG (st.st_mode)) {
-        errprintf (errp, "%s: not a regular file", path);
+        errprintf (errp, "%s: not a regular file", what);
         errno = EINVAL;
         goto out;
     }
     if ((uintmax_t)st.st_size > max) {
-        errprintf (errp, "%s: %jd bytes, larger than the limit of %zu MiB", path,
-                   (intmax_t)st.st_size, max / (1024 * 1024));
+        if (max >= 1024 * 1024)
+            errprintf (errp, "%s: %jd bytes, larger than the limit of %zu MiB", what,
+                       (intmax_t)st.st_size, max / (1024 * 1024));
+        else
+            errprintf (errp, "%s: %jd bytes, larger than the limit of %zu bytes", what,
+                       (intmax_t)st.st_size, max);
         errno = EFBIG;
         goto out;
     }
     size = (size_t)st.st_size;
     if (!(buf = malloc (size + 1))) {
-        errprintf (errp, "%s: out of memory", path);
+        errprintf (errp, "%s: out of memory", what);
         goto out;
     }
     while (len < size + 1) {
@@ -188,7 +340,7 @@ int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_erro
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            errprintf (errp, "%s: %s", path, strerror (errno));
+            errprintf (errp, "%s: %s", what, strerror (errno));
             goto out;
         }
         if (r == 0)
@@ -196,7 +348,7 @@ int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_erro
         len += (size_t)r;
     }
     if (len > size) {
-        errprintf (errp, "%s: grew while being read", path);
+        errprintf (errp, "%s: grew while being read", what);
         errno = EAGAIN;
         goto out;
     }
@@ -207,11 +359,6 @@ int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_erro
     rc = 0;
 out:
     free (buf);
-    if (fd >= 0) {
-        int saved = errno;
-        close (fd);
-        errno = saved;
-    }
     return rc;
 }
 
@@ -261,4 +408,78 @@ int file_mkdirs (const char *dir, int mode, tm_error_t *errp)
                 return 0;
         }
     }
+}
+
+int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t uid,
+                           tm_error_t *errp)
+{
+    struct stat st;
+    int fd, saved;
+
+    if ((fd = openat (atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return errprintf (errp, "%s: %s", what,
+                          errno == ELOOP || errno == ENOTDIR ? "not a directory (or a link to one)"
+                                                              : strerror (errno));
+    if (fstat (fd, &st) < 0) {
+        errprintf (errp, "%s: %s", what, strerror (errno));
+        goto fail;
+    }
+    if (st.st_uid != uid) {
+        errno = EPERM;
+        errprintf (errp, "%s: owned by uid %lu, not %lu", what, (unsigned long)st.st_uid,
+                   (unsigned long)uid);
+        goto fail;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        errno = EPERM;
+        errprintf (errp, "%s: mode %04o: others may write it", what,
+                   (unsigned)(st.st_mode & 07777));
+        goto fail;
+    }
+    return fd;
+fail:
+    saved = errno;
+    close (fd);
+    errno = saved;
+    return -1;
+}
+
+int file_trusted (const char *path, uid_t uid, tm_error_t *errp)
+{
+    char *real, *end;
+    int rc = 0;
+
+    if (!(real = realpath (path, NULL)))
+        return errprintf (errp, "%s: %s", path, strerror (errno));
+    /* From path itself up to /: the first component may not be
+     * world-writable at all, those above it only as a sticky root
+     * directory. */
+    for (int top = 1;; top = 0) {
+        struct stat st;
+        const char *at = real[0] ? real : "/";
+
+        if (stat (at, &st) < 0) {
+            rc = errprintf (errp, "%s: %s", at, strerror (errno));
+            break;
+        }
+        if (st.st_uid != 0 && st.st_uid != uid) {
+            errno = EPERM;
+            rc = errprintf (errp, "%s: owned by uid %lu, neither root nor %lu", at,
+                            (unsigned long)st.st_uid, (unsigned long)uid);
+            break;
+        }
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+            (top || !S_ISDIR (st.st_mode) || st.st_uid != 0 || !(st.st_mode & S_ISVTX))) {
+            errno = EPERM;
+            rc = errprintf (errp, "%s: mode %04o: writable by %s", at,
+                            (unsigned)(st.st_mode & 07777),
+                            st.st_mode & S_IWOTH ? "others" : "its group");
+            break;
+        }
+        if (!real[0] || !(end = strrchr (real, '/')))
+            break;
+        *end = '\0';
+    }
+    free (real);
+    return rc;
 }

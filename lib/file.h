@@ -5,18 +5,53 @@
 #define TOPOMAP_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "lib/error.h"
 
-/* Replace path with len bytes of data: write a temporary file in the same
- * directory (O_EXCL, mode bits mode), fsync, rename over path.  Readers see
- * the old file or the new, never half; on failure nothing is left behind.
- * A path that is a character device or FIFO, or a link to one or to a
- * regular file (/dev/null, /dev/stdout), is written through as it is, not
- * replaced; a directory is an error (EISDIR), and so is a block device or
- * socket (EINVAL).
+/* Whether path names standard output on a command line: "-" or
+ * "/dev/stdout".  The only paths written in place.
+ */
+int file_is_stdout (const char *path);
+
+/* Replace path with len bytes of data: write a temporary file beside it
+ * (an unpredictable name, O_EXCL|O_NOFOLLOW, mode bits mode), fsync,
+ * rename over path.  Readers see the old file or the new, never half; on
+ * failure nothing is left behind.  A symbolic link at path is replaced,
+ * never followed: its target is untouched.  Anything else but a regular
+ * file there is refused at once without being opened: a directory with
+ * EISDIR, a FIFO, device or socket with EINVAL.  "-" and "/dev/stdout"
+ * (file_is_stdout) are written to standard output.
  */
 int file_replace (const char *path, const char *data, size_t len, int mode, tm_error_t *errp);
+
+/* file_replace of name (no '/') in the directory dirfd; what names the
+ * file in messages (the path it stands for).
+ */
+int file_replaceat (int dirfd, const char *name, const char *what, const char *data, size_t len,
+                    int mode, tm_error_t *errp);
+
+/* A new file in the directory dirfd named prefix, six random characters
+ * of [A-Za-z0-9], then suffix; created O_EXCL|O_NOFOLLOW with mode bits
+ * mode, len bytes of data written and synced.  Its name (without the
+ * directory) in name.  On failure nothing is left behind.
+ */
+int file_createat (int dirfd, const char *prefix, const char *suffix, const char *data,
+                   size_t len, int mode, char *name, size_t namelen, tm_error_t *errp);
+
+/* Whether name is prefix, six characters of [A-Za-z0-9], suffix: a name
+ * file_createat could have made.
+ */
+int file_created_name (const char *name, const char *prefix, const char *suffix);
+
+/* Open name in the directory dirfd with flags (O_NOFOLLOW, O_NONBLOCK and
+ * O_CLOEXEC added; mode for O_CREAT), and keep it only when it is a
+ * regular file owned by uid: a link, FIFO, device or another's file is
+ * refused (ELOOP, EINVAL, EPERM) without blocking or being written.
+ * O_TRUNC is applied only after that check.  The descriptor, or -1.
+ */
+int file_openat_own (int dirfd, const char *name, const char *what, int flags, int mode, uid_t uid,
+                     tm_error_t *errp);
 
 /* file_replace with o as pretty-printed JSON and a final newline. */
 struct json_object;
@@ -28,9 +63,29 @@ int file_replace_json (const char *path, struct json_object *o, int mode, tm_err
  */
 int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_error_t *errp);
 
+/* file_slurp of the open descriptor fd (what names it in messages). */
+int file_slurp_fd (int fd, const char *what, size_t max, char **bufp, size_t *lenp,
+                   tm_error_t *errp);
+
 /* Make dir and its missing parents, mode bits mode for those it creates;
  * an existing non-directory on the way is an error (ENOTDIR).
  */
 int file_mkdirs (const char *dir, int mode, tm_error_t *errp);
+
+/* Open the directory dir (O_DIRECTORY|O_NOFOLLOW) and keep it only when
+ * it is owned by uid and neither group nor others may write it.  The
+ * descriptor, or -1 with errp naming dir and the fault.
+ */
+int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t uid,
+                           tm_error_t *errp);
+
+/* Whether path, and every directory above it, could only have been put
+ * there by root or uid, as sshd's StrictModes asks: each owned by root or
+ * uid and writable by neither group nor others; a directory above path
+ * may be world-writable when it is root's and sticky (/tmp).  Links are
+ * resolved first, so their targets are what is checked.  0, or -1 with
+ * errp naming the first component at fault.
+ */
+int file_trusted (const char *path, uid_t uid, tm_error_t *errp);
 
 #endif

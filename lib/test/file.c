@@ -1,0 +1,277 @@
+/* Unit tests of lib/file.c: replacement that never writes through a link
+ * or into a FIFO, files made and opened relative to a directory handle,
+ * and the ownership checks of the cache and of the site's paths.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/file.h"
+#include "lib/test/tap.h"
+#include "lib/test/support.h"
+
+/* Some checks need another user's files: root makes them with chown. */
+#define OTHER_UID 65534
+
+static int slurp_is (const char *path, const char *want)
+{
+    char *buf = NULL;
+    size_t len;
+    int same;
+
+    if (file_slurp (path, 1 << 20, &buf, &len, NULL) < 0)
+        return 0;
+    same = len == strlen (want) && !memcmp (buf, want, len);
+    free (buf);
+    return same;
+}
+
+static void on_alarm (int sig)
+{
+    (void)sig;
+    /* A test that blocked: fail the whole program rather than hang. */
+    static const char msg[] = "not ok - a file operation blocked for 10 s\n";
+    write (STDOUT_FILENO, msg, sizeof (msg) - 1);
+    _exit (1);
+}
+
+static void test_replace (void)
+{
+    char path[PATH_MAX], target[PATH_MAX], fifo[PATH_MAX], names[1024];
+    struct stat st;
+    tm_error_t e = {""};
+
+    in_dir (path, "plain");
+    ok (file_replace (path, "one\n", 4, 0640, &e) == 0 && slurp_is (path, "one\n"),
+        "file_replace writes a new file");
+    ok (stat (path, &st) == 0 && (st.st_mode & 07777) == 0640,
+        "with the mode asked for despite umask 077");
+    ok (file_replace (path, "two\n", 4, 0600, &e) == 0 && slurp_is (path, "two\n"),
+        "and replaces an existing one");
+
+    /* A link at the target: the link is replaced, its target untouched. */
+    in_dir (target, "victim");
+    write_file (target, "precious\n", 9, 0644);
+    in_dir (path, "link");
+    ok (symlink (target, path) == 0, "a symbolic link to another file is made");
+    ok (file_replace (path, "plan\n", 5, 0600, &e) == 0, "file_replace over the link succeeds");
+    ok (lstat (path, &st) == 0 && S_ISREG (st.st_mode) && slurp_is (path, "plan\n"),
+        "the link is now a regular file holding the new text");
+    ok (slurp_is (target, "precious\n"), "the link's target is untouched");
+
+    /* A dangling link: replaced as well, nothing created at its target. */
+    in_dir (path, "dangling");
+    in_dir (target, "nowhere");
+    symlink (target, path);
+    ok (file_replace (path, "x", 1, 0600, &e) == 0 && access (target, F_OK) < 0,
+        "a dangling link is replaced, its target not created");
+
+    /* A FIFO: refused at once, left as it is. */
+    in_dir (fifo, "fifo");
+    if (mkfifo (fifo, 0600) == 0) {
+        errno = 0;
+        alarm (10);
+        ok (file_replace (fifo, "x", 1, 0600, &e) < 0 && errno == EINVAL &&
+                strstr (e.text, "FIFO"),
+            "file_replace over a FIFO fails at once: %s", e.text);
+        alarm (0);
+        ok (lstat (fifo, &st) == 0 && S_ISFIFO (st.st_mode), "the FIFO is left a FIFO");
+        unlink (fifo);
+    } else
+        ok (1, "# SKIP mkfifo: %s", strerror (errno));
+
+    /* A directory, /dev/null: refused, nothing left behind. */
+    in_dir (path, "sub");
+    mkdir (path, 0700);
+    ok (file_replace (path, "x", 1, 0600, &e) < 0 && errno == EISDIR,
+        "a directory is refused: %s", e.text);
+    rmdir (path);
+    if (getuid () == 0)
+        ok (file_replace ("/dev/null", "x", 1, 0600, &e) < 0 && errno == EINVAL &&
+                stat ("/dev/null", &st) == 0 && S_ISCHR (st.st_mode),
+            "as root, /dev/null is refused and stays a device: %s", e.text);
+    list_dir (dir, names, sizeof (names));
+    ok (!strstr (names, ".plain.") && !strstr (names, ".fifo.") && !strstr (names, ".sub."),
+        "no temporary file is left (%s)", names);
+    ok (file_is_stdout ("-") && file_is_stdout ("/dev/stdout") && !file_is_stdout ("/dev/stderr") &&
+            !file_is_stdout ("./-"),
+        "only - and /dev/stdout name standard output");
+}
+
+static void test_createat (void)
+{
+    char name[NAME_MAX + 1], name2[NAME_MAX + 1], path[PATH_MAX];
+    struct stat st;
+    tm_error_t e = {""};
+    int dfd = open (dir, O_RDONLY | O_DIRECTORY);
+
+    ok (file_createat (dfd, "job7.", ".hosts", "n1\n", 3, 0600, name, sizeof (name), &e) == 0,
+        "file_createat makes a file: %s", name);
+    ok (file_created_name (name, "job7.", ".hosts"), "its name is prefix, 6 random, suffix");
+    ok (fstatat (dfd, name, &st, 0) == 0 && (st.st_mode & 07777) == 0600 &&
+            slurp_is (in_dir (path, name), "n1\n"),
+        "mode 0600, the data in it");
+    ok (file_createat (dfd, "job7.", ".hosts", "", 0, 0600, name2, sizeof (name2), &e) == 0 &&
+            strcmp (name, name2),
+        "a second one gets another name");
+    ok (!file_created_name ("job7.abc.hosts", "job7.", ".hosts") &&
+            !file_created_name ("job7.ab/cde.hosts", "job7.", ".hosts") &&
+            !file_created_name ("job8.abcdef.hosts", "job7.", ".hosts") &&
+            !file_created_name ("../x/job7.abcdef.hosts", "job7.", ".hosts"),
+        "file_created_name refuses other names");
+    unlinkat (dfd, name, 0);
+    unlinkat (dfd, name2, 0);
+    close (dfd);
+}
+
+static void test_openat_own (void)
+{
+    char path[PATH_MAX], target[PATH_MAX];
+    tm_error_t e = {""};
+    int dfd = open (dir, O_RDONLY | O_DIRECTORY), fd;
+    uid_t me = getuid ();
+
+    fd = file_openat_own (dfd, "lock", "lock", O_RDWR | O_CREAT, 0600, me, &e);
+    ok (fd >= 0, "file_openat_own creates a missing file");
+    close (fd);
+
+    in_dir (target, "mine");
+    write_file (target, "keep\n", 5, 0644);
+    symlink (target, in_dir (path, "alink"));
+    ok (file_openat_own (dfd, "alink", "alink", O_WRONLY | O_CREAT | O_TRUNC, 0600, me, &e) < 0 &&
+            strstr (e.text, "symbolic link"),
+        "a link is refused: %s", e.text);
+    ok (slurp_is (target, "keep\n"), "its target is not truncated");
+
+    if (mkfifo (in_dir (path, "ffifo"), 0600) == 0) {
+        alarm (10);
+        ok (file_openat_own (dfd, "ffifo", "ffifo", O_RDWR | O_CREAT, 0600, me, &e) < 0 &&
+                errno == EINVAL,
+            "a FIFO is refused without blocking: %s", e.text);
+        ok (file_openat_own (dfd, "ffifo", "ffifo", O_WRONLY, 0600, me, &e) < 0,
+            "even opened write-only with no reader: %s", e.text);
+        alarm (0);
+    } else
+        ok (1, "# SKIP mkfifo: %s", strerror (errno));
+
+    if (me == 0) {
+        in_dir (path, "theirs");
+        write_file (path, "theirs\n", 7, 0644);
+        chown (path, OTHER_UID, OTHER_UID);
+        ok (file_openat_own (dfd, "theirs", "theirs", O_WRONLY | O_TRUNC, 0600, me, &e) < 0 &&
+                errno == EPERM && strstr (e.text, "owned by uid 65534"),
+            "another user's file is refused: %s", e.text);
+        ok (slurp_is (path, "theirs\n"), "and not truncated");
+    } else
+        ok (1, "# SKIP another user's file needs root to make");
+    close (dfd);
+}
+
+static void test_private_dir (void)
+{
+    char path[PATH_MAX];
+    tm_error_t e = {""};
+    uid_t me = getuid ();
+    int fd;
+
+    mkdir (in_dir (path, "priv"), 0700);
+    fd = file_open_private_dir (AT_FDCWD, path, "priv", me, &e);
+    ok (fd >= 0, "a 0700 directory of one's own is accepted");
+    close (fd);
+    chmod (path, 0755);
+    fd = file_open_private_dir (AT_FDCWD, path, "priv", me, &e);
+    ok (fd >= 0, "so is a 0755 one");
+    close (fd);
+    chmod (path, 0777);
+    ok (file_open_private_dir (AT_FDCWD, path, "priv", me, &e) < 0 && strstr (e.text, "0777"),
+        "a world-writable one is refused: %s", e.text);
+    chmod (path, 0770);
+    ok (file_open_private_dir (AT_FDCWD, path, "priv", me, &e) < 0,
+        "a group-writable one is refused: %s", e.text);
+    chmod (path, 0700);
+    symlink (path, in_dir (path, "privlink"));
+    ok (file_open_private_dir (AT_FDCWD, path, "privlink", me, &e) < 0,
+        "a link to it is refused: %s", e.text);
+    if (me == 0) {
+        chown (in_dir (path, "priv"), OTHER_UID, OTHER_UID);
+        ok (file_open_private_dir (AT_FDCWD, path, "priv", me, &e) < 0 &&
+                strstr (e.text, "owned by uid 65534"),
+            "another user's is refused: %s", e.text);
+    } else
+        ok (1, "# SKIP another user's directory needs root to make");
+}
+
+static void test_trusted (void)
+{
+    char sub[PATH_MAX], file[PATH_MAX + 16], link[PATH_MAX];
+    tm_error_t e = {""};
+    uid_t me = getuid ();
+    struct stat st;
+
+    mkdir (in_dir (sub, "site"), 0755);
+    snprintf (file, sizeof (file), "%s/probe", sub);
+    write_file (file, "#!/bin/sh\n", 10, 0644);
+    chmod (file, 0755);
+    /* The scratch directory's parents are the test's: trusted when /tmp
+     * or $TMPDIR is, as it is on Debian (root's, 1777). */
+    if (file_trusted (dir, me, &e) < 0) {
+        ok (1, "# SKIP %s is not trusted here: %s", dir, e.text);
+        return;
+    }
+    ok (file_trusted (file, me, &e) == 0, "a 0755 file in a 0755 directory is trusted");
+    chmod (file, 0757);
+    ok (file_trusted (file, me, &e) < 0 && strstr (e.text, "writable by others") &&
+            strstr (e.text, file),
+        "a world-writable file is refused, named: %s", e.text);
+    chmod (file, 0775);
+    ok (file_trusted (file, me, &e) < 0 && strstr (e.text, "its group"),
+        "a group-writable one too: %s", e.text);
+    chmod (file, 0755);
+    chmod (sub, 0777);
+    ok (file_trusted (file, me, &e) < 0 && strstr (e.text, sub),
+        "a file under a world-writable directory is refused: %s", e.text);
+    chmod (sub, 01777);
+    ok (file_trusted (sub, me, &e) < 0,
+        "a sticky world-writable directory is refused as the path itself: %s", e.text);
+    if (stat (sub, &st) == 0 && st.st_uid == 0)
+        ok (file_trusted (file, me, &e) == 0,
+            "root's sticky directory above the path is accepted, as /tmp is");
+    chmod (sub, 0755);
+    snprintf (link, sizeof (link), "%s/probe-link", dir);
+    symlink (file, link);
+    chmod (file, 0777);
+    ok (file_trusted (link, me, &e) < 0 && strstr (e.text, file),
+        "a link is judged by what it names: %s", e.text);
+    chmod (file, 0755);
+    if (me == 0) {
+        chown (file, OTHER_UID, OTHER_UID);
+        ok (file_trusted (file, me, &e) < 0 && strstr (e.text, "owned by uid 65534"),
+            "another user's file is refused: %s", e.text);
+    } else
+        ok (file_trusted (file, OTHER_UID, &e) < 0,
+            "a file of neither root nor the user is refused: %s", e.text);
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    umask (077);
+    signal (SIGALRM, on_alarm);
+    if (scratch_dir ("file-test") < 0)
+        return done_testing ();
+    test_replace ();
+    test_createat ();
+    test_openat_own ();
+    test_private_dir ();
+    test_trusted ();
+    remove_tree (dir);
+    return done_testing ();
+}
