@@ -734,7 +734,7 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
 {
     profile_entry_t *v = NULL;
     int *degree = NULL;
-    size_t ne, self = 0, pairs = 0, k10;
+    size_t ne, self = 0, k10;
     uint64_t self_bytes = 0, top_bytes = 0;
     double sum = 0, mean, var = 0, cv, possible;
     long long degree_sum = 0;
@@ -765,7 +765,6 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
                 self++;
                 self_bytes += v[k].bytes;
             } else if (i < j || !profile_get (p, j, i)) {
-                pairs++;
                 degree[i]++;
                 degree[j]++;
             }
