@@ -233,20 +233,37 @@ int jsonfile_format_time (time_t t, char *buf, size_t len)
     return 0;
 }
 
-json_object *jsonfile_read (const char *path, size_t max, tm_error_t *errp)
+/* The JSON object in buf (len bytes, from what), buf freed. */
+static json_object *jsonfile_take (char *buf, size_t len, const char *what, tm_error_t *errp)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    json_object *o = NULL;
+    json_object *o;
     tm_error_t e;
     int saved;
 
-    if (file_slurp (path, max, &buf, &len, errp) < 0)
-        return NULL;
     if (!(o = jsonfile_parse (buf, len, &e)))
-        errprintf (errp, "%s: %s", path, e.text);
+        errprintf (errp, "%s: %s", what, e.text);
     saved = errno;
     free (buf);
     errno = saved;
     return o;
+}
+
+json_object *jsonfile_read (const char *path, size_t max, tm_error_t *errp)
+{
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (file_slurp (path, max, &buf, &len, errp) < 0)
+        return NULL;
+    return jsonfile_take (buf, len, path, errp);
+}
+
+json_object *jsonfile_read_fd (int fd, const char *what, size_t max, tm_error_t *errp)
+{
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (file_slurp_fd (fd, what, max, &buf, &len, errp) < 0)
+        return NULL;
+    return jsonfile_take (buf, len, what, errp);
 }

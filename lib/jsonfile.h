@@ -41,6 +41,9 @@ json_object *jsonfile_parse (const char *buf, size_t len, tm_error_t *errp);
 /* The JSON object in the file path (at most max bytes); messages name it. */
 json_object *jsonfile_read (const char *path, size_t max, tm_error_t *errp);
 
+/* The same from the open descriptor fd, named what in messages. */
+json_object *jsonfile_read_fd (int fd, const char *what, size_t max, tm_error_t *errp);
+
 /* Refuse a key of o not in keys (NULL-terminated); prefix names o. */
 int jsonfile_keys (json_object *o, const char *prefix, const char *const *keys, tm_error_t *errp);
 

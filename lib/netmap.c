@@ -839,12 +839,24 @@ error:
     return NULL;
 }
 
-netmap_t *netmap_read (const char *path, tm_error_t *errp)
+/* The netmap in o (released), read from what. */
+static netmap_t *netmap_take (json_object *o, const char *what, tm_error_t *errp)
 {
-    json_object *o;
     netmap_t *nm;
     tm_error_t e;
     int saved;
+
+    if (!(nm = netmap_from_json (o, &e)))
+        errprintf (errp, "%s: %s", what, e.text);
+    saved = errno;
+    json_object_put (o);
+    errno = saved;
+    return nm;
+}
+
+netmap_t *netmap_read (const char *path, tm_error_t *errp)
+{
+    json_object *o;
 
     if (!path || path[0] == '\0') {
         errprintf (errp, "netmap_read: no path");
@@ -853,10 +865,25 @@ netmap_t *netmap_read (const char *path, tm_error_t *errp)
     }
     if (!(o = jsonfile_read (path, NETMAP_MAX_BYTES, errp)))
         return NULL;
-    if (!(nm = netmap_from_json (o, &e)))
-        errprintf (errp, "%s: %s", path, e.text);
-    saved = errno;
-    json_object_put (o);
-    errno = saved;
-    return nm;
+    return netmap_take (o, path, errp);
+}
+
+netmap_t *netmap_read_fd (int fd, const char *what, size_t max, tm_error_t *errp)
+{
+    json_object *o;
+
+    if (!(o = jsonfile_read_fd (fd, what, max < NETMAP_MAX_BYTES ? max : NETMAP_MAX_BYTES, errp)))
+        return NULL;
+    return netmap_take (o, what, errp);
+}
+
+/* A pair's figures take about 80 bytes as the probe writes them (latency,
+ * its interval, bandwidth, samples); a host's name and topology a few
+ * hundred.
+ */
+size_t netmap_max_bytes (int nhosts)
+{
+    double n = nhosts > 0 ? nhosts : 0, b = 65536 + n * 1024 + n * n * 512;
+
+    return b < NETMAP_MAX_BYTES ? (size_t)b : NETMAP_MAX_BYTES;
 }

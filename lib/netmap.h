@@ -65,6 +65,16 @@ int netmap_write (const netmap_t *nm, const char *path, tm_error_t *errp);
  */
 netmap_t *netmap_read (const char *path, tm_error_t *errp);
 
+/* netmap_read of the open descriptor fd (what names it), at most max
+ * bytes (netmap_max_bytes).
+ */
+netmap_t *netmap_read_fd (int fd, const char *what, size_t max, tm_error_t *errp);
+
+/* The most bytes a netmap of nhosts hosts can reasonably take (what the
+ * probe writes, with room to spare), at most the 64 MiB any netmap may.
+ */
+size_t netmap_max_bytes (int nhosts);
+
 /* Index of host name in nm, -1 if absent. */
 int netmap_host_index (const netmap_t *nm, const char *name);
 

@@ -100,28 +100,40 @@ out:
     return rc;
 }
 
+int plan_text (char **bufp, size_t *lenp, plan_format_t fmt, int ntasks, const int *node,
+               int nnodes, char *const *names, tm_error_t *errp)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    if (!(f = open_memstream (&buf, &len)))
+        return errprintf (errp, "out of memory");
+    if (plan_print (f, fmt, ntasks, node, nnodes, names, errp) < 0) {
+        fclose (f);
+        free (buf);
+        return -1;
+    }
+    if (fclose (f) != 0) {
+        free (buf);
+        return errprintf (errp, "out of memory");
+    }
+    *bufp = buf;
+    *lenp = len;
+    return 0;
+}
+
 int plan_write (const char *path, int mode, plan_format_t fmt, int ntasks, const int *node,
                 int nnodes, char *const *names, tm_error_t *errp)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f;
-    int rc = -1;
+    int rc;
     tm_error_t e;
 
-    if (!(f = open_memstream (&buf, &len)))
-        return errprintf (errp, "%s: out of memory", path);
-    if (plan_print (f, fmt, ntasks, node, nnodes, names, &e) < 0) {
-        fclose (f);
-        errprintf (errp, "%s: %s", path, e.text);
-        goto out;
-    }
-    if (fclose (f) != 0) {
-        errprintf (errp, "%s: out of memory", path);
-        goto out;
-    }
+    if (plan_text (&buf, &len, fmt, ntasks, node, nnodes, names, &e) < 0)
+        return errprintf (errp, "%s: %s", path, e.text);
     rc = file_replace (path, buf, len, mode, errp);
-out:
     free (buf);
     return rc;
 }

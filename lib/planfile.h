@@ -35,6 +35,10 @@ const char *plan_format_name (plan_format_t fmt);
 int plan_print (FILE *f, plan_format_t fmt, int ntasks, const int *node, int nnodes,
                 char *const *names, tm_error_t *errp);
 
+/* plan_print into a new buffer *bufp (free it) of *lenp bytes. */
+int plan_text (char **bufp, size_t *lenp, plan_format_t fmt, int ntasks, const int *node,
+               int nnodes, char *const *names, tm_error_t *errp);
+
 /* plan_print into path through a temporary file and a rename, mode. */
 int plan_write (const char *path, int mode, plan_format_t fmt, int ntasks, const int *node,
                 int nnodes, char *const *names, tm_error_t *errp);
