@@ -444,17 +444,17 @@ fail:
     return -1;
 }
 
-int file_trusted (const char *path, uid_t uid, tm_error_t *errp)
+int file_trusted (const char *path, uid_t uid, int flags, tm_error_t *errp)
 {
     char *real, *end;
     int rc = 0;
 
     if (!(real = realpath (path, NULL)))
         return errprintf (errp, "%s: %s", path, strerror (errno));
-    /* From path itself up to /: the first component may not be
-     * world-writable at all, those above it only as a sticky root
-     * directory. */
-    for (int top = 1;; top = 0) {
+    /* From path itself up to /: path may not be world-writable at all
+     * (unless flags allow a sticky root directory), those above it only as
+     * a sticky root directory. */
+    for (int top = !(flags & FILE_STICKY_OK);; top = 0) {
         struct stat st;
         const char *at = real[0] ? real : "/";
 

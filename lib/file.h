@@ -82,10 +82,12 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
 /* Whether path, and every directory above it, could only have been put
  * there by root or uid, as sshd's StrictModes asks: each owned by root or
  * uid and writable by neither group nor others; a directory above path
- * may be world-writable when it is root's and sticky (/tmp).  Links are
- * resolved first, so their targets are what is checked.  0, or -1 with
- * errp naming the first component at fault.
+ * may be world-writable when it is root's and sticky (/tmp), and so may
+ * path itself with FILE_STICKY_OK in flags.  Links are resolved first, so
+ * their targets are what is checked.  0, or -1 with errp naming the first
+ * component at fault.
  */
-int file_trusted (const char *path, uid_t uid, tm_error_t *errp);
+#define FILE_STICKY_OK 1
+int file_trusted (const char *path, uid_t uid, int flags, tm_error_t *errp);
 
 #endif

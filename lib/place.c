@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,8 +89,8 @@ static void place_unset_options (void)
  * allocation, killed at the deadline.  0; -2 when the probe ran and failed
  * (worth running again); -1 otherwise; errp says why.
  */
-static int place_probe (const place_in_t *in, const char *tmp, const char *log, double deadline,
-                        tm_error_t *errp)
+static int place_probe (const place_in_t *in, const char *tmp, int logfd, const char *log,
+                        double deadline, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
     char nodes[32], budget[32], pairs[32], mpi[96], nodelist[8192];
@@ -122,10 +123,8 @@ static int place_probe (const place_in_t *in, const char *tmp, const char *log, 
         sigprocmask (SIG_SETMASK, &none, NULL);
         if ((fd = open ("/dev/null", O_RDONLY)) >= 0)
             dup2 (fd, 0);
-        if ((fd = open (log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600)) >= 0) {
-            dup2 (fd, 1);
-            dup2 (fd, 2);
-        }
+        dup2 (logfd, 1);
+        dup2 (logfd, 2);
         setenv (PLACE_ENV_PROBE, "1", 1);
         place_unset_options ();
         /* The step's own geometry must not leak into the probe step. */
@@ -176,49 +175,82 @@ static int place_covers (const netmap_t *nm, const layout_alloc_t *a, tm_error_t
 
 /* The job's netmap: the cached one while younger than the TTL, else a new
  * probe's.  One probe at a time per job: a lock file, waited for up to the
- * probe timeout.
+ * probe timeout.  Every file is opened in the checked directory
+ * netmap_dirfd, as a regular file of the user's (file_openat_own): a
+ * cached netmap that is not is ignored and replaced.
  */
 static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
-    char path[4096], lock[4096], tmp[4096], log[4096];
+    const int dfd = in->netmap_dirfd;
+    const size_t cap = netmap_max_bytes (in->alloc->nnodes);
+    char name[64], lock[80], log[80], prefix[80], tmp[NAME_MAX + 1];
+    char path[4096], logpath[4096], tmppath[4096];
     netmap_t *nm = NULL;
     double t0 = place_now ();
     struct stat st;
-    int fd;
+    int fd, lfd = -1, logfd = -1, made = 0;
     tm_error_t e;
 
-    if (file_mkdirs (in->netmap_dir, 0700, errp) < 0)
-        return NULL;
-    if (snprintf (path, sizeof (path), "%s/job%s.json", in->netmap_dir, in->jobid) >=
-            (int)sizeof (path) ||
-        snprintf (lock, sizeof (lock), "%s.lock", path) >= (int)sizeof (lock) ||
-        snprintf (tmp, sizeof (tmp), "%s.probe%ld", path, (long)getpid ()) >= (int)sizeof (tmp) ||
-        snprintf (log, sizeof (log), "%s.log", path) >= (int)sizeof (log)) {
+    snprintf (name, sizeof (name), "job%s.json", in->jobid);
+    snprintf (lock, sizeof (lock), "%s.lock", name);
+    snprintf (log, sizeof (log), "%s.log", name);
+    snprintf (prefix, sizeof (prefix), ".%s.probe.", name);
+    if (snprintf (path, sizeof (path), "%s/%s", in->netmap_dir, name) >= (int)sizeof (path) ||
+        snprintf (logpath, sizeof (logpath), "%s/%s", in->netmap_dir, log) >=
+            (int)sizeof (logpath)) {
         errprintf (errp, "%s: path too long", in->netmap_dir);
         return NULL;
     }
-    if ((fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
-        errprintf (errp, "%s: %s", lock, strerror (errno));
+    if (dfd < 0) {
+        errprintf (errp, "%s", in->netmap_dir_error ? in->netmap_dir_error : "no directory");
+        return NULL;
+    }
+    if (file_trusted (c->probe, in->uid, 0, &e) < 0) {
+        if (errno == EPERM)
+            errprintf (errp, "probe=%s is not safe to run: %s", c->probe, e.text);
+        else
+            errprintf (errp, "probe=%s", e.text);
+        return NULL;
+    }
+    if ((fd = file_openat_own (dfd, lock, lock, O_RDWR | O_CREAT, 0600, in->uid, &e)) < 0) {
+        errprintf (errp, "%s/%s", in->netmap_dir, e.text);
         return NULL;
     }
     while (flock (fd, LOCK_EX | LOCK_NB) < 0) {
         if (errno != EWOULDBLOCK || place_now () - t0 > c->probe_timeout) {
-            errprintf (errp, "%s: another step's probe holds the lock", lock);
+            errprintf (errp, "%s/%s: another step's probe holds the lock", in->netmap_dir, lock);
             goto out;
         }
         usleep (50000);
     }
-    if (stat (path, &st) == 0 && time (NULL) - st.st_mtime < c->probe_ttl) {
-        if ((nm = netmap_read (path, &e)) && place_covers (nm, in->alloc, &e) == 0) {
-            SAY (in, "topomap: netmap %s, measured %ld s ago", path,
-                 (long)(time (NULL) - st.st_mtime));
-            goto out;
+    if ((lfd = file_openat_own (dfd, name, name, O_RDONLY, 0, in->uid, &e)) >= 0) {
+        if (fstat (lfd, &st) == 0 && time (NULL) - st.st_mtime < c->probe_ttl) {
+            if ((nm = netmap_read_fd (lfd, path, cap, &e)) &&
+                place_covers (nm, in->alloc, &e) == 0) {
+                SAY (in, "topomap: netmap %s, measured %ld s ago", path,
+                     (long)(time (NULL) - st.st_mtime));
+                goto out;
+            }
+            SAY (in, "topomap: cached netmap not used: %s", e.text);
+            netmap_destroy (nm);
+            nm = NULL;
         }
-        SAY (in, "topomap: cached netmap not used: %s", e.text);
-        netmap_destroy (nm);
-        nm = NULL;
+    } else if (errno != ENOENT)
+        SAY (in, "topomap: cached netmap %s/%s: ignored, probing again", in->netmap_dir, e.text);
+    if ((logfd = file_openat_own (dfd, log, log, O_WRONLY | O_CREAT | O_TRUNC, 0600, in->uid,
+                                  &e)) < 0 ||
+        fchmod (logfd, 0600) < 0) {
+        errprintf (errp, "%s/%s", in->netmap_dir, logfd < 0 ? e.text : strerror (errno));
+        goto out;
     }
+    /* The probe's output: a name nobody can guess, replaced by the probe. */
+    if (file_createat (dfd, prefix, "", "", 0, 0600, tmp, sizeof (tmp), &e) < 0) {
+        errprintf (errp, "%s/%s", in->netmap_dir, e.text);
+        goto out;
+    }
+    made = 1;
+    snprintf (tmppath, sizeof (tmppath), "%s/%s", in->netmap_dir, tmp);
     SAY (in, "topomap: probing %d nodes", in->alloc->nnodes);
     /* An MPI job can die while it starts, for reasons of its own: a probe
      * that failed in the first half of probe_timeout runs once more, in
@@ -226,35 +258,111 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
      */
     double start = place_now (), deadline = start + c->probe_timeout;
     tm_error_t first;
-    int rc = place_probe (in, tmp, log, deadline, &first);
+    int rc = place_probe (in, tmppath, logfd, logpath, deadline, &first);
     if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
         SAY (in, "topomap: %s; probing again", first.text);
-        unlink (tmp);
-        rc = place_probe (in, tmp, log, deadline, errp);
+        rc = place_probe (in, tmppath, logfd, logpath, deadline, errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
-    if (rc < 0) {
-        unlink (tmp);
+    if (rc < 0)
+        goto out;
+    if (lfd >= 0)
+        close (lfd);
+    if ((lfd = file_openat_own (dfd, tmp, tmppath, O_RDONLY, 0, in->uid, errp)) < 0)
+        goto out;
+    if (fchmod (lfd, 0600) < 0 || !(nm = netmap_read_fd (lfd, tmppath, cap, errp))) {
+        if (!nm)
+            errprintf (errp, "the probe's netmap %s: %s", tmppath, strerror (errno));
         goto out;
     }
-    if (!(nm = netmap_read (tmp, errp)))
-        goto out;
     if (place_covers (nm, in->alloc, &e) < 0) {
         errprintf (errp, "the probe's netmap %s", e.text);
         netmap_destroy (nm);
         nm = NULL;
         goto out;
     }
-    if (rename (tmp, path) < 0)
+    if (renameat (dfd, tmp, dfd, name) < 0)
         SAY (in, "topomap: cannot keep the netmap as %s: %s", path, strerror (errno));
+    else
+        made = 0;
     SAY (in, "topomap: probe done in %.2f s", place_now () - t0);
 out:
-    unlink (tmp);
+    if (made)
+        unlinkat (dfd, tmp, 0);
+    if (lfd >= 0)
+        close (lfd);
+    if (logfd >= 0)
+        close (logfd);
     close (fd);
     return nm;
 }
 
+static int place_dir_at (int dirfd, const char *name, const char *path, uid_t uid, int create,
+                         tm_error_t *errp)
+{
+    int fd = file_open_private_dir (dirfd, name, path, uid, errp);
+
+    if (fd >= 0 || errno != ENOENT || !create)
+        return fd;
+    if (mkdirat (dirfd, name, 0700) < 0 && errno != EEXIST)
+        return errprintf (errp, "%s: cannot create: %s", path, strerror (errno));
+    return file_open_private_dir (dirfd, name, path, uid, errp);
+}
+
+int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm_error_t *errp)
+{
+    char sub[32];
+    tm_error_t e;
+    int sfd, fd;
+
+    snprintf (sub, sizeof (sub), "%lu", (unsigned long)uid);
+    if (snprintf (path, len, "%s/%s", site, sub) >= (int)len)
+        return errprintf (errp, "cache=%s: path too long", site);
+    if (file_trusted (site, uid, FILE_STICKY_OK, &e) < 0)
+        return errprintf (errp, "cache=%s: %s", site, e.text);
+    if ((sfd = open (site, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return errprintf (errp, "cache=%s: %s", site, strerror (errno));
+    fd = place_dir_at (sfd, sub, path, uid, 1, errp);
+    if (fd < 0 && errno == EACCES)
+        errprintf (errp, "%s: missing, and only root may make it (topomap-prolog, "
+                   "topomap-admin(7))", path);
+    close (sfd);
+    return fd;
+}
+
+int place_cache_open (const char *site, const char *own, uid_t uid, char *path, size_t len,
+                      char *note, size_t notelen, tm_error_t *errp)
+{
+    tm_error_t e;
+    int fd;
+
+    note[0] = '\0';
+    if (site && site[0]) {
+        if ((fd = place_site_dir_open (site, uid, path, len, &e)) >= 0)
+            return fd;
+        snprintf (note, notelen, "%s", e.text);
+    }
+    if (snprintf (path, len, "%s", own) >= (int)len)
+        return errprintf (errp, "%s: path too long", own);
+    if (file_mkdirs (own, 0700, errp) < 0)
+        return -1;
+    return place_dir_at (AT_FDCWD, own, own, uid, 0, errp);
+}
+
 /* The profile */
+
+/* Whether the site's profiles could only have been put there by root
+ * (or the user): else they are not read at all.
+ */
+static int place_site_trusted (const place_in_t *in, tm_error_t *errp)
+{
+    tm_error_t e;
+
+    if (!in->conf->site_profiles[0] || file_trusted (in->conf->site_profiles, in->uid, 0, &e) == 0)
+        return 0;
+    return errprintf (errp, "site_profiles=%s is not safe to read: %s", in->conf->site_profiles,
+                      e.text);
+}
 
 /* The profile named by a NAME: a file NAME.json in the user's cache, else
  * in the site directory.
@@ -267,6 +375,8 @@ static profile_t *place_profile_named (const place_in_t *in, tm_error_t *errp)
     for (int i = 0; i < 2; i++) {
         if (!dirs[i] || !dirs[i][0])
             continue;
+        if (i == 1 && place_site_trusted (in, errp) < 0)
+            return NULL;
         if (snprintf (path, sizeof (path), "%s/%s.json", dirs[i], in->profile->value) >=
             (int)sizeof (path))
             continue;
@@ -286,6 +396,11 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
     if (recorder_lookup (in->exe, in->conf->recorder_dir, out->recorder, sizeof (out->recorder),
                          &e) < 0) {
         place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
+        return;
+    }
+    if (file_trusted (out->recorder, in->uid, 0, &e) < 0) {
+        place_default (out, 1, "%s, and cannot record one: recorder_dir=%s is not safe to load: %s",
+                       why, in->conf->recorder_dir, e.text);
         return;
     }
     if (file_mkdirs (in->user_cache, 0700, &e) < 0) {
@@ -345,6 +460,13 @@ void place_decide (const place_in_t *in, place_out_t *out)
     int rc;
 
     memset (out, 0, sizeof (*out));
+    if (!place_jobid_valid (in->jobid)) {
+        char q[96];
+
+        place_default (out, 1, "SLURM_JOB_ID '%s' is not a job id",
+                       errquote (in->jobid ? in->jobid : "", 20, q, sizeof (q)));
+        return;
+    }
     if (!(counts = calloc ((size_t)a->nnodes, sizeof (*counts))) ||
         !(slots = calloc ((size_t)a->nnodes, sizeof (*slots)))) {
         place_default (out, 1, "out of memory");
@@ -411,6 +533,10 @@ void place_decide (const place_in_t *in, place_out_t *out)
         }
         if (in->profile->mode == PROFILE_MODE_RECORD) {
             place_record (in, out, "--topo-profile=record");
+            goto out;
+        }
+        if (place_site_trusted (in, &e) < 0) {
+            place_default (out, 1, "%s", e.text);
             goto out;
         }
         rc = profile_cache_lookup (in->user_cache, in->conf->site_profiles, id, step.ntasks, &p,
@@ -514,12 +640,26 @@ void place_decide (const place_in_t *in, place_out_t *out)
 
     /* 5. The hostfile. */
     node = res.cand[res.chosen].node;
-    snprintf (out->hostfile, sizeof (out->hostfile), "%s/job%s.%ld.hosts", in->netmap_dir,
-              in->jobid, (long)getpid ());
-    if (plan_write (out->hostfile, 0600, PLAN_HOSTFILE, res.ntasks, node, nm->n, nm->hosts, &e) <
-        0) {
-        place_default (out, 1, "%s", e.text);
-        goto out;
+    {
+        char prefix[64], name[NAME_MAX + 1], *text = NULL;
+        size_t len = 0;
+
+        snprintf (prefix, sizeof (prefix), "job%s.", in->jobid);
+        rc = plan_text (&text, &len, PLAN_HOSTFILE, res.ntasks, node, nm->n, nm->hosts, &e);
+        if (rc == 0)
+            rc = file_createat (in->netmap_dirfd, prefix, ".hosts", text, len, 0600, name,
+                                sizeof (name), &e);
+        free (text);
+        if (rc < 0) {
+            place_default (out, 1, "the plan in %s: %s", in->netmap_dir, e.text);
+            goto out;
+        }
+        if (snprintf (out->hostfile, sizeof (out->hostfile), "%s/%s", in->netmap_dir, name) >=
+            (int)sizeof (out->hostfile)) {
+            unlinkat (in->netmap_dirfd, name, 0);
+            place_default (out, 1, "%s: path too long", in->netmap_dir);
+            goto out;
+        }
     }
     out->action = PLACE_APPLY;
     snprintf (out->reason, sizeof (out->reason),
@@ -532,6 +672,23 @@ out:
     netmap_destroy (nm);
     free (slots);
     free (counts);
+}
+
+int place_plan_name (const char *name, const char *jobid)
+{
+    char prefix[64];
+
+    if (!place_jobid_valid (jobid))
+        return 0;
+    snprintf (prefix, sizeof (prefix), "job%s.", jobid);
+    return file_created_name (name, prefix, ".hosts");
+}
+
+int place_jobid_valid (const char *s)
+{
+    size_t n = s ? strspn (s, "0123456789") : 0;
+
+    return n > 0 && n <= 20 && s[n] == '\0';
 }
 
 int place_file_recording (const char *record, const char *exe, int ntasks,

@@ -22,6 +22,8 @@
 #ifndef TOPOMAP_PLACE_H
 #define TOPOMAP_PLACE_H
 
+#include <sys/types.h>
+
 #include "lib/conf.h"
 #include "lib/layout.h"
 
@@ -54,6 +56,9 @@ typedef struct {
     const char *exe_error;        /* why exe is NULL, or NULL */
     const char *user_cache;       /* the user's profile cache */
     const char *netmap_dir;       /* netmaps, locks and plans of the user's jobs */
+    int netmap_dirfd;             /* netmap_dir, opened by place_cache_open; -1 when */
+    const char *netmap_dir_error; /* that failed, saying why */
+    uid_t uid;                    /* the user's: every file of theirs is checked */
     const char *srun;             /* srun to run the probe step with */
     const char *mpi;              /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
@@ -67,7 +72,7 @@ typedef struct {
     int ntasks;             /* the step's task count */
     double gain;            /* predicted gain of the plan over srun's layout */
     double link_gain;       /* the same at the busiest link (a node's, or an uplink) */
-    char hostfile[4096];    /* PLACE_APPLY */
+    char hostfile[4096];    /* PLACE_APPLY: in netmap_dir, a name place_plan_name accepts */
     char pmi_mapping[LAYOUT_PMI_MAPPING_MAX + 1];
                             /* PLACE_APPLY of a --mpi=pmi2 step: the plan's
                              * PMI_process_mapping, nodes in allocation order
@@ -76,8 +81,36 @@ typedef struct {
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
 } place_out_t;
 
+/* The directory of the user's netmaps, locks and plans, as a descriptor;
+ * its path in path.  With a site cache (plugstack cache=SITE), SITE/<uid>:
+ * SITE and the directories above it only root's or uid's to change (a
+ * sticky root directory will do, file_trusted); SITE/<uid> made 0700 when
+ * missing and SITE lets the user; then taken only when it is a directory,
+ * not a link, owned by uid and writable by nobody else.  When any of that
+ * fails, or without a site cache, own (the user's own cache, made 0700
+ * with its parents) taken on the same terms; then note says, in one line,
+ * why the site cache was not used ("" otherwise).  -1 with errp set when
+ * own fails too.
+ */
+int place_cache_open (const char *site, const char *own, uid_t uid, char *path, size_t len,
+                      char *note, size_t notelen, tm_error_t *errp);
+
+/* The site cache's directory for uid, as place_cache_open opens it; -1
+ * with errp naming the directory and the fault.
+ */
+int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm_error_t *errp);
+
 /* Decide; never fails: the outcome and its reason are in out. */
 void place_decide (const place_in_t *in, place_out_t *out);
+
+/* Whether name (no directory) is one place_decide gives a plan of job
+ * jobid: the only files the plugin removes by a name from the
+ * environment.
+ */
+int place_plan_name (const char *name, const char *jobid);
+
+/* Whether s is a job id: 1 to 20 decimal digits. */
+int place_jobid_valid (const char *s);
 
 /* After a recording step: file the profile rank 0 wrote at record into
  * user_cache under exe's identity (checked against ntasks), and remove

@@ -60,6 +60,7 @@ static struct {
     char user_cache[4096];
     char hostfile[4096];    /* the re-executed srun's plan: removed at exit */
     int set_vars;           /* this srun set the variables of exported[] */
+    char note[512];         /* why the site cache was not used, said with the outcome */
 } tm;
 
 static int opt_map (int val, const char *arg, int remote)
@@ -90,33 +91,77 @@ static struct spank_option options[] = {
     SPANK_OPTIONS_TABLE_END
 };
 
+/* Every line the plugin logs goes through here: what it says may hold
+ * paths, names and values the user chose, so control characters are
+ * escaped (errquote) before Slurm's log or a terminal sees them.
+ */
+#define LOG_MAX 1200
+static void vlog (int error, const char *fmt, va_list ap)
+{
+    char buf[LOG_MAX + 1], safe[4 * LOG_MAX + 8];
+
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    errquote (buf, LOG_MAX, safe, sizeof (safe));
+    if (error)
+        slurm_error ("%s", safe);
+    else
+        slurm_info ("%s", safe);
+}
+
+static void log_info (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+static void log_info (const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    vlog (0, fmt, ap);
+    va_end (ap);
+}
+
+static void log_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+static void log_error (const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    vlog (1, fmt, ap);
+    va_end (ap);
+}
+
+/* The outcome's one line, with the site cache's note when there is one. */
+static void outcome (const char *what)
+{
+    if (tm.note[0])
+        log_info ("topomap: %s [site cache not used: %s]", what, tm.note);
+    else
+        log_info ("topomap: %s", what);
+}
+
 int slurm_spank_init (spank_t sp, int ac, char **av)
 {
     tm_error_t e;
 
     conf_default (&tm.conf, TOPOMAP_PROBE, TOPOMAP_PKGLIBDIR);
     if (conf_parse (&tm.conf, ac, av, &e) < 0) {
-        slurm_error ("topomap: %s: plugin disabled", e.text);
+        log_error ("topomap: %s: plugin disabled", e.text);
         tm.disabled = 1;
         return 0;
     }
     for (struct spank_option *o = options; o->name; o++)
         if (spank_option_register (sp, o) != ESPANK_SUCCESS)
-            slurm_error ("topomap: cannot register --%s", o->name);
+            log_error ("topomap: cannot register --%s", o->name);
     return 0;
 }
 
 static void say (const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
 
     if (!tm.verbose)
         return;
     va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
+    vlog (0, fmt, ap);
     va_end (ap);
-    slurm_info ("%s", buf);
 }
 
 /* An option of srun's as a number (0 when unset). */
@@ -267,17 +312,63 @@ static void export_ours (void)
         for (size_t i = 0; i < NEXPORTED; i++)
             size += strlen (exported[i]) + 1;
         if (!(val = malloc (size)))
-            slurm_error ("topomap: out of memory");
+            log_error ("topomap: out of memory");
         else {
             for (size_t i = 0; i < NEXPORTED; i++)
                 len += (size_t)snprintf (val + len, size - len, "%s,", exported[i]);
             snprintf (val + len, size - len, "%s", cur);
             if (compat_srun_set ("export", val, &e) < 0)
-                slurm_error ("topomap: cannot add its variables to --export: %s", e.text);
+                log_error ("topomap: cannot add its variables to --export: %s", e.text);
             free (val);
         }
     }
     free (cur);
+}
+
+/* The user's profile cache into tm.user_cache, and the directory of
+ * their netmaps and plans opened (place_cache_open): in the site's cache=,
+ * else beside the profiles (.../topomap/netmaps).  A descriptor, its path
+ * in path; note says why the site's was not used.
+ */
+static int cache_open (char *path, size_t len, char *note, size_t notelen, tm_error_t *e)
+{
+    char own[4096];
+    const char *slash;
+
+    tm.user_cache[0] = '\0';
+    if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
+                                sizeof (tm.user_cache), e) < 0)
+        return -1;
+    slash = strrchr (tm.user_cache, '/');
+    if (snprintf (own, sizeof (own), "%.*s/netmaps", slash ? (int)(slash - tm.user_cache) : 0,
+                  tm.user_cache) >= (int)sizeof (own))
+        return errprintf (e, "the netmap directory's path is too long");
+    return place_cache_open (tm.conf.cache, own, getuid (), path, len, note, notelen, e);
+}
+
+/* Remove the plan the first round made, named in the second round's
+ * TOPOMAP_REEXEC: only a file of a name place_decide gives, in the
+ * directory the plugin checked.
+ */
+static void remove_plan (const char *plan)
+{
+    const char *slash = strrchr (plan, '/'), *jobid = getenv ("SLURM_JOB_ID");
+    char dir[4096], note[512];
+    tm_error_t e;
+    int fd;
+
+    if (!slash || !jobid || !place_plan_name (slash + 1, jobid)) {
+        log_error ("topomap: %s=%s: not a plan of this job's, not removed", PLACE_ENV_REEXEC,
+                   plan);
+        return;
+    }
+    if ((fd = cache_open (dir, sizeof (dir), note, sizeof (note), &e)) < 0)
+        return;
+    if (strlen (dir) == (size_t)(slash - plan) && !strncmp (dir, plan, strlen (dir)))
+        unlinkat (fd, slash + 1, 0);
+    else
+        log_error ("topomap: %s=%s: not in %s, not removed", PLACE_ENV_REEXEC, plan, dir);
+    close (fd);
 }
 
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
@@ -300,12 +391,16 @@ static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
          * srun here, before any allocation or step exists (only srun's
          * own atexit handler runs, and it has nothing to do yet).
          */
-        slurm_error ("topomap: %s (--topo-map=strict)", reason);
+        log_error ("topomap: %s (--topo-map=strict)", reason);
         fflush (NULL);
         exit (1);
     }
-    if (failed || tm.verbose)
-        slurm_info ("topomap: srun's own placement: %s", reason);
+    if (failed || tm.verbose || tm.note[0]) {
+        char line[700];
+
+        snprintf (line, sizeof (line), "srun's own placement: %s", reason);
+        outcome (line);
+    }
     return 0;
 }
 
@@ -319,18 +414,22 @@ static int post_opt_local (void)
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
     place_in_t in;
-    tm_error_t e, exe_error;
+    tm_error_t e, exe_error, dir_error = { "" };
     ssize_t n;
-    int rc = 0;
+    int rc = 0, dirfd = -1;
 
-    /* The second round, in the srun executed again: SLURM_HOSTFILE was
-     * read by now and must not reach the tasks.
+    /* The second round, in the srun executed again with --topo-map:
+     * SLURM_HOSTFILE was read by now and must not reach the tasks; the
+     * plan is removed at exit.  Without --topo-map the variable is not
+     * this plugin's doing, and is dropped.
      */
     if (getenv (PLACE_ENV_REEXEC)) {
-        snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", getenv (PLACE_ENV_REEXEC));
-        unsetenv ("SLURM_HOSTFILE");
+        if (tm.map_given) {
+            snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", getenv (PLACE_ENV_REEXEC));
+            unsetenv ("SLURM_HOSTFILE");
+            tm.set_vars = 1; /* by the first round */
+        }
         unsetenv (PLACE_ENV_REEXEC);
-        tm.set_vars = 1; /* by the first round */
         return 0;
     }
     /* A mapping only this srun's plan may set (pmi_mapping_remote). */
@@ -349,6 +448,12 @@ static int post_opt_local (void)
     tm.verbose = tm.conf.verbose || srun_int ("verbose") > 0;
     if (!jobid)
         return pass (mode, 0, "srun outside an allocation");
+    if (!place_jobid_valid (jobid)) {
+        char q[96];
+
+        return pass (mode, 1, "SLURM_JOB_ID '%s' is not a job id",
+                     errquote (jobid, 20, q, sizeof (q)));
+    }
     if (getenv ("SLURM_STEP_ID"))
         return pass (mode, 0, "srun inside a job step");
     if (getenv ("SLURM_HOSTFILE"))
@@ -378,24 +483,18 @@ static int post_opt_local (void)
 
     if (step_exe (tm.exe, sizeof (tm.exe), &exe_error) < 0)
         tm.exe[0] = '\0';
-    if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
-                                sizeof (tm.user_cache), &e) < 0) {
-        rc = pass (mode, 1, "%s", e.text);
+    /* Without a directory for netmaps, a step may still record. */
+    if ((dirfd = cache_open (netmaps, sizeof (netmaps), tm.note, sizeof (tm.note), &dir_error)) <
+        0 && !tm.user_cache[0]) {
+        rc = pass (mode, 1, "%s", dir_error.text);
         goto out;
     }
-    /* Netmaps and plans: a directory per user in the site's cache=, else
-     * next to the user's profiles (.../topomap/netmaps).
-     */
-    if (tm.conf.cache[0])
-        n = snprintf (netmaps, sizeof (netmaps), "%s/%u", tm.conf.cache, (unsigned)getuid ());
-    else {
-        char *slash = strrchr (tm.user_cache, '/');
-        int base = slash ? (int)(slash - tm.user_cache) : 0;
+    if (tm.note[0] && mode == MAP_MODE_STRICT) {
+        char note[sizeof (tm.note)];
 
-        n = snprintf (netmaps, sizeof (netmaps), "%.*s/netmaps", base, tm.user_cache);
-    }
-    if (n < 0 || (size_t)n >= sizeof (netmaps)) {
-        rc = pass (mode, 1, "the netmap directory's path is too long");
+        memcpy (note, tm.note, sizeof (note));
+        tm.note[0] = '\0';
+        rc = pass (mode, 1, "the site cache: %s", note);
         goto out;
     }
     if ((n = readlink ("/proc/self/exe", srun, sizeof (srun) - 1)) <= 0) {
@@ -417,6 +516,9 @@ static int post_opt_local (void)
         .exe_error = tm.exe[0] ? NULL : exe_error.text,
         .user_cache = tm.user_cache,
         .netmap_dir = netmaps,
+        .netmap_dirfd = dirfd,
+        .netmap_dir_error = dir_error.text,
+        .uid = getuid (),
         .srun = srun,
         .mpi = mpi[0] ? mpi : NULL,
         .say = say,
@@ -430,7 +532,7 @@ static int post_opt_local (void)
     case PLACE_DRYRUN:
         setenv (PLACE_ENV_MODE, "dry-run", 1);
         setenv (PLACE_ENV_REASON, out.reason, 1);
-        slurm_info ("topomap: %s", out.reason);
+        outcome (out.reason);
         break;
     case PLACE_RECORD:
         setenv (RECORDER_ENV, out.record, 1);
@@ -440,14 +542,14 @@ static int post_opt_local (void)
         snprintf (tm.record, sizeof (tm.record), "%s", out.record);
         tm.ntasks = out.ntasks;
         tm.recording = 1;
-        slurm_info ("topomap: %s", out.reason);
+        outcome (out.reason);
         break;
     case PLACE_APPLY: {
         sigset_t pending;
 
         sigpending (&pending);
         if (sigismember (&pending, SIGINT) || sigismember (&pending, SIGTERM)) {
-            unlink (out.hostfile);
+            unlinkat (dirfd, strrchr (out.hostfile, '/') + 1, 0);
             break;
         }
         snprintf (buf, sizeof (buf), "%d", out.ntasks);
@@ -461,18 +563,21 @@ static int post_opt_local (void)
         setenv (PLACE_ENV_REASON, out.reason, 1);
         if (out.pmi_mapping[0])
             setenv (PLACE_ENV_PMI, out.pmi_mapping, 1);
-        slurm_info ("topomap: %s", out.reason);
+        outcome (out.reason);
         layout_alloc_destroy (alloc);
         reexec (&e);
         alloc = NULL;
         unsetenv ("SLURM_HOSTFILE");
         unsetenv (PLACE_ENV_REEXEC);
         unsetenv (PLACE_ENV_PMI);
+        unlinkat (dirfd, strrchr (out.hostfile, '/') + 1, 0);
         rc = pass (mode, 1, "cannot execute srun again: %s", e.text);
         break;
     }
     }
 out:
+    if (dirfd >= 0)
+        close (dirfd);
     layout_alloc_destroy (alloc);
     return rc;
 }
@@ -515,26 +620,26 @@ static void pmi_mapping_remote (spank_t sp)
     if (strcmp (have, alone))
         return;
     if (rc != ESPANK_SUCCESS) {
-        slurm_error ("topomap: %s is longer than PMI passes: ranks see no node shared",
+        log_error ("topomap: %s is longer than PMI passes: ranks see no node shared",
                      PLACE_ENV_PMI);
         return;
     }
     if (spank_getenv (sp, "SLURM_TASKS_PER_NODE", tpn, sizeof (tpn)) != ESPANK_SUCCESS) {
-        slurm_error ("topomap: no SLURM_TASKS_PER_NODE to check %s by", PLACE_ENV_PMI);
+        log_error ("topomap: no SLURM_TASKS_PER_NODE to check %s by", PLACE_ENV_PMI);
         return;
     }
     if (!(node = malloc (ntasks * sizeof (*node))) || !(counts = malloc (nnodes * sizeof (*counts)))) {
-        slurm_error ("topomap: %s: out of memory", PLACE_ENV_PMI);
+        log_error ("topomap: %s: out of memory", PLACE_ENV_PMI);
         goto out;
     }
     if (layout_parse_cpus (tpn, (int)nnodes, counts, &e) < 0) {
-        slurm_error ("topomap: SLURM_TASKS_PER_NODE, read as %s: ranks see no node shared",
+        log_error ("topomap: SLURM_TASKS_PER_NODE, read as %s: ranks see no node shared",
                      e.text);
         goto out;
     }
     if (layout_pmi_mapping_parse (want, (int)ntasks, node, &e) < 0 ||
         layout_check_ranks ((int)nnodes, counts, (int)ntasks, node, NULL, &e) < 0) {
-        slurm_error ("topomap: %s: %s: ranks see no node shared", PLACE_ENV_PMI, e.text);
+        log_error ("topomap: %s: %s: ranks see no node shared", PLACE_ENV_PMI, e.text);
         goto out;
     }
     spank_setenv (sp, "SLURM_PMI2_PROC_MAPPING", want, 1);
@@ -561,22 +666,66 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     return rc;
 }
 
-/* Remote: preload the recorder into the tasks of a recording step. */
+/* The task's variable name, whole, in a new string (free it): NULL when it
+ * is not set, or with *toolong set when it is longer than the kernel lets
+ * one variable be.
+ */
+static char *task_getenv (spank_t sp, const char *name, int *toolong)
+{
+    size_t size = 4096;
+    char *buf = NULL, *more;
+    spank_err_t rc;
+
+    *toolong = 0;
+    for (;;) {
+        if (!(more = realloc (buf, size))) {
+            free (buf);
+            *toolong = 1;
+            return NULL;
+        }
+        buf = more;
+        if ((rc = spank_getenv (sp, name, buf, (int)size)) == ESPANK_SUCCESS)
+            return buf;
+        if (rc != ESPANK_NOSPACE || size > 2 * 131072) {
+            free (buf);
+            *toolong = rc == ESPANK_NOSPACE;
+            return NULL;
+        }
+        size *= 2;
+    }
+}
+
+/* Remote: preload the recorder into the tasks of a recording step, before
+ * whatever LD_PRELOAD the user set, which is kept whole.
+ */
 int slurm_spank_task_init (spank_t sp, int ac, char **av)
 {
-    char lib[4096], cur[8192], val[12300];
+    char lib[4096], *cur, *val;
+    int toolong;
 
     if (tm.disabled || !spank_remote (sp) ||
         spank_getenv (sp, PLACE_ENV_RECORDER, lib, sizeof (lib)) != ESPANK_SUCCESS)
         return 0;
     if (lib[0] != '/' || strpbrk (lib, ": \t\n")) {
-        slurm_error ("topomap: %s=%s: not a library path, not recording", PLACE_ENV_RECORDER, lib);
+        log_error ("topomap: %s=%s: not a library path, not recording", PLACE_ENV_RECORDER, lib);
         return 0;
     }
-    if (spank_getenv (sp, "LD_PRELOAD", cur, sizeof (cur)) != ESPANK_SUCCESS)
-        cur[0] = '\0';
-    snprintf (val, sizeof (val), "%s%s%s", lib, cur[0] ? ":" : "", cur);
-    spank_setenv (sp, "LD_PRELOAD", val, 1);
+    cur = task_getenv (sp, "LD_PRELOAD", &toolong);
+    /* One variable of more than MAX_ARG_STRLEN (32 pages) fails the exec. */
+    if (toolong || sizeof ("LD_PRELOAD=:") + strlen (lib) + (cur ? strlen (cur) : 0) > 32 * 4096) {
+        free (cur);
+        log_error ("topomap: LD_PRELOAD is too long to add the recorder to, not recording");
+        return 0;
+    }
+    if (!(val = malloc (strlen (lib) + (cur ? strlen (cur) : 0) + 2)))
+        log_error ("topomap: out of memory, not recording");
+    else {
+        sprintf (val, "%s%s%s", lib, cur && cur[0] ? ":" : "", cur ? cur : "");
+        if (spank_setenv (sp, "LD_PRELOAD", val, 1) != ESPANK_SUCCESS)
+            log_error ("topomap: cannot set LD_PRELOAD, not recording");
+    }
+    free (val);
+    free (cur);
     return 0;
 }
 
@@ -589,12 +738,12 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
         if (tm.recording) {
             if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache, msg,
                                       sizeof (msg), &e) == 0)
-                slurm_info ("topomap: %s", msg);
+                log_info ("topomap: %s", msg);
             else
-                slurm_info ("topomap: no profile filed: %s", e.text);
+                log_info ("topomap: no profile filed: %s", e.text);
         }
         if (tm.hostfile[0])
-            unlink (tm.hostfile);
+            remove_plan (tm.hostfile);
     }
     free (tm.map_arg);
     free (tm.profile_arg);

@@ -250,3 +250,26 @@ setup() {
 	[ "$(hosts_of <"$SHARE/bysite.$BATS_TEST_NUMBER")" = "$want" ]
 	[ "$(hosts_of <"$SHARE/nosuch.$BATS_TEST_NUMBER")" = "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
 }
+
+@test "a placed step of 2000 arguments gets every one of them" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "HELLO_SHOW=X srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello \$(seq 2000)"
+	echo "$output" | grep -v '^show' | head -20
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[ "$(grep -c '^show rank=[0-9]* args=2000 X=(unset)$' <<<"$output")" -eq 16 ]
+}
+
+@test "a recording step keeps an LD_PRELOAD of more than 8 KiB whole, after the recorder" {
+	local lib long
+	lib=$(ldd "$SHARE/hello" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	long=$(for i in $(seq 400); do printf '%s:' "$lib"; done)
+	long=${long%:}
+	[ "${#long}" -gt 8192 ]
+	# Each task's output to a file of its own: srun splits long lines.
+	run in_alloc -N2 --ntasks-per-node=1 -- "LD_PRELOAD=$long HELLO_SHOW=LD_PRELOAD srun --output=$SHARE/preload.%t --mpi=pmix --topo-map --topo-profile=record $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -cxF "show rank=0 args=0 LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so:$long" "$SHARE/preload.0")" -eq 1 ]
+	[ "$(grep -cxF "show rank=1 args=0 LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so:$long" "$SHARE/preload.1")" -eq 1 ]
+	[[ "$output" == *"topomap: recorded the profile of $SHARE/hello for 2 tasks"* ]]
+}

@@ -96,7 +96,7 @@ placed() {
 	plugstack probe=/nonexistent/topomap-probe
 	placed
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"topomap: srun's own placement: no netmap: the probe failed"* ]]
+	[[ "$output" == *"topomap: srun's own placement: no netmap: probe=/nonexistent/topomap-probe: No such file or directory"* ]]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 }
 
@@ -200,4 +200,27 @@ placed() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: plugstack.conf: unknown argument 'cahce=/tmp'"*"plugin disabled"* ]]
 	[ "$(grep -c '^n[12]$' <<<"$output")" -eq 2 ]
+}
+
+@test "TOPOMAP_REEXEC removes nothing it did not make, and without --topo-map is ignored" {
+	echo keep >"$SHARE/victim"
+	run in_alloc -N2 -- "TOPOMAP_REEXEC=$SHARE/victim srun -N2 -n2 true &&
+		TOPOMAP_REEXEC=$SHARE/victim srun -N2 -n2 --topo-map true"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$SHARE/victim")" = keep ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"topomap: TOPOMAP_REEXEC=$SHARE/victim: not a plan of this job's, not removed"* ]]
+}
+
+@test "values the user set are logged with control characters escaped" {
+	run env TOPOMAP_RECORDER=$'lib\e[31m\rx' srun -N1 -n1 true
+	echo "$output"
+	[[ "$output" == *'topomap: TOPOMAP_RECORDER=lib\x1b[31m\x0dx: not a library path, not recording'* ]]
+	[[ "$output" != *$'\e'* ]]
+	[[ "$output" != *$'\r'* ]]
+	run in_alloc -N2 -- "srun -N2 -n2 --topo-map --topo-profile=$SHARE/$'no\e]0;x\a'.json true"
+	echo "$output"
+	[[ "$output" == *'no\x1b]0;x\x07.json'* ]]
+	[[ "$output" != *$'\e'* ]]
 }

@@ -222,41 +222,44 @@ static void test_trusted (void)
     chmod (file, 0755);
     /* The scratch directory's parents are the test's: trusted when /tmp
      * or $TMPDIR is, as it is on Debian (root's, 1777). */
-    if (file_trusted (dir, me, &e) < 0) {
+    if (file_trusted (dir, me, 0, &e) < 0) {
         ok (1, "# SKIP %s is not trusted here: %s", dir, e.text);
         return;
     }
-    ok (file_trusted (file, me, &e) == 0, "a 0755 file in a 0755 directory is trusted");
+    ok (file_trusted (file, me, 0, &e) == 0, "a 0755 file in a 0755 directory is trusted");
     chmod (file, 0757);
-    ok (file_trusted (file, me, &e) < 0 && strstr (e.text, "writable by others") &&
+    ok (file_trusted (file, me, 0, &e) < 0 && strstr (e.text, "writable by others") &&
             strstr (e.text, file),
         "a world-writable file is refused, named: %s", e.text);
     chmod (file, 0775);
-    ok (file_trusted (file, me, &e) < 0 && strstr (e.text, "its group"),
+    ok (file_trusted (file, me, 0, &e) < 0 && strstr (e.text, "its group"),
         "a group-writable one too: %s", e.text);
     chmod (file, 0755);
     chmod (sub, 0777);
-    ok (file_trusted (file, me, &e) < 0 && strstr (e.text, sub),
+    ok (file_trusted (file, me, 0, &e) < 0 && strstr (e.text, sub),
         "a file under a world-writable directory is refused: %s", e.text);
     chmod (sub, 01777);
-    ok (file_trusted (sub, me, &e) < 0,
+    ok (file_trusted (sub, me, 0, &e) < 0,
         "a sticky world-writable directory is refused as the path itself: %s", e.text);
-    if (stat (sub, &st) == 0 && st.st_uid == 0)
-        ok (file_trusted (file, me, &e) == 0,
+    if (stat (sub, &st) == 0 && st.st_uid == 0) {
+        ok (file_trusted (file, me, 0, &e) == 0,
             "root's sticky directory above the path is accepted, as /tmp is");
+        ok (file_trusted (sub, me, FILE_STICKY_OK, &e) == 0,
+            "and as the path itself with FILE_STICKY_OK");
+    }
     chmod (sub, 0755);
     snprintf (link, sizeof (link), "%s/probe-link", dir);
     symlink (file, link);
     chmod (file, 0777);
-    ok (file_trusted (link, me, &e) < 0 && strstr (e.text, file),
+    ok (file_trusted (link, me, 0, &e) < 0 && strstr (e.text, file),
         "a link is judged by what it names: %s", e.text);
     chmod (file, 0755);
     if (me == 0) {
         chown (file, OTHER_UID, OTHER_UID);
-        ok (file_trusted (file, me, &e) < 0 && strstr (e.text, "owned by uid 65534"),
+        ok (file_trusted (file, me, 0, &e) < 0 && strstr (e.text, "owned by uid 65534"),
             "another user's file is refused: %s", e.text);
     } else
-        ok (file_trusted (file, OTHER_UID, &e) < 0,
+        ok (file_trusted (file, OTHER_UID, 0, &e) < 0,
             "a file of neither root nor the user is refused: %s", e.text);
 }
 

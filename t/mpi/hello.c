@@ -4,16 +4,19 @@
  * Each rank prints one line:  rank=R size=N host=HOST sum=S local=L first=F
  * where S is the sum of all ranks, N*(N-1)/2 when communication works, and
  * L and F the size and lowest rank of its MPI_COMM_TYPE_SHARED
- * communicator: the ranks MPI knows to share its node.
+ * communicator: the ranks MPI knows to share its node.  With HELLO_SHOW=VAR
+ * in its environment, a second line:  show rank=R args=A VAR=VALUE.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int main (int argc, char **argv)
 {
     int rank, size, len, sum, local, first;
     MPI_Comm node;
     char host[MPI_MAX_PROCESSOR_NAME];
+    const char *show;
 
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
@@ -26,6 +29,11 @@ int main (int argc, char **argv)
     MPI_Comm_free (&node);
     printf ("rank=%d size=%d host=%s sum=%d local=%d first=%d\n", rank, size, host, sum, local,
             first);
+    /* HELLO_SHOW=VAR: also the arguments' count and VAR's value, as the
+     * task got them. */
+    if ((show = getenv ("HELLO_SHOW")))
+        printf ("show rank=%d args=%d %s=%s\n", rank, argc - 1, show,
+                getenv (show) ? getenv (show) : "(unset)");
     MPI_Finalize ();
     return 0;
 }

@@ -1,0 +1,129 @@
+/* Unit tests of the parts of lib/place.c that need no cluster: the choice
+ * of the user's netmap directory in a shared site cache, and the names the
+ * plugin trusts from its environment.  place_decide itself runs on the
+ * emulated cluster (t/t20*-plugin-*.bats).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/place.h"
+#include "lib/test/tap.h"
+#include "lib/test/support.h"
+
+#define OTHER_UID 65534
+
+static void test_names (void)
+{
+    ok (place_jobid_valid ("1") && place_jobid_valid ("12345678901234567890"),
+        "job ids of 1 to 20 digits are valid");
+    ok (!place_jobid_valid ("") && !place_jobid_valid (NULL) && !place_jobid_valid ("12a") &&
+            !place_jobid_valid ("../1") && !place_jobid_valid ("1 ") &&
+            !place_jobid_valid ("123456789012345678901") && !place_jobid_valid ("-1"),
+        "anything else is not");
+    ok (place_plan_name ("job42.Ab3xY9.hosts", "42"), "a plan's name of the job is accepted");
+    ok (!place_plan_name ("job42.Ab3xY9.hosts", "43") && !place_plan_name ("job42.json", "42") &&
+            !place_plan_name ("job42.1234.hosts", "42") &&
+            !place_plan_name ("job42.Ab3xY9.hosts", "../42"),
+        "other names, or another job's, are not");
+}
+
+static void test_cache (void)
+{
+    char site[PATH_MAX], own[PATH_MAX], sub[PATH_MAX + 32], path[PATH_MAX], note[512];
+    uid_t me = getuid ();
+    struct stat st;
+    tm_error_t e = {""};
+    int fd;
+
+    in_dir (site, "site");
+    in_dir (own, "home/.cache/topomap/netmaps");
+    mkdir (site, 01777);
+    chmod (site, 01777);
+    snprintf (sub, sizeof (sub), "%s/%lu", site, (unsigned long)me);
+
+    fd = place_cache_open ("", own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && !strcmp (path, own) && !note[0],
+        "without a site cache, the user's own is made and used");
+    ok (stat (own, &st) == 0 && (st.st_mode & 07777) == 0700, "mode 0700");
+    close (fd);
+
+    if (stat (site, &st) < 0 || st.st_uid != 0) {
+        ok (1, "# SKIP the site cache checks need root, to own the site directory");
+        return;
+    }
+    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && !strcmp (path, sub) && !note[0], "a root 1777 site: SITE/UID made and used");
+    ok (stat (sub, &st) == 0 && st.st_uid == me && (st.st_mode & 07777) == 0700,
+        "SITE/UID is the user's, 0700");
+    close (fd);
+
+    /* Another user's directory at the user's name. */
+    chown (sub, OTHER_UID, OTHER_UID);
+    chmod (sub, 0777);
+    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && !strcmp (path, own) && strstr (note, sub) && strstr (note, "owned by uid 65534"),
+        "another user's SITE/UID: the user's own cache, and why: %s", note);
+    close (fd);
+    ok (place_site_dir_open (site, me, path, sizeof (path), &e) < 0 && strstr (e.text, sub),
+        "place_site_dir_open names it: %s", e.text);
+    rmdir (sub);
+
+    /* A link at the user's name, to a directory of theirs. */
+    symlink (own, sub);
+    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && !strcmp (path, own) && strstr (note, "link"),
+        "a link at SITE/UID is not followed: %s", note);
+    close (fd);
+    unlink (sub);
+
+    /* The user's own, but others may write it. */
+    mkdir (sub, 0700);
+    chmod (sub, 0770);
+    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && strstr (note, "mode 0770"), "a group-writable SITE/UID is refused: %s", note);
+    close (fd);
+    rmdir (sub);
+
+    /* SITE itself: another user's, or world-writable without the sticky bit. */
+    chown (site, OTHER_UID, OTHER_UID);
+    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && strstr (note, "cache=") && strstr (note, "owned by uid 65534"),
+        "a SITE of another user's is refused: %s", note);
+    close (fd);
+    chown (site, 0, 0);
+    chmod (site, 0777);
+    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && strstr (note, "mode 0777"), "a 0777 SITE without the sticky bit too: %s",
+        note);
+    close (fd);
+    ok (access (sub, F_OK) < 0, "and nothing is made in it");
+
+    /* The user's own cache may not be another's either. */
+    chmod (site, 01777);
+    chown (own, OTHER_UID, OTHER_UID);
+    fd = place_cache_open ("", own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd < 0 && strstr (e.text, "owned by uid 65534"),
+        "an own cache of another user's fails: %s", e.text);
+    chown (own, me, me);
+    rmdir (sub);
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    umask (022);
+    if (scratch_dir ("place-test") < 0)
+        return done_testing ();
+    chmod (dir, 0755);
+    test_names ();
+    test_cache ();
+    remove_tree (dir);
+    return done_testing ();
+}

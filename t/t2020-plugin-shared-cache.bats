@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# A site cache (plugstack cache=DIR) shared by many users: user A must not
+# be able to overwrite, hang or steer user B's srun through it.  Two
+# unprivileged users made here run real jobs on the emulated cluster; every
+# attack ends with B's step running, B's file untouched, and one line on
+# B's terminal saying why the site cache was not used.
+
+load lib/cluster
+load lib/plugin
+
+UA=topomap-ta
+UB=topomap-tb
+
+setup_file() {
+	need_cluster
+	local u
+	for u in $UA $UB; do
+		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || return 1
+	done
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
+	plugin_setup
+}
+
+teardown_file() {
+	cluster_down
+	[ "$(id -u)" -eq 0 ] || return 0
+	userdel -r $UA 2>/dev/null
+	userdel -r $UB 2>/dev/null
+	true
+}
+
+setup() {
+	need_cluster
+	SITE=$SHARE/site-cache.$BATS_TEST_NUMBER
+	install -d -m 1777 -o root "$SITE"
+	plugstack "cache=$SITE"
+	BUID=$(id -u $UB)
+	BHOME=$(getent passwd $UB | cut -d: -f6)
+	rm -rf "$BHOME/.cache"
+	# B's file that no srun of B's may touch: as ~/.ssh/authorized_keys.
+	runuser -u $UB -- sh -c "echo 'ssh-ed25519 AAAA precious' >'$BHOME/precious'"
+}
+
+as_a() {
+	runuser -u $UA -- bash -c "$1"
+}
+
+# next_jobs N: the ids the next N jobs will get (nothing else runs here).
+next_jobs() {
+	local j
+	j=$(sbatch --parsable -H --wrap=true) || return 1
+	scancel "$j"
+	seq $((j + 1)) $((j + $1))
+}
+
+# b_step [SRUN_ARGS]: B's placed step of 16 ranks on 8 nodes, in a new
+# allocation; output in $output, status in $status.
+b_step() {
+	run runuser -u $UB -- salloc -Q -N8 --ntasks-per-node=2 bash -c \
+		"cd && srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $* $SHARE/hello"
+	echo "$output"
+}
+
+# b_ran_once_warned: B's step ran whole, its one topomap line said the
+# site cache was not used and why (the text given), B's file is intact.
+b_ran_once_warned() {
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
+	[ "$(grep -c 'topomap' <<<"$output")" -eq 1 ]
+	grep -q "topomap: .*\[site cache not used: .*$1" <<<"$output"
+	[ "$(cat "$BHOME/precious")" = 'ssh-ed25519 AAAA precious' ]
+}
+
+@test "B's own directory in a 1777 site cache: made 0700, used, nothing said" {
+	b_step
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[[ "$output" != *"site cache"* ]]
+	[ "$(stat -c '%u %a' "$SITE/$BUID")" = "$BUID 700" ]
+	# The netmap, lock and log are B's alone; the plan is gone.
+	[ "$(find "$SITE/$BUID" -type f ! -perm 0600 | wc -l)" -eq 0 ]
+	[ "$(find "$SITE/$BUID" -type f -name 'job*.json' | wc -l)" -eq 1 ]
+	[ "$(find "$SITE/$BUID" -name '*.hosts' | wc -l)" -eq 0 ]
+}
+
+@test "A's directory at B's name with a link to B's file at the plan's and the netmap's names" {
+	local j
+	as_a "mkdir -m 0777 $SITE/$BUID"
+	# The names srun used to give: job<J>.json, job<J>.<pid>.hosts.
+	for j in $(next_jobs 3); do
+		as_a "ln -s $BHOME/precious $SITE/$BUID/job$j.json
+			for p in \$(seq 300 400); do ln -s $BHOME/precious $SITE/$BUID/job$j.\$p.hosts; done"
+	done
+	b_step
+	b_ran_once_warned "$SITE/$BUID: owned by uid $(id -u $UA), not $BUID"
+	[[ "$output" == *"placed 16 ranks"* ]]
+	# B's netmaps went to B's own cache instead.
+	[ -d "$BHOME/.cache/topomap/netmaps" ]
+}
+
+@test "A's directory with a FIFO at the lock's name does not hang B" {
+	local j
+	as_a "mkdir -m 0777 $SITE/$BUID"
+	for j in $(next_jobs 3); do
+		as_a "mkfifo -m 0666 $SITE/$BUID/job$j.json.lock $SITE/$BUID/job$j.json.log"
+	done
+	SECONDS=0
+	b_step
+	b_ran_once_warned "owned by uid $(id -u $UA)"
+	[ "$SECONDS" -lt 60 ]
+}
+
+@test "a foreign job<J>.json: B's step is not placed by A's netmap" {
+	local j
+	as_a "mkdir -m 0777 $SITE/$BUID"
+	# A netmap of A's that would make every pair look alike.
+	for j in $(next_jobs 3); do
+		as_a "cp $FIXTURES/net-2sw8.json $SITE/$BUID/job$j.json && chmod 666 $SITE/$BUID/job$j.json"
+	done
+	b_step
+	b_ran_once_warned "owned by uid $(id -u $UA)"
+	[ "$(find "$BHOME/.cache/topomap/netmaps" -name 'job*.json' -user $UB | wc -l)" -eq 1 ]
+}
+
+@test "a lock A holds does not stall B's step" {
+	local j pids=()
+	as_a "mkdir -m 0777 $SITE/$BUID"
+	for j in $(next_jobs 3); do
+		as_a "touch $SITE/$BUID/job$j.json.lock && chmod 666 $SITE/$BUID/job$j.json.lock"
+		runuser -u $UA -- flock "$SITE/$BUID/job$j.json.lock" sleep 120 &
+		pids+=($!)
+	done
+	SECONDS=0
+	b_step
+	kill "${pids[@]}" 2>/dev/null
+	pkill -u $UA -x sleep || true
+	b_ran_once_warned "owned by uid $(id -u $UA)"
+	[ "$SECONDS" -lt 25 ]
+}
+
+@test "strict mode fails the step, naming the directory and the fault" {
+	as_a "mkdir -m 0777 $SITE/$BUID"
+	b_step --topo-map=strict
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"topomap: the site cache: $SITE/$BUID: owned by uid $(id -u $UA), not $BUID (--topo-map=strict)"* ]]
+	[ "$(grep -c '^rank=' <<<"$output")" -eq 0 ]
+}
+
+@test "a site cache B's own but writable by others is not used" {
+	runuser -u $UB -- mkdir -m 0700 "$SITE/$BUID"
+	chmod 0777 "$SITE/$BUID"
+	b_step
+	b_ran_once_warned "$SITE/$BUID: mode 0777: others may write it"
+}
+
+@test "a site cache DIR a user owns, or one not there, is not used" {
+	chown $UA "$SITE"
+	b_step
+	b_ran_once_warned "cache=$SITE: $SITE: owned by uid $(id -u $UA), neither root nor $BUID"
+	plugstack "cache=$SHARE/no-such-cache"
+	b_step
+	b_ran_once_warned "cache=$SHARE/no-such-cache: $SHARE/no-such-cache: No such file or directory"
+}
+
+@test "topomap-prolog makes B's directory in a root-only site cache; without it, B is told" {
+	chmod 0755 "$SITE"
+	b_step
+	b_ran_once_warned "$SITE/$BUID: missing, and only root may make it"
+	# As slurmd runs it: root, SLURM_JOB_UID set, DIR as its argument.
+	SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+	[ "$(stat -c '%U %a' "$SITE/$BUID")" = "$UB 700" ]
+	b_step
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[[ "$output" != *"site cache"* ]]
+}
+
+@test "topomap-prolog moves aside a directory that is not B's own, and refuses a 1777 DIR" {
+	chmod 0755 "$SITE"
+	mkdir -m 0777 "$SITE/$BUID"
+	chown $UA "$SITE/$BUID"
+	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"was not the user's own: moved to $SITE/.refused.$BUID."* ]]
+	[ "$(stat -c '%U %a' "$SITE/$BUID")" = "$UB 700" ]
+	chmod 1777 "$SITE"
+	rmdir "$SITE/$BUID"
+	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$SITE: writable by others than root"* ]]
+	[ ! -e "$SITE/$BUID" ]
+	run env SLURM_JOB_UID='1;x' "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"is not a uid"* ]]
+}
+
+@test "a probe, recorder or site profile path others may write is refused, named" {
+	install -d -m 0777 "$SHARE/open"
+	install -m 0755 "$SHARE/topomap-probe" "$SHARE/open/topomap-probe"
+	plugstack "cache=$SITE" "probe=$SHARE/open/topomap-probe"
+	b_step
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun's own placement: no netmap: probe=$SHARE/open/topomap-probe is not safe to run: $SHARE/open: mode 0777: writable by others"* ]]
+	plugstack "cache=$SITE" "site_profiles=$SHARE/open"
+	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
+		"cd && srun --mpi=pmix --topo-map --topo-profile=nosuch $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"site_profiles=$SHARE/open is not safe to read: $SHARE/open: mode 0777"* ]]
+	plugstack "cache=$SITE" "recorder_dir=$SHARE/open"
+	cp "$SHARE"/topomap-recorder-*.so "$SHARE/open/"
+	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
+		"cd && srun --mpi=pmix --topo-map --topo-profile=record $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"recorder_dir=$SHARE/open is not safe to load: $SHARE/open"* ]]
+	rm -rf "$SHARE/open"
+}
