@@ -211,7 +211,7 @@ int file_replace (const char *path, const char *data, size_t len, int mode, tm_e
         return errprintf (errp, "%s: is a directory", path);
     }
     if ((dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return errprintf (errp, "%s: %s: %s", path, dir, strerror (errno));
+        return errprintf (errp, "%s: cannot create: %s", path, strerror (errno));
     rc = file_replaceat (dirfd, name, path, data, len, mode, errp);
     {
         int saved = errno;

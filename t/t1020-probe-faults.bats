@@ -72,8 +72,10 @@ exited() {
 	# Large streams so that the run lasts long enough to be cut.
 	run_probe 4 --bw-size 4194304 --bw-messages 64 --budget 8 -o "$SHARE/dead.json" \
 		>"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
-	local job=$! start=$SECONDS
-	for _ in $(seq 50); do
+	local job=$! start
+	# The step may wait for the resources of the one before (Slurm 24.11
+	# frees them later): up to 30 s for n3's probe to start.
+	for _ in $(seq 300); do
 		ip netns pids tm-n3 | xargs -r ps -o comm= -p | grep -q topomap-probe && break
 		sleep 0.1
 	done
@@ -82,6 +84,7 @@ exited() {
 	sleep 0.5
 	local victim
 	victim=$(ip netns pids tm-n3 | xargs -r ps -o pid=,comm= -p | awk '$2 == "topomap-probe" {print $1}')
+	start=$SECONDS
 	[ -n "$victim" ] && kill -9 $victim
 	wait "$job" && rc=0 || rc=$?
 	cat "$BATS_TEST_TMPDIR/out"
