@@ -248,6 +248,13 @@ int file_openat_own (int dirfd, const char *name, const char *what, int flags, i
                    (unsigned long)uid);
         goto fail;
     }
+    /* A second name elsewhere: a file of the user's linked in, not one
+     * made here. */
+    if ((flags & O_ACCMODE) != O_RDONLY && st.st_nlink != 1) {
+        errno = EPERM;
+        errprintf (errp, "%s: has %lu hard links, not written", what, (unsigned long)st.st_nlink);
+        goto fail;
+    }
     if ((flags & O_TRUNC) && ftruncate (fd, 0) < 0) {
         errprintf (errp, "%s: %s", what, strerror (errno));
         goto fail;
@@ -444,42 +451,61 @@ fail:
     return -1;
 }
 
-int file_trusted (const char *path, uid_t uid, int flags, tm_error_t *errp)
+/* file_trusted's walk from p (modified) up to /: p itself may not be
+ * writable by others at all unless sticky_ok (a sticky root directory),
+ * those above it only as a sticky root directory.  With links, each
+ * component is taken as it is (lstat): a link needs only a trusted owner
+ * (its target is walked apart), the directory holding it is checked next.
+ */
+static int file_trusted_walk (char *p, uid_t uid, int sticky_ok, int links, tm_error_t *errp)
 {
-    char *real, *end;
-    int rc = 0;
+    char *end;
 
-    if (!(real = realpath (path, NULL)))
-        return errprintf (errp, "%s: %s", path, strerror (errno));
-    /* From path itself up to /: path may not be world-writable at all
-     * (unless flags allow a sticky root directory), those above it only as
-     * a sticky root directory. */
-    for (int top = !(flags & FILE_STICKY_OK);; top = 0) {
+    for (int top = !sticky_ok;; top = 0) {
         struct stat st;
-        const char *at = real[0] ? real : "/";
+        const char *at = p[0] ? p : "/";
 
-        if (stat (at, &st) < 0) {
-            rc = errprintf (errp, "%s: %s", at, strerror (errno));
-            break;
-        }
+        if ((links ? lstat (at, &st) : stat (at, &st)) < 0)
+            return errprintf (errp, "%s: %s", at, strerror (errno));
         if (st.st_uid != 0 && st.st_uid != uid) {
             errno = EPERM;
-            rc = errprintf (errp, "%s: owned by uid %lu, neither root nor %lu", at,
-                            (unsigned long)st.st_uid, (unsigned long)uid);
-            break;
+            return errprintf (errp, "%s: owned by uid %lu, neither root nor %lu", at,
+                              (unsigned long)st.st_uid, (unsigned long)uid);
         }
-        if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+        if (!S_ISLNK (st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)) &&
             (top || !S_ISDIR (st.st_mode) || st.st_uid != 0 || !(st.st_mode & S_ISVTX))) {
             errno = EPERM;
-            rc = errprintf (errp, "%s: mode %04o: writable by %s", at,
-                            (unsigned)(st.st_mode & 07777),
-                            st.st_mode & S_IWOTH ? "others" : "its group");
-            break;
+            return errprintf (errp, "%s: mode %04o: writable by %s", at,
+                              (unsigned)(st.st_mode & 07777),
+                              st.st_mode & S_IWOTH ? "others" : "its group");
         }
-        if (!real[0] || !(end = strrchr (real, '/')))
-            break;
+        if (!p[0] || !(end = strrchr (p, '/')))
+            return 0;
         *end = '\0';
     }
+}
+
+int file_trusted (const char *path, uid_t uid, int flags, tm_error_t *errp)
+{
+    char *copy, *real = NULL;
+    size_t len;
+    int rc = -1;
+
+    if (!(copy = strdup (path)))
+        return errprintf (errp, "%s: out of memory", path);
+    /* The path as written, then as resolved: a link on the way must not
+     * be one that others can swap after the check. */
+    for (len = strlen (copy); len > 1 && copy[len - 1] == '/'; len--)
+        copy[len - 1] = '\0';
+    if (copy[0] == '/' && file_trusted_walk (copy, uid, flags & FILE_STICKY_OK, 1, errp) < 0)
+        goto out;
+    if (!(real = realpath (path, NULL))) {
+        errprintf (errp, "%s: %s", path, strerror (errno));
+        goto out;
+    }
+    rc = file_trusted_walk (real, uid, flags & FILE_STICKY_OK, 0, errp);
+out:
     free (real);
+    free (copy);
     return rc;
 }

@@ -46,8 +46,9 @@ int file_created_name (const char *name, const char *prefix, const char *suffix)
 
 /* Open name in the directory dirfd with flags (O_NOFOLLOW, O_NONBLOCK and
  * O_CLOEXEC added; mode for O_CREAT), and keep it only when it is a
- * regular file owned by uid: a link, FIFO, device or another's file is
- * refused (ELOOP, EINVAL, EPERM) without blocking or being written.
+ * regular file owned by uid, with no other name when opened to write: a
+ * link, FIFO, device, another's file or a hard link is refused (ELOOP,
+ * EINVAL, EPERM) without blocking or being written.
  * O_TRUNC is applied only after that check.  The descriptor, or -1.
  */
 int file_openat_own (int dirfd, const char *name, const char *what, int flags, int mode, uid_t uid,
@@ -83,9 +84,10 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
  * there by root or uid, as sshd's StrictModes asks: each owned by root or
  * uid and writable by neither group nor others; a directory above path
  * may be world-writable when it is root's and sticky (/tmp), and so may
- * path itself with FILE_STICKY_OK in flags.  Links are resolved first, so
- * their targets are what is checked.  0, or -1 with errp naming the first
- * component at fault.
+ * path itself with FILE_STICKY_OK in flags.  Both the path as written
+ * (each link on it owned by root or uid, in a directory so checked) and
+ * the path with its links resolved are checked.  0, or -1 with errp
+ * naming the first component at fault.
  */
 #define FILE_STICKY_OK 1
 int file_trusted (const char *path, uid_t uid, int flags, tm_error_t *errp);
