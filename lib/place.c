@@ -1,6 +1,7 @@
 /* place.c: the decision behind `srun --topo-map`.  See place.h. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -121,10 +122,10 @@ static int place_probe (const place_in_t *in, const char *tmp, int logfd, const 
         /* srun blocks these before plugins run; the probe must not. */
         sigemptyset (&none);
         sigprocmask (SIG_SETMASK, &none, NULL);
-        if ((fd = open ("/dev/null", O_RDONLY)) >= 0)
-            dup2 (fd, 0);
         dup2 (logfd, 1);
         dup2 (logfd, 2);
+        if ((fd = open ("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+            dup2 (fd, 0);
         setenv (PLACE_ENV_PROBE, "1", 1);
         place_unset_options ();
         /* The step's own geometry must not leak into the probe step. */
@@ -173,6 +174,29 @@ static int place_covers (const netmap_t *nm, const layout_alloc_t *a, tm_error_t
     return 0;
 }
 
+/* Remove the temporary files a probe killed at its deadline left beside
+ * name (file_replace's ".NAME.XXXXXX"), in the directory dirfd.
+ */
+static void place_remove_leftovers (int dirfd, const char *name)
+{
+    char prefix[NAME_MAX + 3];
+    struct dirent *de;
+    DIR *d;
+    int fd;
+
+    snprintf (prefix, sizeof (prefix), ".%s.", name);
+    if ((fd = dup (dirfd)) < 0 || !(d = fdopendir (fd))) {
+        if (fd >= 0)
+            close (fd);
+        return;
+    }
+    rewinddir (d);
+    while ((de = readdir (d)))
+        if (file_created_name (de->d_name, prefix, ""))
+            unlinkat (dirfd, de->d_name, 0);
+    closedir (d);
+}
+
 /* The job's netmap: the cached one while younger than the TTL, else a new
  * probe's.  One probe at a time per job: a lock file, waited for up to the
  * probe timeout.  Every file is opened in the checked directory
@@ -218,7 +242,11 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         return NULL;
     }
     while (flock (fd, LOCK_EX | LOCK_NB) < 0) {
-        if (errno != EWOULDBLOCK || place_now () - t0 > c->probe_timeout) {
+        if (errno != EWOULDBLOCK) {
+            errprintf (errp, "%s/%s: %s", in->netmap_dir, lock, strerror (errno));
+            goto out;
+        }
+        if (place_now () - t0 > c->probe_timeout) {
             errprintf (errp, "%s/%s: another step's probe holds the lock", in->netmap_dir, lock);
             goto out;
         }
@@ -270,11 +298,12 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         close (lfd);
     if ((lfd = file_openat_own (dfd, tmp, tmppath, O_RDONLY, 0, in->uid, errp)) < 0)
         goto out;
-    if (fchmod (lfd, 0600) < 0 || !(nm = netmap_read_fd (lfd, tmppath, cap, errp))) {
-        if (!nm)
-            errprintf (errp, "the probe's netmap %s: %s", tmppath, strerror (errno));
+    if (fchmod (lfd, 0600) < 0) {
+        errprintf (errp, "the probe's netmap %s: %s", tmppath, strerror (errno));
         goto out;
     }
+    if (!(nm = netmap_read_fd (lfd, tmppath, cap, errp)))
+        goto out;
     if (place_covers (nm, in->alloc, &e) < 0) {
         errprintf (errp, "the probe's netmap %s", e.text);
         netmap_destroy (nm);
@@ -287,8 +316,10 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         made = 0;
     SAY (in, "topomap: probe done in %.2f s", place_now () - t0);
 out:
-    if (made)
+    if (made) {
         unlinkat (dfd, tmp, 0);
+        place_remove_leftovers (dfd, tmp);
+    }
     if (lfd >= 0)
         close (lfd);
     if (logfd >= 0)
@@ -304,8 +335,12 @@ static int place_dir_at (int dirfd, const char *name, const char *path, uid_t ui
 
     if (fd >= 0 || errno != ENOENT || !create)
         return fd;
-    if (mkdirat (dirfd, name, 0700) < 0 && errno != EEXIST)
+    if (mkdirat (dirfd, name, 0700) < 0 && errno != EEXIST) {
+        if (errno == EACCES)
+            return errprintf (errp, "%s: missing, and only root may make it (topomap-prolog, "
+                              "topomap-admin(7))", path);
         return errprintf (errp, "%s: cannot create: %s", path, strerror (errno));
+    }
     return file_open_private_dir (dirfd, name, path, uid, errp);
 }
 
@@ -323,9 +358,6 @@ int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm
     if ((sfd = open (site, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return errprintf (errp, "cache=%s: %s", site, strerror (errno));
     fd = place_dir_at (sfd, sub, path, uid, 1, errp);
-    if (fd < 0 && errno == EACCES)
-        errprintf (errp, "%s: missing, and only root may make it (topomap-prolog, "
-                   "topomap-admin(7))", path);
     close (sfd);
     return fd;
 }
@@ -388,10 +420,21 @@ static profile_t *place_profile_named (const place_in_t *in, tm_error_t *errp)
     return NULL;
 }
 
+/* The user's profile cache, opened: a directory of the user's that nobody
+ * else may write, or profiles and recordings there are not trusted.  -1
+ * (errno ENOENT when it is not there yet).
+ */
+static int place_user_cache (const place_in_t *in, tm_error_t *errp)
+{
+    return file_open_private_dir (AT_FDCWD, in->user_cache, in->user_cache, in->uid, errp);
+}
+
 /* Set out up for a recording run of the step. */
 static void place_record (const place_in_t *in, place_out_t *out, const char *why)
 {
+    char prefix[64], name[NAME_MAX + 1];
     tm_error_t e;
+    int fd, rc;
 
     if (recorder_lookup (in->exe, in->conf->recorder_dir, out->recorder, sizeof (out->recorder),
                          &e) < 0) {
@@ -403,12 +446,21 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
                        why, in->conf->recorder_dir, e.text);
         return;
     }
-    if (file_mkdirs (in->user_cache, 0700, &e) < 0) {
+    if (file_mkdirs (in->user_cache, 0700, &e) < 0 || (fd = place_user_cache (in, &e)) < 0) {
         place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
         return;
     }
-    snprintf (out->record, sizeof (out->record), "%s/.record-job%s-%ld.json", in->user_cache,
-              in->jobid, (long)getpid ());
+    /* Where rank 0 puts the profile: a name nobody can guess, made here,
+     * replaced by the recorder. */
+    snprintf (prefix, sizeof (prefix), ".record-job%s.", in->jobid);
+    rc = file_createat (fd, prefix, ".json", "", 0, 0600, name, sizeof (name), &e);
+    close (fd);
+    if (rc < 0 || snprintf (out->record, sizeof (out->record), "%s/%s", in->user_cache, name) >=
+                      (int)sizeof (out->record)) {
+        place_default (out, 1, "%s, and cannot record one: %s/%s", why, in->user_cache,
+                       rc < 0 ? e.text : "path too long");
+        return;
+    }
     out->action = PLACE_RECORD;
     out->failed = 0;
     snprintf (out->reason, sizeof (out->reason), "%s: recording one", why);
@@ -537,6 +589,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
         }
         if (place_site_trusted (in, &e) < 0) {
             place_default (out, 1, "%s", e.text);
+            goto out;
+        }
+        if ((rc = place_user_cache (in, &e)) >= 0)
+            close (rc);
+        else if (errno != ENOENT) {
+            place_default (out, 1, "the profile cache %s", e.text);
             goto out;
         }
         rc = profile_cache_lookup (in->user_cache, in->conf->site_profiles, id, step.ntasks, &p,
@@ -698,8 +756,14 @@ int place_file_recording (const char *record, const char *exe, int ntasks,
     profile_t *p;
     int rc = -1;
 
-    if (!(p = profile_read (record, errp)))
+    if (!(p = profile_read (record, errp))) {
+        struct stat st;
+
+        /* Still the empty file place_record made: nothing was recorded. */
+        if (lstat (record, &st) == 0 && S_ISREG (st.st_mode) && st.st_size == 0)
+            unlink (record);
         return -1;
+    }
     if (p->ntasks != ntasks) {
         errprintf (errp, "%s: recorded %d tasks, the step had %d", record, p->ntasks, ntasks);
         goto out;

@@ -114,7 +114,8 @@ int place_jobid_valid (const char *s);
 
 /* After a recording step: file the profile rank 0 wrote at record into
  * user_cache under exe's identity (checked against ntasks), and remove
- * record.  Returns 0 with what in msg, -1 with errp set (record kept).
+ * record.  Returns 0 with what in msg, -1 with errp set (record kept,
+ * unless it is still empty: nothing was recorded).
  */
 int place_file_recording (const char *record, const char *exe, int ntasks,
                           const char *user_cache, char *msg, size_t msglen, tm_error_t *errp);

@@ -570,6 +570,8 @@ static int post_opt_local (void)
         unsetenv ("SLURM_HOSTFILE");
         unsetenv (PLACE_ENV_REEXEC);
         unsetenv (PLACE_ENV_PMI);
+        unsetenv (PLACE_ENV_PLAN);
+        unsetenv (PLACE_ENV_GAIN);
         unlinkat (dirfd, strrchr (out.hostfile, '/') + 1, 0);
         rc = pass (mode, 1, "cannot execute srun again: %s", e.text);
         break;

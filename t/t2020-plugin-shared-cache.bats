@@ -139,6 +139,42 @@ b_ran_once_warned() {
 	[ "$SECONDS" -lt 25 ]
 }
 
+@test "in B's own directory, a link, a foreign netmap or a FIFO planted there is never used" {
+	local j
+	runuser -u $UB -- mkdir -m 0700 "$SITE/$BUID"
+	# Root plants them: no other user can write there.
+	j=$(next_jobs 1)
+	ln -s "$BHOME/precious" "$SITE/$BUID/job$j.json"
+	b_step
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[ ! -L "$SITE/$BUID/job$j.json" ]
+	[ "$(stat -c %U "$SITE/$BUID/job$j.json")" = $UB ]
+	[ "$(cat "$BHOME/precious")" = 'ssh-ed25519 AAAA precious' ]
+	# A's netmap, fresh: ignored, measured again, replaced by B's.
+	j=$(next_jobs 1)
+	install -m 0644 -o $UA "$FIXTURES/net-2sw8.json" "$SITE/$BUID/job$j.json"
+	b_step -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"job$j.json: owned by uid $(id -u $UA), not $BUID"* ]]
+	[[ "$output" == *"topomap: probing 8 nodes"* ]]
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[ "$(stat -c '%U %a' "$SITE/$BUID/job$j.json")" = "$UB 600" ]
+	# A FIFO at the lock's name: srun's placement at once, one line.
+	j=$(next_jobs 1)
+	mkfifo -m 0666 "$SITE/$BUID/job$j.json.lock"
+	chown $UB "$SITE/$BUID/job$j.json.lock"
+	SECONDS=0
+	b_step
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun's own placement: no netmap: $SITE/$BUID/job$j.json.lock: not a regular file"* ]]
+	[ "$SECONDS" -lt 30 ]
+	[ -p "$SITE/$BUID/job$j.json.lock" ]
+}
+
 @test "strict mode fails the step, naming the directory and the fault" {
 	as_a "mkdir -m 0777 $SITE/$BUID"
 	b_step --topo-map=strict
@@ -184,6 +220,14 @@ b_ran_once_warned() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"was not the user's own: moved to $SITE/.refused.$BUID."* ]]
 	[ "$(stat -c '%U %a' "$SITE/$BUID")" = "$UB 700" ]
+	# Half made by another node's prolog: root's, 0700.
+	rmdir "$SITE/$BUID"
+	mkdir -m 0700 "$SITE/$BUID"
+	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE/"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(stat -c '%U %a' "$SITE/$BUID")" = "$UB 700" ]
+	[ "$(ls -a "$SITE" | grep -c refused)" -eq 1 ]
 	chmod 1777 "$SITE"
 	rmdir "$SITE/$BUID"
 	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"

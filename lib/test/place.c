@@ -105,6 +105,37 @@ static void test_cache (void)
     close (fd);
     ok (access (sub, F_OK) < 0, "and nothing is made in it");
 
+    /* As root for another user: SITE/UID of root's is not the user's. */
+    {
+        char osub[PATH_MAX + 32], oown[PATH_MAX];
+
+        snprintf (osub, sizeof (osub), "%s/%d", site, OTHER_UID);
+        in_dir (oown, "other/netmaps");
+        chmod (site, 01777);
+        mkdir (osub, 0700);
+        fd = place_cache_open (site, oown, OTHER_UID, path, sizeof (path), note, sizeof (note), &e);
+        ok (strstr (note, osub) && strstr (note, "owned by uid 0, not 65534"),
+            "SITE/UID of root's is refused for the user: %s", note);
+        if (fd >= 0)
+            close (fd);
+        chown (osub, OTHER_UID, OTHER_UID);
+        fd = place_site_dir_open (site, OTHER_UID, path, sizeof (path), &e);
+        ok (fd >= 0 && !strcmp (path, osub), "SITE/UID of the user's, 0700, is taken");
+        close (fd);
+        rmdir (osub);
+        write_file (osub, "x", 1, 0600);
+        chown (osub, OTHER_UID, OTHER_UID);
+        ok (place_site_dir_open (site, OTHER_UID, path, sizeof (path), &e) < 0 &&
+                strstr (e.text, "not a directory"),
+            "a file of the user's at SITE/UID is refused: %s", e.text);
+        unlink (osub);
+        if (mkfifo (osub, 0600) == 0) {
+            ok (place_site_dir_open (site, OTHER_UID, path, sizeof (path), &e) < 0,
+                "a FIFO at SITE/UID is refused without blocking: %s", e.text);
+            unlink (osub);
+        }
+    }
+
     /* The user's own cache may not be another's either. */
     chmod (site, 01777);
     chown (own, OTHER_UID, OTHER_UID);
