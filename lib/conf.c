@@ -248,6 +248,11 @@ static int conf_set_probe (conf_t *c, const char *val, const char *arg, tm_error
     return conf_path (c->probe, val, arg, errp);
 }
 
+static int conf_set_probe_mpich (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    return conf_path (c->probe_mpich, val, arg, errp);
+}
+
 static int conf_set_recorder_dir (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
     return conf_path (c->recorder_dir, val, arg, errp);
@@ -328,6 +333,7 @@ static const struct {
     {"cache", conf_set_cache},
     {"site_profiles", conf_set_site_profiles},
     {"probe", conf_set_probe},
+    {"probe_mpich", conf_set_probe_mpich},
     {"mpi", conf_set_mpi},
     {"probe_ttl", conf_set_probe_ttl},
     {"probe_timeout", conf_set_probe_timeout},
@@ -340,11 +346,13 @@ static const struct {
 };
 #define CONF_NKEYS (sizeof (conf_keys) / sizeof (conf_keys[0]))
 
-void conf_default (conf_t *c, const char *probe_default, const char *recorder_dir_default)
+void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich_default,
+                   const char *recorder_dir_default)
 {
     memset (c, 0, sizeof (*c));
     snprintf (c->probe, sizeof (c->probe), "%s", probe_default ? probe_default : "");
-    snprintf (c->mpi, sizeof (c->mpi), "%s", "pmix");
+    snprintf (c->probe_mpich, sizeof (c->probe_mpich), "%s",
+              probe_mpich_default ? probe_mpich_default : "");
     c->probe_ttl = 3600;
     c->probe_timeout = 30;
     c->min_gain = 0.05;

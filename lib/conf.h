@@ -13,8 +13,12 @@
  *                      ($XDG_CACHE_HOME/topomap/netmaps or
  *                      ~/.cache/topomap/netmaps): it runs as the user in srun
  *   site_profiles=DIR  site profile directory, read only; default "" (none)
- *   probe=FILE         topomap-probe; default from the caller (the build)
- *   mpi=TYPE           srun --mpi type of the probe step; default "pmix";
+ *   probe=FILE         the probe run over --mpi=pmix (topomap-probe, built
+ *                      with Open MPI); default from the caller (the build)
+ *   probe_mpich=FILE   the probe run over --mpi=pmi2 (topomap-probe-mpich);
+ *                      default from the caller
+ *   mpi=TYPE           srun --mpi type of the probe step; default "",
+ *                      picked per step (place_probe_pick);
  *                      [A-Za-z0-9_.-], at most CONF_MPI_MAX bytes
  *   probe_ttl=SECONDS  reuse a netmap this long, 0 never; default 3600
  *   probe_timeout=SECONDS  give up on the probe after this; 1..86400,
@@ -64,8 +68,9 @@ typedef enum {
 typedef struct {
     char cache[CONF_PATH_MAX];         /* "" = the user's cache, resolved by the plugin */
     char site_profiles[CONF_PATH_MAX]; /* "" = none */
-    char probe[CONF_PATH_MAX];
-    char mpi[CONF_MPI_MAX + 1];
+    char probe[CONF_PATH_MAX];       /* over pmix */
+    char probe_mpich[CONF_PATH_MAX]; /* over pmi2 */
+    char mpi[CONF_MPI_MAX + 1];      /* "" = picked per step */
     int probe_ttl;     /* seconds >= 0 */
     int probe_timeout; /* seconds 1..86400 */
     int probe_pairs;   /* probe --concurrency, 0 a whole round */
@@ -76,10 +81,12 @@ typedef struct {
     int verbose; /* 0..3 */
 } conf_t;
 
-/* The defaults above into c; probe_default and recorder_dir_default (may
- * be NULL: "") come from the build (TOPOMAP_BINDIR "/topomap-probe" ...).
+/* The defaults above into c; probe_default, probe_mpich_default and
+ * recorder_dir_default (may be NULL: "") come from the build
+ * (TOPOMAP_BINDIR "/topomap-probe" ...).
  */
-void conf_default (conf_t *c, const char *probe_default, const char *recorder_dir_default);
+void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich_default,
+                   const char *recorder_dir_default);
 
 /* Parse the plugstack.conf arguments av[0..ac-1] over c (set it with
  * conf_default first).  On error, -1 with errp naming the argument, e.g.

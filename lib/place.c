@@ -90,8 +90,9 @@ static void place_unset_options (void)
  * allocation, killed at the deadline.  0; -2 when the probe ran and failed
  * (worth running again); -1 otherwise; errp says why.
  */
-static int place_probe (const place_in_t *in, const char *tmp, int logfd, const char *log,
-                        double deadline, tm_error_t *errp)
+static int place_probe (const place_in_t *in, const char *probe, const char *mpitype,
+                        const char *tmp, int logfd, const char *log, double deadline,
+                        tm_error_t *errp)
 {
     const conf_t *c = in->conf;
     char nodes[32], budget[32], pairs[32], mpi[96], nodelist[8192];
@@ -103,13 +104,13 @@ static int place_probe (const place_in_t *in, const char *tmp, int logfd, const 
     snprintf (nodes, sizeof (nodes), "%d", in->alloc->nnodes);
     snprintf (budget, sizeof (budget), "%d", budget_s);
     snprintf (pairs, sizeof (pairs), "%d", c->probe_pairs);
-    snprintf (mpi, sizeof (mpi), "--mpi=%s", c->mpi);
+    snprintf (mpi, sizeof (mpi), "--mpi=%s", mpitype);
     if (snprintf (nodelist, sizeof (nodelist), "--nodelist=%s", in->alloc_nodelist) >=
         (int)sizeof (nodelist))
         return errprintf (errp, "the allocation's node list is too long");
     char *argv[] = {
         (char *)in->srun, "--overlap", "--job-name=topomap-probe", "-N", nodes, "-n", nodes,
-        "--ntasks-per-node=1", mpi, nodelist, "--quiet", (char *)c->probe, "-o", (char *)tmp,
+        "--ntasks-per-node=1", mpi, nodelist, "--quiet", (char *)probe, "-o", (char *)tmp,
         "-t", budget, "-j", pairs, NULL,
     };
 
@@ -174,6 +175,71 @@ static int place_covers (const netmap_t *nm, const layout_alloc_t *a, tm_error_t
     return 0;
 }
 
+/* Whether Slurm's PluginDir (dirs, ':'-separated; NULL unknown: yes) has
+ * the mpi plugin of type.
+ */
+static int place_mpi_installed (const char *dirs, const char *type)
+{
+    char path[CONF_PATH_MAX + 64];
+    const char *d = dirs;
+
+    if (!dirs || !dirs[0])
+        return 1;
+    while (*d) {
+        size_t n = strcspn (d, ":");
+
+        if (n > 0 && n < CONF_PATH_MAX &&
+            snprintf (path, sizeof (path), "%.*s/mpi_%s.so", (int)n, d, type) < (int)sizeof (path) &&
+            access (path, R_OK) == 0)
+            return 1;
+        d += n + (d[n] == ':');
+    }
+    return 0;
+}
+
+int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi,
+                      size_t mpilen, tm_error_t *errp)
+{
+    const conf_t *c = in->conf;
+    const char *type = NULL, *from = NULL, *path;
+    exeid_mpi_t family = EXEID_MPI_NONE;
+
+    if (c->mpi[0])
+        type = c->mpi, from = "plugstack mpi=";
+    else if (in->mpi && in->mpi[0] && strcmp (in->mpi, "none"))
+        type = in->mpi, from = "the step's --mpi";
+    else if (in->mpi_default && in->mpi_default[0] && strcmp (in->mpi_default, "none"))
+        type = in->mpi_default, from = "MpiDefault";
+    else {
+        if (in->exe)
+            exeid_mpi (in->exe, &family, NULL);
+        type = family == EXEID_MPI_MPICH ? "pmi2" : "pmix";
+        if (!place_mpi_installed (in->plugin_dir, type))
+            type = !strcmp (type, "pmix") ? "pmi2" : "pmix";
+        from = "the executable";
+    }
+    if (strspn (type, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+        strlen (type))
+        return errprintf (errp, "%s is not an --mpi type", from);
+    if (!place_mpi_installed (in->plugin_dir, type))
+        return errprintf (errp, "Slurm has no mpi_%s plugin in %s (--mpi=%s from %s)", type,
+                          in->plugin_dir, type, from);
+    if (!strcmp (type, "pmix"))
+        path = c->probe;
+    else if (!strcmp (type, "pmi2"))
+        path = c->probe_mpich;
+    else
+        return errprintf (errp, "no probe for --mpi=%s (from %s): topomap's probes run over "
+                          "pmix (Open MPI) and pmi2 (MPICH)", type, from);
+    if (!path[0])
+        return errprintf (errp, "no probe for --mpi=%s: this topomap was built without %s",
+                          type, !strcmp (type, "pmi2") ? "MPICH" : "Open MPI");
+    if (snprintf (probe, probelen, "%s", path) >= (int)probelen ||
+        snprintf (mpi, mpilen, "%s", type) >= (int)mpilen)
+        return errprintf (errp, "the probe's path is too long");
+    return 0;
+}
+
 /* Remove the temporary files a probe killed at its deadline left beside
  * name (file_replace's ".NAME.XXXXXX"), in the directory dirfd.
  */
@@ -209,7 +275,7 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
     const int dfd = in->netmap_dirfd;
     const size_t cap = netmap_max_bytes (in->alloc->nnodes);
     char name[64], lock[80], log[80], prefix[80], tmp[NAME_MAX + 1];
-    char path[4096], logpath[4096], tmppath[4096];
+    char path[4096], logpath[4096], tmppath[4096], probe[CONF_PATH_MAX], mpitype[CONF_MPI_MAX + 1];
     netmap_t *nm = NULL;
     double t0 = place_now ();
     struct stat st;
@@ -230,11 +296,13 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         errprintf (errp, "%s", in->netmap_dir_error ? in->netmap_dir_error : "no directory");
         return NULL;
     }
-    if (file_trusted (c->probe, in->uid, 0, &e) < 0) {
+    if (place_probe_pick (in, probe, sizeof (probe), mpitype, sizeof (mpitype), errp) < 0)
+        return NULL;
+    if (file_trusted (probe, in->uid, 0, &e) < 0) {
         if (errno == EPERM)
-            errprintf (errp, "probe=%s is not safe to run: %s", c->probe, e.text);
+            errprintf (errp, "the probe %s is not safe to run: %s", probe, e.text);
         else
-            errprintf (errp, "probe=%s", e.text);
+            errprintf (errp, "the probe %s", e.text);
         return NULL;
     }
     if ((fd = file_openat_own (dfd, lock, lock, O_RDWR | O_CREAT, 0600, in->uid, &e)) < 0) {
@@ -279,17 +347,17 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
     }
     made = 1;
     snprintf (tmppath, sizeof (tmppath), "%s/%s", in->netmap_dir, tmp);
-    SAY (in, "topomap: probing %d nodes", in->alloc->nnodes);
+    SAY (in, "topomap: probing %d nodes with %s over --mpi=%s", in->alloc->nnodes, probe, mpitype);
     /* An MPI job can die while it starts, for reasons of its own: a probe
      * that failed in the first half of probe_timeout runs once more, in
      * the time left.
      */
     double start = place_now (), deadline = start + c->probe_timeout;
     tm_error_t first;
-    int rc = place_probe (in, tmppath, logfd, logpath, deadline, &first);
+    int rc = place_probe (in, probe, mpitype, tmppath, logfd, logpath, deadline, &first);
     if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
         SAY (in, "topomap: %s; probing again", first.text);
-        rc = place_probe (in, tmppath, logfd, logpath, deadline, errp);
+        rc = place_probe (in, probe, mpitype, tmppath, logfd, logpath, deadline, errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
     if (rc < 0)

@@ -61,6 +61,8 @@ typedef struct {
     uid_t uid;                    /* the user's: every file of theirs is checked */
     const char *srun;             /* srun to run the probe step with */
     const char *mpi;              /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
+    const char *mpi_default;      /* Slurm's MpiDefault; NULL unknown */
+    const char *plugin_dir;       /* Slurm's PluginDir (':'-separated); NULL unknown */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
 } place_in_t;
@@ -99,6 +101,17 @@ int place_cache_open (const char *site, const char *own, uid_t uid, char *path, 
  * with errp naming the directory and the fault.
  */
 int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm_error_t *errp);
+
+/* The probe step's program and srun --mpi type, for the step in.  The
+ * type: plugstack mpi= when given; else the step's --mpi, else MpiDefault
+ * (neither "none"); else what the step's executable links: pmi2 for
+ * MPICH, pmix otherwise, the other of the two when Slurm's PluginDir has
+ * no plugin for it.  The program: the Open MPI probe (plugstack probe=)
+ * for pmix, the MPICH probe (probe_mpich=) for pmi2.  -1 with errp naming what is missing: a type no probe speaks, or
+ * a plugin PluginDir lacks.
+ */
+int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi,
+                      size_t mpilen, tm_error_t *errp);
 
 /* Decide; never fails: the outcome and its reason are in out. */
 void place_decide (const place_in_t *in, place_out_t *out);

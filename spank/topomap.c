@@ -141,7 +141,7 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
 {
     tm_error_t e;
 
-    conf_default (&tm.conf, TOPOMAP_PROBE, TOPOMAP_PKGLIBDIR);
+    conf_default (&tm.conf, TOPOMAP_PROBE, TOPOMAP_PROBE_MPICH, TOPOMAP_PKGLIBDIR);
     if (conf_parse (&tm.conf, ac, av, &e) < 0) {
         log_error ("topomap: %s: plugin disabled", e.text);
         tm.disabled = 1;
@@ -415,6 +415,7 @@ static int post_opt_local (void)
     place_out_t out;
     place_in_t in;
     tm_error_t e, exe_error, dir_error = { "" };
+    slurm_conf_t *ctl = NULL;
     ssize_t n;
     int rc = 0, dirfd = -1;
 
@@ -503,6 +504,10 @@ static int post_opt_local (void)
     }
     srun[n] = '\0';
     compat_srun_get ("mpi", mpi, sizeof (mpi));
+    /* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick):
+     * Slurm's public configuration call. */
+    if (slurm_load_ctl_conf ((time_t)0, &ctl) != SLURM_SUCCESS)
+        ctl = NULL;
 
     in = (place_in_t){
         .conf = &tm.conf,
@@ -521,6 +526,8 @@ static int post_opt_local (void)
         .uid = getuid (),
         .srun = srun,
         .mpi = mpi[0] ? mpi : NULL,
+        .mpi_default = ctl ? ctl->mpi_default : NULL,
+        .plugin_dir = ctl ? ctl->plugindir : NULL,
         .say = say,
     };
     place_decide (&in, &out);
@@ -578,6 +585,8 @@ static int post_opt_local (void)
     }
     }
 out:
+    if (ctl)
+        slurm_free_ctl_conf (ctl);
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);

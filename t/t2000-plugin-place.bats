@@ -71,6 +71,9 @@ setup() {
 
 @test "MPICH over --mpi=pmi2 sees which placed ranks share a node" {
 	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
+	# The Open MPI probe measures the network: MPICH's UCX takes the
+	# emulated nodes, one kernel, for one host and meets by shared memory.
+	plugstack mpi=pmix
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -185,7 +188,7 @@ setup() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "for i in 1 2; do srun -v --topo-map --topo-profile=$SHARE/halo16.json true 2>&1 | grep -E 'topomap: (probing|netmap)'; done"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == "srun: topomap: probing 8 nodes" ]]
+	[[ "${lines[0]}" == "srun: topomap: probing 8 nodes with $SHARE/topomap-probe over --mpi=pmix" ]]
 	[[ "${lines[1]}" == "srun: topomap: netmap "*"/job"*".json, measured "*" s ago" ]]
 }
 
@@ -272,4 +275,23 @@ setup() {
 	[ "$(grep -cxF "show rank=0 args=0 LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so:$long" "$SHARE/preload.0")" -eq 1 ]
 	[ "$(grep -cxF "show rank=1 args=0 LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so:$long" "$SHARE/preload.1")" -eq 1 ]
 	[[ "$output" == *"topomap: recorded the profile of $SHARE/hello for 2 tasks"* ]]
+}
+
+@test "a --mpi=pmi2 step is probed with the MPICH probe over pmi2, a pmix step with Open MPI's" {
+	[ -x "$SHARE/topomap-probe-mpich" ] || skip "MPICH not found by configure"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmi2 --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich &&
+		srun -v --mpi=pmix --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: probing 8 nodes with $SHARE/topomap-probe-mpich over --mpi=pmi2"* ]]
+	[[ "$output" == *"topomap: probe done in"* ]]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 32 ]
+	# The second step reuses the job's netmap: no probe of its own.
+	[ "$(grep -c 'topomap: probing' <<<"$output")" -eq 1 ]
+	plugstack probe_mpich=/nonexistent/topomap-probe-mpich probe_ttl=0
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun's own placement: no netmap: the probe /nonexistent/topomap-probe-mpich: No such file or directory"* ]]
 }

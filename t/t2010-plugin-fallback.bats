@@ -96,7 +96,7 @@ placed() {
 	plugstack probe=/nonexistent/topomap-probe
 	placed
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"topomap: srun's own placement: no netmap: probe=/nonexistent/topomap-probe: No such file or directory"* ]]
+	[[ "$output" == *"topomap: srun's own placement: no netmap: the probe /nonexistent/topomap-probe: No such file or directory"* ]]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 }
 

@@ -247,7 +247,7 @@ b_ran_once_warned() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
 	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
-	[[ "$output" == *"srun's own placement: no netmap: probe=$SHARE/open/topomap-probe is not safe to run: $SHARE/open: mode 0777: writable by others"* ]]
+	[[ "$output" == *"srun's own placement: no netmap: the probe $SHARE/open/topomap-probe is not safe to run: $SHARE/open: mode 0777: writable by others"* ]]
 	plugstack "cache=$SITE" "site_profiles=$SHARE/open"
 	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
 		"cd && srun --mpi=pmix --topo-map --topo-profile=nosuch $SHARE/hello"

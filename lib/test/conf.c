@@ -8,13 +8,16 @@
 #include "lib/conf.h"
 #include "lib/test/tap.h"
 
-#define PROBE    "/usr/bin/topomap-probe"
-#define RECORDER "/usr/lib/topomap"
+#define PROBE       "/usr/bin/topomap-probe"
+#define PROBE_MPICH "/usr/bin/topomap-probe-mpich"
+#define RECORDER    "/usr/lib/topomap"
 
 static int is_default (const conf_t *c)
 {
     return strcmp (c->cache, "") == 0 && strcmp (c->site_profiles, "") == 0 &&
-           strcmp (c->probe, PROBE) == 0 && strcmp (c->mpi, "pmix") == 0 && c->probe_ttl == 3600 &&
+           strcmp (c->probe, PROBE) == 0 &&
+           strcmp (c->probe_mpich, PROBE_MPICH) == 0 && strcmp (c->mpi, "") == 0 &&
+           c->probe_ttl == 3600 &&
            c->probe_timeout == 30 && c->min_gain == 0.05 && c->map == MAP_MODE_AUTO &&
            c->profile == PROFILE_MODE_AUTO && strcmp (c->recorder_dir, RECORDER) == 0 &&
            c->verbose == 0;
@@ -25,7 +28,7 @@ static int parse1 (conf_t *c, const char *arg, tm_error_t *e)
 {
     char *av[] = {(char *)arg};
 
-    conf_default (c, PROBE, RECORDER);
+    conf_default (c, PROBE, PROBE_MPICH, RECORDER);
     e->text[0] = '\0';
     return conf_parse (c, 1, av, e);
 }
@@ -34,13 +37,14 @@ static void test_defaults (void)
 {
     conf_t c;
 
-    conf_default (&c, PROBE, RECORDER);
+    conf_default (&c, PROBE, PROBE_MPICH, RECORDER);
     ok (is_default (&c), "defaults: cache and site_profiles unset, the caller's probe and "
-                         "recorder_dir, mpi pmix, probe_ttl 3600, probe_timeout 30, "
+                         "recorder_dir, both probes, mpi picked, probe_ttl 3600, probe_timeout 30, "
                          "min_gain 0.05, map auto, profile auto, verbose 0");
-    conf_default (&c, NULL, NULL);
-    ok (strcmp (c.probe, "") == 0 && strcmp (c.recorder_dir, "") == 0,
-        "no caller defaults leave probe and recorder_dir empty");
+    conf_default (&c, NULL, NULL, NULL);
+    ok (strcmp (c.probe, "") == 0 && strcmp (c.probe_mpich, "") == 0 &&
+            strcmp (c.recorder_dir, "") == 0,
+        "no caller defaults leave the probes and recorder_dir empty");
     ok (conf_parse (&c, 0, NULL, NULL) == 0, "no arguments are fine");
 }
 
@@ -50,6 +54,7 @@ static void test_arguments (void)
         "cache=/var/cache/topomap",
         "site_profiles=/etc/topomap/profiles",
         "probe=/opt/bin/topomap-probe",
+        "probe_mpich=/opt/bin/topomap-probe-mpich",
         "mpi=pmi2",
         "probe_ttl=0",
         "min_gain=0.25",
@@ -62,13 +67,15 @@ static void test_arguments (void)
     tm_error_t e;
     conf_t c;
 
-    conf_default (&c, PROBE, RECORDER);
+    conf_default (&c, PROBE, PROBE_MPICH, RECORDER);
     ok (conf_parse (&c, (int)(sizeof (av) / sizeof (av[0])), av, &e) == 0,
         "every argument at once is accepted");
     ok (strcmp (c.cache, "/var/cache/topomap") == 0, "cache= sets the netmap cache");
     ok (strcmp (c.site_profiles, "/etc/topomap/profiles") == 0,
         "site_profiles= sets the site profile directory");
-    ok (strcmp (c.probe, "/opt/bin/topomap-probe") == 0, "probe= sets the probe");
+    ok (strcmp (c.probe, "/opt/bin/topomap-probe") == 0, "probe= sets the probe over pmix");
+    ok (strcmp (c.probe_mpich, "/opt/bin/topomap-probe-mpich") == 0,
+        "probe_mpich= sets the probe over pmi2");
     ok (strcmp (c.mpi, "pmi2") == 0, "mpi= sets the probe's --mpi type");
     ok (c.probe_ttl == 0, "probe_ttl=0 is accepted");
     ok (c.min_gain == 0.25, "min_gain= sets the least gain");
@@ -207,7 +214,7 @@ static void test_whole_line (void)
     tm_error_t e;
     conf_t c;
 
-    conf_default (&c, PROBE, RECORDER);
+    conf_default (&c, PROBE, PROBE_MPICH, RECORDER);
     ok (conf_parse (&c, 3, dup, &e) == -1 &&
             strcmp (e.text, "plugstack.conf: cache=/b: cache= is given twice") == 0 &&
             is_default (&c),

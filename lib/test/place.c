@@ -146,6 +146,76 @@ static void test_cache (void)
     rmdir (sub);
 }
 
+static void test_probe_pick (void)
+{
+    char plugins[PATH_MAX], probe[CONF_PATH_MAX], mpi[CONF_MPI_MAX + 1], path[PATH_MAX];
+    conf_t c;
+    place_in_t in = {.conf = &c};
+    tm_error_t e = {""};
+
+    conf_default (&c, "/b/topomap-probe", "/b/topomap-probe-mpich", "/l");
+    in_dir (plugins, "plugins");
+    mkdir (plugins, 0755);
+    write_file (in_dir (path, "plugins/mpi_pmix.so"), "", 0, 0644);
+    write_file (in_dir (path, "plugins/mpi_pmi2.so"), "", 0, 0644);
+    in.plugin_dir = plugins;
+
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
+            !strcmp (mpi, "pmix") && !strcmp (probe, "/b/topomap-probe"),
+        "no --mpi, no MpiDefault, no MPI known: the Open MPI probe over pmix");
+    in.mpi_default = "none";
+    in.mpi = "pmi2";
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
+            !strcmp (mpi, "pmi2") && !strcmp (probe, "/b/topomap-probe-mpich"),
+        "the step's --mpi=pmi2: the MPICH probe over pmi2");
+    in.mpi = NULL;
+    in.mpi_default = "pmi2";
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
+            !strcmp (mpi, "pmi2") && !strcmp (probe, "/b/topomap-probe-mpich"),
+        "MpiDefault=pmi2 likewise");
+    in.mpi = "pmix";
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
+            !strcmp (mpi, "pmix") && !strcmp (probe, "/b/topomap-probe"),
+        "the step's --mpi before MpiDefault");
+    in.mpi = "cray_shasta";
+    write_file (in_dir (path, "plugins/mpi_cray_shasta.so"), "", 0, 0644);
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) < 0 &&
+            strstr (e.text, "no probe for --mpi=cray_shasta"),
+        "a type no probe speaks: %s", e.text);
+    in.mpi = "../../x";
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) < 0 &&
+            strstr (e.text, "not an --mpi type"),
+        "a type that is not one: %s", e.text);
+
+    /* A Slurm with pmi2 only (Debian's 26.05). */
+    unlink (in_dir (path, "plugins/mpi_pmix.so"));
+    in.mpi = "pmix";
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) < 0 &&
+            strstr (e.text, "Slurm has no mpi_pmix plugin") && strstr (e.text, plugins),
+        "--mpi=pmix where Slurm has no mpi_pmix: %s", e.text);
+    in.mpi = NULL;
+    in.mpi_default = "none";
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
+            !strcmp (mpi, "pmi2") && !strcmp (probe, "/b/topomap-probe-mpich"),
+        "nothing said and only pmi2 there: the MPICH probe over pmi2");
+
+    /* The plugstack's word is final. */
+    snprintf (c.mpi, sizeof (c.mpi), "pmix");
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) < 0 &&
+            strstr (e.text, "plugstack mpi="),
+        "plugstack mpi=pmix is kept, and named when Slurm lacks it: %s", e.text);
+    snprintf (c.mpi, sizeof (c.mpi), "pmi2");
+    snprintf (c.probe_mpich, sizeof (c.probe_mpich), "/site/probe");
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
+            !strcmp (mpi, "pmi2") && !strcmp (probe, "/site/probe"),
+        "plugstack probe_mpich= and mpi= are used as given");
+    c.mpi[0] = '\0';
+    c.probe_mpich[0] = '\0';
+    ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) < 0 &&
+            strstr (e.text, "built without MPICH"),
+        "no MPICH probe built: %s", e.text);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -154,6 +224,7 @@ int main (void)
         return done_testing ();
     chmod (dir, 0755);
     test_names ();
+    test_probe_pick ();
     test_cache ();
     remove_tree (dir);
     return done_testing ();

@@ -11,15 +11,18 @@ plugin_setup() {
 		"$TOPOMAP_BUILDDIR/t/mpi/miniapp" "$TOPOMAP_BUILDDIR/t/mpi/hello" || return 1
 	[ ! -x "$TOPOMAP_BUILDDIR/t/mpich/hello" ] ||
 		install -m 0755 "$TOPOMAP_BUILDDIR/t/mpich/hello" "$SHARE/hello.mpich" || return 1
+	[ ! -x "$TOPOMAP_BUILDDIR/probe/mpich/topomap-probe-mpich" ] ||
+		stage "$TOPOMAP_BUILDDIR/probe/mpich/topomap-probe-mpich" || return 1
 	install -m 0644 "$FIXTURES/halo2d-16.json" "$SHARE/halo16.json" || return 1
 	plugstack
 }
 
 # plugstack [ARGS...]: the plugin's line in plugstack.conf: the staged
-# probe and recorders, one pair measured at a time (the nodes share two
+# probes and recorders, one pair measured at a time (the nodes share two
 # cores), then ARGS, which replace those of the same name.
 plugstack() {
-	local args=("probe=$SHARE/topomap-probe" "recorder_dir=$SHARE" "probe_pairs=1") a out=()
+	local args=("probe=$SHARE/topomap-probe" "probe_mpich=$SHARE/topomap-probe-mpich"
+		"recorder_dir=$SHARE" "probe_pairs=1") a out=()
 	for a in "${args[@]}"; do
 		[[ " $* " == *" ${a%%=*}="* ]] || out+=("$a")
 	done
