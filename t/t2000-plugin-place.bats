@@ -71,8 +71,9 @@ setup() {
 
 @test "MPICH over --mpi=pmi2 sees which placed ranks share a node" {
 	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
-	# The Open MPI probe measures the network: MPICH's UCX takes the
-	# emulated nodes, one kernel, for one host and meets by shared memory.
+	# The Open MPI probe measures the network: on Debian 12 the emulated
+	# nodes share their IPC namespace and MPICH's UCX meets by shared
+	# memory (topomap-cluster(8)).
 	plugstack mpi=pmix
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
 	echo "$output"
