@@ -201,29 +201,31 @@ int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *
                       size_t mpilen, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
-    const char *type = NULL, *from = NULL, *path;
+    const char *type = NULL, *from = NULL, *path, *mpi_default = NULL, *plugin_dir = NULL;
     exeid_mpi_t family = EXEID_MPI_NONE;
 
+    if (in->slurm_mpi)
+        in->slurm_mpi (&mpi_default, &plugin_dir);
     if (c->mpi[0])
         type = c->mpi, from = "plugstack mpi=";
     else if (in->mpi && in->mpi[0] && strcmp (in->mpi, "none"))
         type = in->mpi, from = "the step's --mpi";
-    else if (in->mpi_default && in->mpi_default[0] && strcmp (in->mpi_default, "none"))
-        type = in->mpi_default, from = "MpiDefault";
+    else if (mpi_default && mpi_default[0] && strcmp (mpi_default, "none"))
+        type = mpi_default, from = "MpiDefault";
     else {
         if (in->exe)
             exeid_mpi (in->exe, &family, NULL);
         type = family == EXEID_MPI_MPICH ? "pmi2" : "pmix";
-        if (!place_mpi_installed (in->plugin_dir, type))
+        if (!place_mpi_installed (plugin_dir, type))
             type = !strcmp (type, "pmix") ? "pmi2" : "pmix";
         from = "the executable";
     }
     if (strspn (type, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
         strlen (type))
         return errprintf (errp, "%s is not an --mpi type", from);
-    if (!place_mpi_installed (in->plugin_dir, type))
+    if (!place_mpi_installed (plugin_dir, type))
         return errprintf (errp, "Slurm has no mpi_%s plugin in %s (--mpi=%s from %s)", type,
-                          in->plugin_dir, type, from);
+                          plugin_dir, type, from);
     if (!strcmp (type, "pmix"))
         path = c->probe;
     else if (!strcmp (type, "pmi2"))
@@ -296,15 +298,6 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         errprintf (errp, "%s", in->netmap_dir_error ? in->netmap_dir_error : "no directory");
         return NULL;
     }
-    if (place_probe_pick (in, probe, sizeof (probe), mpitype, sizeof (mpitype), errp) < 0)
-        return NULL;
-    if (file_trusted (probe, in->uid, 0, &e) < 0) {
-        if (errno == EPERM)
-            errprintf (errp, "the probe %s is not safe to run: %s", probe, e.text);
-        else
-            errprintf (errp, "the probe %s", e.text);
-        return NULL;
-    }
     if ((fd = file_openat_own (dfd, lock, lock, O_RDWR | O_CREAT, 0600, in->uid, &e)) < 0) {
         errprintf (errp, "%s/%s", in->netmap_dir, e.text);
         return NULL;
@@ -334,6 +327,15 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         }
     } else if (errno != ENOENT)
         SAY (in, "topomap: cached netmap %s/%s: ignored, probing again", in->netmap_dir, e.text);
+    if (place_probe_pick (in, probe, sizeof (probe), mpitype, sizeof (mpitype), errp) < 0)
+        goto out;
+    if (file_trusted (probe, in->uid, 0, &e) < 0) {
+        if (errno == EPERM)
+            errprintf (errp, "the probe %s is not safe to run: %s", probe, e.text);
+        else
+            errprintf (errp, "the probe %s", e.text);
+        goto out;
+    }
     if ((logfd = file_openat_own (dfd, log, log, O_WRONLY | O_CREAT | O_TRUNC, 0600, in->uid,
                                   &e)) < 0 ||
         fchmod (logfd, 0600) < 0) {

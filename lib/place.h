@@ -61,8 +61,10 @@ typedef struct {
     uid_t uid;                    /* the user's: every file of theirs is checked */
     const char *srun;             /* srun to run the probe step with */
     const char *mpi;              /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
-    const char *mpi_default;      /* Slurm's MpiDefault; NULL unknown */
-    const char *plugin_dir;       /* Slurm's PluginDir (':'-separated); NULL unknown */
+    void (*slurm_mpi) (const char **mpi_default, const char **plugin_dir);
+                                  /* Slurm's MpiDefault and PluginDir (':'-
+                                   * separated), asked only when a probe is
+                                   * to run; NULL, or either left NULL: unknown */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
 } place_in_t;

@@ -371,6 +371,21 @@ static void remove_plan (const char *plan)
     close (fd);
 }
 
+/* Slurm's configuration, asked for by slurm_mpi; freed by post_opt_local. */
+static slurm_conf_t *ctl;
+
+/* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick),
+ * through Slurm's public configuration call: an RPC to slurmctld, made
+ * only when a probe is to run.
+ */
+static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
+{
+    if (!ctl && slurm_load_ctl_conf ((time_t)0, &ctl) != SLURM_SUCCESS)
+        ctl = NULL;
+    *mpi_default = ctl ? ctl->mpi_default : NULL;
+    *plugin_dir = ctl ? ctl->plugindir : NULL;
+}
+
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
 static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
@@ -415,7 +430,6 @@ static int post_opt_local (void)
     place_out_t out;
     place_in_t in;
     tm_error_t e, exe_error, dir_error = { "" };
-    slurm_conf_t *ctl = NULL;
     ssize_t n;
     int rc = 0, dirfd = -1;
 
@@ -504,10 +518,6 @@ static int post_opt_local (void)
     }
     srun[n] = '\0';
     compat_srun_get ("mpi", mpi, sizeof (mpi));
-    /* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick):
-     * Slurm's public configuration call. */
-    if (slurm_load_ctl_conf ((time_t)0, &ctl) != SLURM_SUCCESS)
-        ctl = NULL;
 
     in = (place_in_t){
         .conf = &tm.conf,
@@ -526,8 +536,7 @@ static int post_opt_local (void)
         .uid = getuid (),
         .srun = srun,
         .mpi = mpi[0] ? mpi : NULL,
-        .mpi_default = ctl ? ctl->mpi_default : NULL,
-        .plugin_dir = ctl ? ctl->plugindir : NULL,
+        .slurm_mpi = slurm_mpi,
         .say = say,
     };
     place_decide (&in, &out);
@@ -585,8 +594,10 @@ static int post_opt_local (void)
     }
     }
 out:
-    if (ctl)
+    if (ctl) {
         slurm_free_ctl_conf (ctl);
+        ctl = NULL;
+    }
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);

@@ -146,11 +146,20 @@ static void test_cache (void)
     rmdir (sub);
 }
 
+/* Slurm's MpiDefault and PluginDir, as the test sets them. */
+static const char *slurm_default, *slurm_plugins;
+
+static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
+{
+    *mpi_default = slurm_default;
+    *plugin_dir = slurm_plugins;
+}
+
 static void test_probe_pick (void)
 {
     char plugins[PATH_MAX], probe[CONF_PATH_MAX], mpi[CONF_MPI_MAX + 1], path[PATH_MAX];
     conf_t c;
-    place_in_t in = {.conf = &c};
+    place_in_t in = {.conf = &c, .slurm_mpi = slurm_mpi};
     tm_error_t e = {""};
 
     conf_default (&c, "/b/topomap-probe", "/b/topomap-probe-mpich", "/l");
@@ -158,18 +167,18 @@ static void test_probe_pick (void)
     mkdir (plugins, 0755);
     write_file (in_dir (path, "plugins/mpi_pmix.so"), "", 0, 0644);
     write_file (in_dir (path, "plugins/mpi_pmi2.so"), "", 0, 0644);
-    in.plugin_dir = plugins;
+    slurm_plugins = plugins;
 
     ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
             !strcmp (mpi, "pmix") && !strcmp (probe, "/b/topomap-probe"),
         "no --mpi, no MpiDefault, no MPI known: the Open MPI probe over pmix");
-    in.mpi_default = "none";
+    slurm_default = "none";
     in.mpi = "pmi2";
     ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
             !strcmp (mpi, "pmi2") && !strcmp (probe, "/b/topomap-probe-mpich"),
         "the step's --mpi=pmi2: the MPICH probe over pmi2");
     in.mpi = NULL;
-    in.mpi_default = "pmi2";
+    slurm_default = "pmi2";
     ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
             !strcmp (mpi, "pmi2") && !strcmp (probe, "/b/topomap-probe-mpich"),
         "MpiDefault=pmi2 likewise");
@@ -194,7 +203,7 @@ static void test_probe_pick (void)
             strstr (e.text, "Slurm has no mpi_pmix plugin") && strstr (e.text, plugins),
         "--mpi=pmix where Slurm has no mpi_pmix: %s", e.text);
     in.mpi = NULL;
-    in.mpi_default = "none";
+    slurm_default = "none";
     ok (place_probe_pick (&in, probe, sizeof (probe), mpi, sizeof (mpi), &e) == 0 &&
             !strcmp (mpi, "pmi2") && !strcmp (probe, "/b/topomap-probe-mpich"),
         "nothing said and only pmi2 there: the MPICH probe over pmi2");
