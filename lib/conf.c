@@ -258,16 +258,21 @@ static int conf_set_recorder_dir (conf_t *c, const char *val, const char *arg, t
     return conf_path (c->recorder_dir, val, arg, errp);
 }
 
+int conf_mpi_valid (const char *s)
+{
+    size_t len = strlen (s);
+
+    return len > 0 && len <= CONF_MPI_MAX &&
+           strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == len;
+}
+
 static int conf_set_mpi (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
-    size_t len = strlen (val);
-
-    if (len > CONF_MPI_MAX || strspn (val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                           "0123456789_.-") != len)
+    if (!conf_mpi_valid (val))
         return conf_fail (errp, arg,
                           "expected an srun --mpi type: [A-Za-z0-9_.-], at most %d bytes",
                           CONF_MPI_MAX);
-    memcpy (c->mpi, val, len + 1);
+    memcpy (c->mpi, val, strlen (val) + 1);
     return 0;
 }
 

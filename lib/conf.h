@@ -81,6 +81,11 @@ typedef struct {
     int verbose; /* 0..3 */
 } conf_t;
 
+/* Whether s can be an srun --mpi type: [A-Za-z0-9_.-], 1..CONF_MPI_MAX
+ * bytes.
+ */
+int conf_mpi_valid (const char *s);
+
 /* The defaults above into c; probe_default, probe_mpich_default and
  * recorder_dir_default (may be NULL: "") come from the build
  * (TOPOMAP_BINDIR "/topomap-probe" ...).

@@ -89,17 +89,32 @@ static int file_create_unique (int dirfd, const char *prefix, const char *suffix
     return -1;
 }
 
+/* Close fd with errno kept, on a path that failed after opening it. */
+static void file_close_quietly (int fd)
+{
+    int saved = errno;
+
+    close (fd);
+    errno = saved;
+}
+
+/* Whether uid owns what st describes; -1 with EPERM and errp otherwise. */
+static int file_owned_by (const struct stat *st, uid_t uid, const char *what, tm_error_t *errp)
+{
+    if (st->st_uid == uid)
+        return 0;
+    errno = EPERM;
+    return errprintf (errp, "%s: owned by uid %lu, not %lu", what, (unsigned long)st->st_uid,
+                      (unsigned long)uid);
+}
+
 /* Write and sync data into fd, set its mode bits (the umask may have
  * taken some away); close it.  -1 with errno set, fd closed.
  */
 static int file_fill (int fd, const char *data, size_t len, int mode)
 {
-    int saved;
-
     if (fchmod (fd, (mode_t)mode) < 0 || file_write_all (fd, data, len) < 0 || fsync (fd) < 0) {
-        saved = errno;
-        close (fd);
-        errno = saved;
+        file_close_quietly (fd);
         return -1;
     }
     return close (fd);
@@ -213,12 +228,7 @@ int file_replace (const char *path, const char *data, size_t len, int mode, tm_e
     if ((dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return errprintf (errp, "%s: cannot create: %s", path, strerror (errno));
     rc = file_replaceat (dirfd, name, path, data, len, mode, errp);
-    {
-        int saved = errno;
-
-        close (dirfd);
-        errno = saved;
-    }
+    file_close_quietly (dirfd);
     return rc;
 }
 
@@ -226,7 +236,7 @@ int file_openat_own (int dirfd, const char *name, const char *what, int flags, i
                      tm_error_t *errp)
 {
     struct stat st;
-    int fd, saved;
+    int fd;
 
     fd = openat (dirfd, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
                  (mode_t)mode);
@@ -242,12 +252,8 @@ int file_openat_own (int dirfd, const char *name, const char *what, int flags, i
         errprintf (errp, "%s: not a regular file", what);
         goto fail;
     }
-    if (st.st_uid != uid) {
-        errno = EPERM;
-        errprintf (errp, "%s: owned by uid %lu, not %lu", what, (unsigned long)st.st_uid,
-                   (unsigned long)uid);
+    if (file_owned_by (&st, uid, what, errp) < 0)
         goto fail;
-    }
     /* A second name elsewhere: a file of the user's linked in, not one
      * made here. */
     if ((flags & O_ACCMODE) != O_RDONLY && st.st_nlink != 1) {
@@ -261,9 +267,7 @@ int file_openat_own (int dirfd, const char *name, const char *what, int flags, i
     }
     return fd;
 fail:
-    saved = errno;
-    close (fd);
-    errno = saved;
+    file_close_quietly (fd);
     return -1;
 }
 
@@ -300,12 +304,7 @@ int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_erro
     if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
         return errprintf (errp, "%s: %s", path, strerror (errno));
     rc = file_slurp_fd (fd, path, max, bufp, lenp, errp);
-    {
-        int saved = errno;
-
-        close (fd);
-        errno = saved;
-    }
+    file_close_quietly (fd);
     return rc;
 }
 
@@ -421,7 +420,7 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
                            tm_error_t *errp)
 {
     struct stat st;
-    int fd, saved;
+    int fd;
 
     if ((fd = openat (atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return errprintf (errp, "%s: %s", what,
@@ -431,12 +430,8 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
         errprintf (errp, "%s: %s", what, strerror (errno));
         goto fail;
     }
-    if (st.st_uid != uid) {
-        errno = EPERM;
-        errprintf (errp, "%s: owned by uid %lu, not %lu", what, (unsigned long)st.st_uid,
-                   (unsigned long)uid);
+    if (file_owned_by (&st, uid, what, errp) < 0)
         goto fail;
-    }
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         errno = EPERM;
         errprintf (errp, "%s: mode %04o: others may write it", what,
@@ -445,9 +440,7 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
     }
     return fd;
 fail:
-    saved = errno;
-    close (fd);
-    errno = saved;
+    file_close_quietly (fd);
     return -1;
 }
 

@@ -220,8 +220,7 @@ int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *
             type = !strcmp (type, "pmix") ? "pmi2" : "pmix";
         from = "the executable";
     }
-    if (strspn (type, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
-        strlen (type))
+    if (!conf_mpi_valid (type))
         return errprintf (errp, "%s is not an --mpi type", from);
     if (!place_mpi_installed (plugin_dir, type))
         return errprintf (errp, "Slurm has no mpi_%s plugin in %s (--mpi=%s from %s)", type,
