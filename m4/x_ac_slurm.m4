@@ -9,6 +9,9 @@
 #   HAVE_SLURM_HOSTLIST_PTR  hostlist_t is an opaque struct and the
 #                            hostlist functions take hostlist_t * (23.11+);
 #                            before, hostlist_t was itself a pointer.
+#   HAVE_SLURM_FREE_CONF     slurm_load_ctl_conf's result is freed with
+#                            slurm_free_conf (26.05+; Slurm commit
+#                            654434e944); before, slurm_free_ctl_conf.
 AC_DEFUN([X_AC_SLURM], [
   AC_ARG_WITH([slurm],
     [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix])],
@@ -35,6 +38,10 @@ AC_DEFUN([X_AC_SLURM], [
   AS_IF([test "x$x_ac_cv_slurm_hostlist_ptr" = xyes],
     [AC_DEFINE([HAVE_SLURM_HOSTLIST_PTR], [1],
        [Define to 1 if hostlist_t is opaque and the hostlist functions take hostlist_t * (Slurm 23.11+)])])
+  AC_CHECK_DECL([slurm_free_conf],
+    [AC_DEFINE([HAVE_SLURM_FREE_CONF], [1],
+       [Define to 1 if slurm_free_conf frees slurm_load_ctl_conf's result (Slurm 26.05+)])],
+    [], [[#include <slurm/slurm.h>]])
   CPPFLAGS=$x_ac_save_CPPFLAGS
   LDFLAGS=$x_ac_save_LDFLAGS
   AC_SUBST([SLURM_CPPFLAGS])

@@ -61,6 +61,17 @@ void compat_names_free (char **names, int n)
     free (names);
 }
 
+void compat_conf_free (slurm_conf_t *conf)
+{
+    if (!conf)
+        return;
+#if HAVE_SLURM_FREE_CONF
+    slurm_free_conf (conf); /* Slurm 26.05 and later */
+#else
+    slurm_free_ctl_conf (conf);
+#endif
+}
+
 /* srun's private interface, the same signatures from 22.05 to 26.05
  * (src/common/slurm_opt.c, src/common/xmalloc.h).
  */

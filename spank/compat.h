@@ -4,6 +4,7 @@
  *
  * Compile time (configure, m4/x_ac_slurm.m4):
  *   HAVE_SLURM_HOSTLIST_PTR   the hostlist functions take hostlist_t *.
+ *   HAVE_SLURM_FREE_CONF      slurm_free_conf, not slurm_free_ctl_conf.
  *
  * Run time, looked up in srun with dlsym (topomap.so(8) lists them and
  * what happens when one is missing):
@@ -23,6 +24,8 @@
 
 #include <stddef.h>
 
+#include <slurm/slurm.h>
+
 #include "lib/error.h"
 
 /* The host names of a Slurm host list ("n[1-4],m2"), expanded by libslurm,
@@ -31,6 +34,9 @@
  */
 char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp);
 void compat_names_free (char **names, int n);
+
+/* Free what slurm_load_ctl_conf returned (NULL: nothing). */
+void compat_conf_free (slurm_conf_t *conf);
 
 /* Look srun's private interface up; -1, naming the first symbol missing,
  * outside srun or when a Slurm release has dropped one.

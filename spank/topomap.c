@@ -594,10 +594,8 @@ static int post_opt_local (void)
     }
     }
 out:
-    if (ctl) {
-        slurm_free_ctl_conf (ctl);
-        ctl = NULL;
-    }
+    compat_conf_free (ctl);
+    ctl = NULL;
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);
