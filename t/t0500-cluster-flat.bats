@@ -30,9 +30,9 @@ setup() {
 	[[ "$output" == *"n1 idle 4"* ]]
 }
 
-@test "an MPI program runs across all nodes with srun --mpi=pmix" {
-	stage "$TOPOMAP_BUILDDIR/t/mpi/hello"
-	run srun --mpi=pmix -N4 -n4 "$SHARE/hello"
+@test "an MPI program runs across all nodes under srun" {
+	stage_mpi hello
+	run srun --mpi=$MPI_TYPE -N4 -n4 "$SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	quiet "$(grep -v '^rank=' <<<"$output")"

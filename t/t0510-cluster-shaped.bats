@@ -8,7 +8,7 @@ load lib/cluster
 setup_file() {
 	need_cluster
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
-	stage "$TOPOMAP_BUILDDIR/t/mpi/hello" "$TOPOMAP_BUILDDIR/t/mpi/pingpong"
+	stage_mpi hello pingpong
 }
 
 teardown_file() {
@@ -21,7 +21,7 @@ setup() {
 
 # pingpong_field NODES BYTES FIELD: the FIELD of a 2-rank pingpong on NODES.
 pingpong_field() {
-	srun --mpi=pmix -w "$1" -N2 -n2 "$SHARE/pingpong" -s "$2" -n "$4" |
+	srun --mpi=$MPI_TYPE -w "$1" -N2 -n2 "$SHARE/pingpong" -s "$2" -n "$4" |
 		sed -n "s/.* $3=\([0-9.]*\).*/\1/p"
 }
 
@@ -37,7 +37,7 @@ pingpong_field() {
 }
 
 @test "an MPI program across all eight nodes reports every hostname once" {
-	run srun --mpi=pmix -N8 -n8 "$SHARE/hello"
+	run srun --mpi=$MPI_TYPE -N8 -n8 "$SHARE/hello"
 	[ "$status" -eq 0 ]
 	[ "$(sed -n 's/.* host=\(n[0-9]*\) sum=28 local=1 first=[0-9]*$/\1/p' <<<"$output" | sort -V | tr '\n' ' ')" = "n1 n2 n3 n4 n5 n6 n7 n8 " ]
 }

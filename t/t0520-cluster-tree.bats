@@ -7,7 +7,7 @@ load lib/cluster
 setup_file() {
 	need_cluster
 	cluster_up --topology "$TOPOLOGIES/3level-12.topo"
-	stage "$TOPOMAP_BUILDDIR/t/mpi/pingpong"
+	stage_mpi pingpong
 }
 
 teardown_file() {
@@ -19,7 +19,7 @@ setup() {
 }
 
 bw() {
-	srun --mpi=pmix -w "$1" -N2 -n2 "$SHARE/pingpong" -s 262144 -n 10 |
+	srun --mpi=$MPI_TYPE -w "$1" -N2 -n2 "$SHARE/pingpong" -s 262144 -n 10 |
 		sed -n 's/.* bw_MBps=\([0-9.]*\).*/\1/p'
 }
 
@@ -44,8 +44,8 @@ bw() {
 }
 
 @test "a 12-rank MPI job spans every leaf of the tree" {
-	stage "$TOPOMAP_BUILDDIR/t/mpi/hello"
-	run srun --mpi=pmix -N12 -n12 "$SHARE/hello"
+	stage_mpi hello
+	run srun --mpi=$MPI_TYPE -N12 -n12 "$SHARE/hello"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'size=12 host=n[0-9]* sum=66 local=1 first=[0-9]*$' <<<"$output")" -eq 12 ]
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# The PMPI recorder in Open MPI programs under srun --mpi=pmix, on 4 nodes
-# with 2 ranks each: what it records equals what each program sends.
+# The PMPI recorder in programs of MPI_FAMILY (lib/cluster: Open MPI under
+# srun --mpi=$MPI_TYPE, or MPICH under --mpi=pmi2 where Slurm has no PMIx), on 4
+# nodes with 2 ranks each: what it records equals what each program sends.
 
 load lib/cluster
 load lib/recorder
@@ -22,7 +23,7 @@ setup() {
 
 # check PROGRAM: record it on 8 ranks and compare both matrices.
 check() {
-	run record openmpi 4 8 "$W.json" "$SHARE/$1" "$W.expect"
+	run record $MPI_FAMILY 4 8 "$W.json" "$SHARE/$1" "$W.expect"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	quiet
@@ -53,20 +54,20 @@ check() {
 }
 
 @test "the profile names the program, its MPI, the task count and the job" {
-	record openmpi 2 4 "$W.json" "$SHARE/ring"
+	record $MPI_FAMILY 2 4 "$W.json" "$SHARE/ring"
 	run "$SHARE/topomap" profile show "$W.json"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ntasks        4"* ]]
 	[[ "$output" == *"$SHARE/ring"* ]]
-	[[ "$output" == *"Open MPI"* ]]
+	[[ "$output" == *"$MPI_NAME"* ]]
 	[[ "$output" == *"build-id:"* ]]
 	[ "$(stat -c %a "$W.json")" = 600 ]
 }
 
 @test "without TOPOMAP_RECORD the recorder records nothing" {
-	run env LD_PRELOAD="$SHARE/topomap-recorder-openmpi.so" \
-		srun --overlap --mpi=pmix -N2 -n4 "$SHARE/ring" "$W.expect"
+	run env LD_PRELOAD="$SHARE/topomap-recorder-$MPI_FAMILY.so" \
+		srun --overlap --mpi=$MPI_TYPE -N2 -n4 "$SHARE/ring" "$W.expect"
 	[ "$status" -eq 0 ]
 	quiet
 	[ -e "$W.expect.bytes.csv" ]
@@ -74,7 +75,7 @@ check() {
 }
 
 @test "a job that dies before MPI_Finalize writes nothing" {
-	record openmpi 2 4 "$W.json" "$SHARE/msgrate" 100000000 3>&- &
+	record $MPI_FAMILY 2 4 "$W.json" "$SHARE/msgrate" 100000000 3>&- &
 	local pid=$! status=0
 	sleep 3
 	kill -0 "$pid"
@@ -87,9 +88,9 @@ check() {
 @test "two recordings racing on one file leave one valid profile" {
 	# Wait for the two jobs by pid: a bare wait would also wait for the
 	# sleep that bats runs to time the test out.
-	record openmpi 2 4 "$W.json" "$SHARE/ring" 3>&- &
+	record $MPI_FAMILY 2 4 "$W.json" "$SHARE/ring" 3>&- &
 	local a=$! b ra=0 rb=0
-	record openmpi 2 4 "$W.json" "$SHARE/halo2d" 3>&- &
+	record $MPI_FAMILY 2 4 "$W.json" "$SHARE/halo2d" 3>&- &
 	b=$!
 	wait "$a" || ra=$?
 	wait "$b" || rb=$?
@@ -100,16 +101,16 @@ check() {
 }
 
 @test "an unwritable destination costs the job nothing but a warning" {
-	run record openmpi 2 4 /nonexistent/dir/p.json "$SHARE/ring"
+	run record $MPI_FAMILY 2 4 /nonexistent/dir/p.json "$SHARE/ring"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap-recorder: rank 0: /nonexistent/dir/p.json: cannot create"* ]]
 }
 
-@test "topomap recorder picks the Open MPI recorder for an Open MPI program" {
+@test "topomap recorder picks the recorder of the program's MPI" {
 	run "$SHARE/topomap" recorder --libdir "$SHARE" "$SHARE/ring"
 	[ "$status" -eq 0 ]
-	[ "$output" = "$SHARE/topomap-recorder-openmpi.so" ]
+	[ "$output" = "$SHARE/topomap-recorder-$MPI_FAMILY.so" ]
 	run "$SHARE/topomap" recorder --libdir "$SHARE" /bin/true
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"/bin/true: links no MPI library"* ]]

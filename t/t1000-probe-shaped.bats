@@ -85,7 +85,7 @@ row_of() {
 }
 
 @test "two ranks on a node give its intra-node figures" {
-	run srun --overlap --mpi=pmix -N2 -n4 --ntasks-per-node=2 "$SHARE/topomap-probe" -j 1 -o "$SHARE/intra.json"
+	run srun --overlap --mpi=$MPI_TYPE -N2 -n4 --ntasks-per-node=2 "$SHARE/$MPI_PROBE" -j 1 -o "$SHARE/intra.json"
 	[ "$status" -eq 0 ]
 	run "$SHARE/topomap" netmap show "$SHARE/intra.json"
 	echo "$output"

@@ -76,14 +76,14 @@ exited() {
 	# The step may wait for the resources of the one before (Slurm 24.11
 	# frees them later): up to 30 s for n3's probe to start.
 	for _ in $(seq 300); do
-		ip netns pids tm-n3 | xargs -r ps -o comm= -p | grep -q topomap-probe && break
+		ip netns pids tm-n3 | xargs -r ps -o comm= -p | grep -qx "${MPI_PROBE:0:15}" && break
 		sleep 0.1
 	done
 	# Soon after it starts: on an idle machine the unshaped run takes
 	# little more than a second.
 	sleep 0.5
 	local victim
-	victim=$(ip netns pids tm-n3 | xargs -r ps -o pid=,comm= -p | awk '$2 == "topomap-probe" {print $1}')
+	victim=$(ip netns pids tm-n3 | xargs -r ps -o pid=,comm= -p | awk -v comm="${MPI_PROBE:0:15}" '$2 == comm {print $1}')
 	start=$SECONDS
 	[ -n "$victim" ] && kill -9 $victim
 	wait "$job" && rc=0 || rc=$?

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # topomap-probe under valgrind, on the emulated cluster: no memory error
 # and no leak of its own on any rank, on a run that measures and writes a
-# netmap and on a run that fails on bad input.  Errors inside Open MPI
-# are suppressed (Open MPI's own file and t/valgrind-openmpi.supp, which
-# says what that leaves unchecked).
+# netmap and on a run that fails on bad input.  The probe is MPI_FAMILY's
+# (lib/mpi.sh).  Errors inside Open MPI are suppressed (Open MPI's own file
+# and t/valgrind-openmpi.supp), or inside MPICH's MPI_Init
+# (t/valgrind-mpich.supp); each file says what that leaves unchecked.
 
 load lib/cluster
 load lib/probe
@@ -14,7 +15,7 @@ setup_file() {
 	cluster_up --nodes 3
 	stage "$PROBE" "$TOPOMAP"
 	# The nodes do not see /tmp, where a clone may be.
-	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-openmpi.supp" "$SHARE/" || return 1
+	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-$MPI_FAMILY.supp" "$SHARE/" || return 1
 }
 
 teardown_file() {
@@ -28,14 +29,14 @@ setup() {
 # vg_probe NODES [ARGS...]: the probe under valgrind, a log per rank in
 # $SHARE/vg.<pid>.log; exit status 99 on any reported error.
 vg_probe() {
-	local n=$1
+	local n=$1 supp=()
 	shift
+	[ "$MPI_FAMILY" = mpich ] || supp=(--suppressions=/usr/share/openmpi/openmpi-valgrind.supp)
 	rm -f "$SHARE"/vg.*.log
-	srun --overlap --mpi=pmix -N"$n" -n"$n" --ntasks-per-node=1 \
+	srun --overlap --mpi=$MPI_TYPE -N"$n" -n"$n" --ntasks-per-node=1 \
 		valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,possible \
-		--suppressions=/usr/share/openmpi/openmpi-valgrind.supp \
-		--suppressions="$SHARE/valgrind-openmpi.supp" \
-		--log-file="$SHARE/vg.%p.log" "$SHARE/topomap-probe" -j 1 "$@"
+		"${supp[@]}" --suppressions="$SHARE/valgrind-$MPI_FAMILY.supp" \
+		--log-file="$SHARE/vg.%p.log" "$SHARE/$MPI_PROBE" -j 1 "$@"
 }
 
 @test "a 3-node probe is valgrind clean on every rank" {

@@ -23,7 +23,7 @@ setup() {
 }
 
 @test "the first run records a profile, the second places the ranks by it" {
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map $SHARE/miniapp && srun --mpi=pmix --topo-map $SHARE/miniapp"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# The plugin's lines.
@@ -42,10 +42,10 @@ setup() {
 	# under the executable srun runs (srun's own option table, compat.c).
 	run in_alloc -N2 --ntasks-per-node=1 -- "
 		cd $SHARE &&
-		srun --mpi=pmix --topo-map --topo-profile record -n 2 -J ./hello ./hello >/dev/null &&
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile record -n 2 -J ./hello ./hello >/dev/null &&
 		cd / &&
-		srun --chdir $SHARE --mpi pmix --topo-map --topo-profile=record --ntasks 2 -- ./hello >/dev/null &&
-		PATH=$SHARE:\$PATH srun -l --mpi=pmix --topo-map=auto --topo-profile=record -n2 hello >/dev/null"
+		srun --chdir $SHARE --mpi $MPI_TYPE --topo-map --topo-profile=record --ntasks 2 -- ./hello >/dev/null &&
+		PATH=$SHARE:\$PATH srun -l --mpi=$MPI_TYPE --topo-map=auto --topo-profile=record -n2 hello >/dev/null"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c "^srun: topomap: recorded the profile of $SHARE/hello for 2 tasks: " <<<"$output")" -eq 3 ]
@@ -54,7 +54,7 @@ setup() {
 
 @test "every rank runs where the plan puts it, each node keeping srun's count" {
 	run in_alloc -N8 --ntasks-per-node=2 -- "
-		srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER &&
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER &&
 		$SHARE/topomap plan --profile $SHARE/halo16.json --netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
 			--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2 -o $SHARE/plan.$BATS_TEST_NUMBER"
 	echo "$output"
@@ -71,10 +71,11 @@ setup() {
 
 @test "MPICH over --mpi=pmi2 sees which placed ranks share a node" {
 	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
-	# The Open MPI probe measures the network: on Debian 12 the emulated
-	# nodes share their IPC namespace and MPICH's UCX meets by shared
-	# memory (topomap-cluster(8)).
-	plugstack mpi=pmix
+	# Where the emulated nodes share their IPC namespace (MPICH before
+	# 4.2: Debian 12), MPICH's UCX meets by shared memory across nodes and
+	# the MPICH probe would measure that: the Open MPI probe measures the
+	# network (topomap-cluster(8)).
+	if nodes_share_ipc; then plugstack mpi=pmix; fi
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -138,8 +139,8 @@ setup() {
 	# without ALL all the same: Open MPI 5's MPI_Init fails without it
 	# (open-mpi/ompi#10732).
 	run in_alloc -N8 --ntasks-per-node=2 -- "export LEFT=behind
-		srun --export=HOME --mpi=pmix --topo-map $SHARE/miniapp >/dev/null &&
-		srun --export=HOME --mpi=pmix --topo-map $SHARE/miniapp >/dev/null &&
+		srun --export=HOME --mpi=$MPI_TYPE --topo-map $SHARE/miniapp >/dev/null &&
+		srun --export=HOME --mpi=$MPI_TYPE --topo-map $SHARE/miniapp >/dev/null &&
 		srun --export=NONE --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \${LEFT:-unset}' | sort -u &&
 		srun --export='\"LEFT=x,ALL\"' --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \$LEFT' | sort -u &&
 		TOPOMAP_MODE=inherited srun --export=NONE /bin/bash -c 'echo \${TOPOMAP_MODE:-unset}' | sort -u &&
@@ -164,7 +165,7 @@ setup() {
 	for mode in latency:latency bandwidth:bandwidth strict:combined; do
 		metric=${mode#*:} mode=${mode%:*}
 		run in_alloc -N8 --ntasks-per-node=2 -- "
-			srun --mpi=pmix --topo-map=$mode --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER.$mode &&
+			srun --mpi=$MPI_TYPE --topo-map=$mode --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER.$mode &&
 			$SHARE/topomap plan --metric $metric --profile $SHARE/halo16.json \
 				--netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
 				--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2 -o $SHARE/plan.$BATS_TEST_NUMBER.$mode"
@@ -189,7 +190,7 @@ setup() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "for i in 1 2; do srun -v --topo-map --topo-profile=$SHARE/halo16.json true 2>&1 | grep -E 'topomap: (probing|netmap)'; done"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" == "srun: topomap: probing 8 nodes with $SHARE/topomap-probe over --mpi=pmix" ]]
+	[[ "${lines[0]}" == "srun: topomap: probing 8 nodes with $SHARE/$MPI_PROBE over --mpi=$MPI_TYPE" ]]
 	[[ "${lines[1]}" == "srun: topomap: netmap "*"/job"*".json, measured "*" s ago" ]]
 }
 
@@ -214,7 +215,7 @@ setup() {
 }
 
 @test "--topo-map=dry-run plans and reports, and srun places as always" {
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "srun: topomap: dry run: the topomap plan would gain "*"% over srun's layout, "*"% at the busiest link (would be applied)" ]]
@@ -223,12 +224,12 @@ setup() {
 
 @test "sbatch --topo-profile=record holds for the job's sruns, a later job places" {
 	run sbatch -Q --wait -N8 --ntasks-per-node=2 --topo-profile=record -o "$SHARE/job.$BATS_TEST_NUMBER" \
-		--export=ALL --wrap "srun --mpi=pmix --topo-map $SHARE/miniapp"
+		--export=ALL --wrap "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
 	cat "$SHARE/job.$BATS_TEST_NUMBER"
 	[ "$status" -eq 0 ]
 	grep -q "topomap: --topo-profile=record: recording one" "$SHARE/job.$BATS_TEST_NUMBER"
 	grep -q "topomap: recorded the profile of $SHARE/miniapp for 16 tasks" "$SHARE/job.$BATS_TEST_NUMBER"
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map $SHARE/miniapp"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
 	echo "$output"
 	[[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
 }
@@ -239,10 +240,10 @@ setup() {
 	install -m 0644 "$SHARE/halo16.json" "$SHARE/site.$BATS_TEST_NUMBER/sitehalo.json"
 	plugstack "site_profiles=$SHARE/site.$BATS_TEST_NUMBER"
 	run in_alloc -N8 --ntasks-per-node=2 -- "
-		srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/bypath.$BATS_TEST_NUMBER &&
-		srun --mpi=pmix --topo-map --topo-profile=halo $SHARE/hello > $SHARE/byname.$BATS_TEST_NUMBER &&
-		srun --mpi=pmix --topo-map --topo-profile=sitehalo $SHARE/hello > $SHARE/bysite.$BATS_TEST_NUMBER &&
-		srun --mpi=pmix --topo-map --topo-profile=nosuch $SHARE/hello > $SHARE/nosuch.$BATS_TEST_NUMBER"
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/bypath.$BATS_TEST_NUMBER &&
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile=halo $SHARE/hello > $SHARE/byname.$BATS_TEST_NUMBER &&
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile=sitehalo $SHARE/hello > $SHARE/bysite.$BATS_TEST_NUMBER &&
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile=nosuch $SHARE/hello > $SHARE/nosuch.$BATS_TEST_NUMBER"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep "placed 16 ranks on 8 nodes" <<<"$output" | sort -u | wc -l)" -ge 2 ]
@@ -256,7 +257,7 @@ setup() {
 }
 
 @test "a placed step of 2000 arguments gets every one of them" {
-	run in_alloc -N8 --ntasks-per-node=2 -- "HELLO_SHOW=X srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello \$(seq 2000)"
+	run in_alloc -N8 --ntasks-per-node=2 -- "HELLO_SHOW=X srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello \$(seq 2000)"
 	echo "$output" | grep -v '^show' | head -20
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: placed 16 ranks"* ]]
@@ -270,18 +271,18 @@ setup() {
 	long=${long%:}
 	[ "${#long}" -gt 8192 ]
 	# Each task's output to a file of its own: srun splits long lines.
-	run in_alloc -N2 --ntasks-per-node=1 -- "LD_PRELOAD=$long HELLO_SHOW=LD_PRELOAD srun --output=$SHARE/preload.%t --mpi=pmix --topo-map --topo-profile=record $SHARE/hello"
+	run in_alloc -N2 --ntasks-per-node=1 -- "LD_PRELOAD=$long HELLO_SHOW=LD_PRELOAD srun --output=$SHARE/preload.%t --mpi=$MPI_TYPE --topo-map --topo-profile=record $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -cxF "show rank=0 args=0 LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so:$long" "$SHARE/preload.0")" -eq 1 ]
-	[ "$(grep -cxF "show rank=1 args=0 LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so:$long" "$SHARE/preload.1")" -eq 1 ]
+	[ "$(grep -cxF "show rank=0 args=0 LD_PRELOAD=$SHARE/topomap-recorder-$MPI_FAMILY.so:$long" "$SHARE/preload.0")" -eq 1 ]
+	[ "$(grep -cxF "show rank=1 args=0 LD_PRELOAD=$SHARE/topomap-recorder-$MPI_FAMILY.so:$long" "$SHARE/preload.1")" -eq 1 ]
 	[[ "$output" == *"topomap: recorded the profile of $SHARE/hello for 2 tasks"* ]]
 }
 
-@test "a --mpi=pmi2 step is probed with the MPICH probe over pmi2, a pmix step with Open MPI's" {
+@test "a --mpi=pmi2 step is probed with the MPICH probe over pmi2, and the job's next step reuses that netmap" {
 	[ -x "$SHARE/topomap-probe-mpich" ] || skip "MPICH not found by configure"
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmi2 --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich &&
-		srun -v --mpi=pmix --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
+		srun -v --mpi=$MPI_TYPE --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output" | grep topomap
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: probing 8 nodes with $SHARE/topomap-probe-mpich over --mpi=pmi2"* ]]

@@ -46,12 +46,12 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 # placed ARGS...: srun --topo-map with the halo profile running hello on
 # 8 nodes x 2, in a new allocation; output in $output, status in $status.
 placed() {
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $* $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $* $SHARE/hello"
 	echo "$output"
 }
 
 @test "outside an allocation: srun's layout, said only with -v" {
-	run srun --mpi=pmix -N2 -n2 --topo-map --topo-profile="$SHARE/halo16.json" "$SHARE/hello"
+	run srun --mpi=$MPI_TYPE -N2 -n2 --topo-map --topo-profile="$SHARE/halo16.json" "$SHARE/hello"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"topomap"* ]]
 	run srun -v -N2 -n2 --topo-map true
@@ -71,7 +71,7 @@ placed() {
 	# Three nodes: Slurm's PMIx ring fence hangs in about half the steps
 	# on two nodes other than the allocation's first (topomap-cluster(8)).
 	printf 'n8\nn7\nn6\n' >"$SHARE/user-hosts"
-	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/user-hosts srun -n3 --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/user-hosts srun -n3 --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(hosts_of <<<"$output")" = $'0 n8\n1 n7\n2 n6' ]
@@ -102,7 +102,7 @@ placed() {
 
 @test "a probe that fails once is run again and the plan applied" {
 	plugstack probe="$SHARE/flaky-probe"
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello 2>&1"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello 2>&1"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: the probe failed (exit "*"), see "*"; probing again"* ]]
@@ -116,7 +116,7 @@ placed() {
 	# salloc's --topo-profile reaches every srun of the job through the
 	# environment; the probe step must not get it, nor srun's --topo-map.
 	run salloc -Q -N8 --ntasks-per-node=2 --topo-profile="$SHARE/halo16.json" \
-		bash -c "env | grep -c _SLURM_SPANK_OPTION_topomap_topo_profile; srun --mpi=pmix --topo-map $SHARE/hello"
+		bash -c "env | grep -c _SLURM_SPANK_OPTION_topomap_topo_profile; srun --mpi=$MPI_TYPE --topo-map $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" -ge 1 ]
@@ -136,11 +136,11 @@ placed() {
 }
 
 @test "a corrupt profile is named, and strict mode fails the step instead" {
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/corrupt.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/corrupt.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"srun's own placement: $SHARE/corrupt.json"* ]]
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=strict --topo-profile=$SHARE/corrupt.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map=strict --topo-profile=$SHARE/corrupt.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"(--topo-map=strict)"* ]]
@@ -149,7 +149,7 @@ placed() {
 
 @test "a mapper error: srun's layout and one line naming it" {
 	# A valid profile with no point-to-point traffic: nothing to place by.
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/silent16.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/silent16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep topomap <<<"$output" | sort -u | wc -l)" -eq 1 ]
@@ -166,7 +166,7 @@ placed() {
 }
 
 @test "a profile for another task count is not applied" {
-	run in_alloc -N8 --ntasks-per-node=1 -- "srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=1 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"the profile was recorded for 16 tasks, this step has 8"* ]]
@@ -174,7 +174,7 @@ placed() {
 
 @test "an unwritable cache: no recording, the job runs" {
 	export XDG_CACHE_HOME=/proc/topomap-nowhere
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"cannot record one"* ]]
@@ -183,11 +183,11 @@ placed() {
 
 @test "--topo-map=off and a bad mode leave srun alone" {
 	placed
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=off --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map=off --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"topomap"* ]]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmix --topo-map=fast $SHARE/hello"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map=fast $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: srun's own placement: "*"fast"* ]]

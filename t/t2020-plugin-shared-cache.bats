@@ -57,7 +57,7 @@ next_jobs() {
 # allocation; output in $output, status in $status.
 b_step() {
 	run runuser -u $UB -- salloc -Q -N8 --ntasks-per-node=2 bash -c \
-		"cd && srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json $* $SHARE/hello"
+		"cd && srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $* $SHARE/hello"
 	echo "$output"
 }
 
@@ -241,23 +241,23 @@ b_ran_once_warned() {
 
 @test "a probe, recorder or site profile path others may write is refused, named" {
 	install -d -m 0777 "$SHARE/open"
-	install -m 0755 "$SHARE/topomap-probe" "$SHARE/open/topomap-probe"
-	plugstack "cache=$SITE" "probe=$SHARE/open/topomap-probe"
+	install -m 0755 "$SHARE/$MPI_PROBE" "$SHARE/open/$MPI_PROBE"
+	plugstack "cache=$SITE" "probe=$SHARE/open/$MPI_PROBE" "probe_mpich=$SHARE/open/$MPI_PROBE"
 	b_step
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
 	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
-	[[ "$output" == *"srun's own placement: no netmap: the probe $SHARE/open/topomap-probe is not safe to run: $SHARE/open: mode 0777: writable by others"* ]]
+	[[ "$output" == *"srun's own placement: no netmap: the probe $SHARE/open/$MPI_PROBE is not safe to run: $SHARE/open: mode 0777: writable by others"* ]]
 	plugstack "cache=$SITE" "site_profiles=$SHARE/open"
 	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
-		"cd && srun --mpi=pmix --topo-map --topo-profile=nosuch $SHARE/hello"
+		"cd && srun --mpi=$MPI_TYPE --topo-map --topo-profile=nosuch $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"site_profiles=$SHARE/open is not safe to read: $SHARE/open: mode 0777"* ]]
 	plugstack "cache=$SITE" "recorder_dir=$SHARE/open"
 	cp "$SHARE"/topomap-recorder-*.so "$SHARE/open/"
 	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
-		"cd && srun --mpi=pmix --topo-map --topo-profile=record $SHARE/hello"
+		"cd && srun --mpi=$MPI_TYPE --topo-map --topo-profile=record $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^rank=' <<<"$output")" -eq 2 ]

@@ -21,6 +21,8 @@ SHARE=$TOPOMAP_CLUSTER_DIR/share
 # Open MPI rank that waits must yield its core, as Open MPI does by itself
 # when mpirun knows a node is oversubscribed.  srun passes it to the ranks.
 export OMPI_MCA_mpi_yield_when_idle=1
+# MPI_FAMILY, MPI_TYPE, MPI_PROBE ...: the MPI the scenarios run over.
+cluster=$CLUSTER builddir=$TOPOMAP_BUILDDIR . "$TOPOMAP_SRCDIR/t/lib/mpi.sh"
 # quiet [TEXT]: TEXT ($output by default) is empty.
 quiet() {
 	local text=${1-$output}
@@ -62,6 +64,16 @@ stage() {
 	local f
 	for f in "$@"; do
 		install -m 0755 "$f" "$SHARE/" || return 1
+	done
+}
+
+# stage_mpi PROGRAM...: the test programs (t/mpi) built for MPI_FAMILY,
+# under their own names.
+stage_mpi() {
+	local p
+	for p in "$@"; do
+		[ -x "$MPI_BUILT/$p" ] || { echo "$MPI_BUILT/$p: not built (is $MPI_FAMILY installed?)" >&2; return 1; }
+		stage "$MPI_BUILT/$p" || return 1
 	done
 }
 

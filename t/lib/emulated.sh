@@ -8,6 +8,8 @@ export SLURM_CONF=$TOPOMAP_CLUSTER_DIR/etc/slurm.conf
 # The nodes share this machine's cores: a waiting Open MPI rank yields.
 export OMPI_MCA_mpi_yield_when_idle=1
 share=$TOPOMAP_CLUSTER_DIR/share
+# MPI_FAMILY, MPI_TYPE, MPI_PROBE ...: the MPI to run over.
+. "$srcdir/t/lib/mpi.sh"
 # srun starts tasks in its working directory; the nodes do not see /tmp.
 cd /
 

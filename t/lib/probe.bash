@@ -1,6 +1,7 @@
 # probe.bash: helpers for the probe suites (load after lib/cluster).
 
-PROBE=$TOPOMAP_BUILDDIR/probe/topomap-probe
+# The probe of MPI_FAMILY (lib/mpi.sh), staged as $SHARE/$MPI_PROBE.
+PROBE=$MPI_PROBE_BUILT
 TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
 # Open MPI's own allocations are not ours to account for.
 export LSAN_OPTIONS=suppressions=$TOPOMAP_SRCDIR/t/lsan.supp:print_suppressions=0
@@ -12,7 +13,7 @@ export LSAN_OPTIONS=suppressions=$TOPOMAP_SRCDIR/t/lsan.supp:print_suppressions=
 run_probe() {
 	local n=$1
 	shift
-	srun --overlap --mpi=pmix -N"$n" -n"$n" --ntasks-per-node=1 "$SHARE/topomap-probe" -j 1 "$@"
+	srun --overlap --mpi=$MPI_TYPE -N"$n" -n"$n" --ntasks-per-node=1 "$SHARE/$MPI_PROBE" -j 1 "$@"
 }
 
 # The switch tree topomap-cluster built, in the canonical nested form that

@@ -1,18 +1,16 @@
 # recorder.bash: helpers for the recorder suites (load after lib/cluster).
 
 TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
-MPI_OMPI=$TOPOMAP_BUILDDIR/t/mpi
 MPI_MPICH=$TOPOMAP_BUILDDIR/t/mpich
 RECORDERS=$TOPOMAP_BUILDDIR/lib/.libs
 
-# stage_recorders: the recorders, the CLI and the test programs of both
-# MPIs into $SHARE (programs of MPICH get the suffix .mpich).
+# stage_recorders: the recorders, the CLI and the test programs into
+# $SHARE: those of MPI_FAMILY under their names, MPICH's also with the
+# suffix .mpich.
 stage_recorders() {
 	local p
 	stage "$TOPOMAP" "$RECORDERS"/topomap-recorder-*.so || return 1
-	for p in ring halo2d alltoall split msgrate hello; do
-		stage "$MPI_OMPI/$p" || return 1
-	done
+	stage_mpi ring halo2d alltoall split msgrate hello || return 1
 	for p in ring halo2d alltoall split; do
 		[ -x "$MPI_MPICH/$p" ] || continue
 		install -m 0755 "$MPI_MPICH/$p" "$SHARE/$p.mpich" || return 1

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# srun --topo-map where Slurm has no PMIx plugin, only mpi_pmi2 (Debian's
+# Slurm 26.05, and sites with MPICH-family MPIs only): the plugin probes
+# with the MPICH probe over pmi2 and places; a probe that cannot run says
+# so in one line.  8 nodes, 2 switches, names interleaved.
+
+load lib/cluster
+load lib/plugin
+load lib/probe
+
+setup_file() {
+	need_cluster
+	[ -x "$TOPOMAP_BUILDDIR/probe/mpich/topomap-probe-mpich" ] || skip "MPICH not found by configure"
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo" --mpi pmi2
+	plugin_setup
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+	[ -x "$SHARE/topomap-probe-mpich" ] || skip "MPICH not found by configure"
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	PROBE_MPICH=$SHARE/topomap-probe-mpich
+}
+
+BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
+
+@test "the cluster's Slurm offers pmi2 and no pmix" {
+	run srun --mpi=list
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *pmi2* ]]
+	[[ "$output" != *pmix* ]]
+}
+
+@test "srun --mpi=pmi2 --topo-map probes with the MPICH probe and places" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich 2>&1"
+	echo "$output" | grep -v '^srun: \(debug\|jobid\|launch\|.*task\)'
+	[ "$status" -eq 0 ]
+	grep -qxF "srun: topomap: probing 8 nodes with $PROBE_MPICH over --mpi=pmi2" <<<"$output"
+	grep -q '^srun: topomap: placed 16 ranks on 8 nodes' <<<"$output"
+	got=$(hosts_of <<<"$output")
+	[ "$(wc -l <<<"$got")" -eq 16 ]
+	[ "$got" != "$BLOCK" ]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
+	shared_by_host <<<"$output"
+	# The MPICH probe's netmap has the configured switch tree.  Not where
+	# the emulated nodes share one IPC namespace (MPICH before 4.2, Debian
+	# 12): MPICH's ranks meet by shared memory there, and with a namespace
+	# a node its MPI_Finalize hangs over TCP (pmodels/mpich#6596, fixed in
+	# 4.2.0; topomap-cluster(8)), so the netmap is flat.
+	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
+	echo "$output" | head -5
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *": 8 hosts, job "* ]]
+	if nodes_share_ipc; then
+		grep -qx 'tree: (n1 n2 n3 n4 n5 n6 n7 n8)' <<<"$output"
+	else
+		grep -qxF "tree: $(configured_tree)" <<<"$output"
+	fi
+}
+
+@test "a step without --mpi is probed over pmi2, the one MPI plugin there is" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --topo-map=dry-run --topo-profile=$SHARE/halo16.json true 2>&1"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	grep -qxF "srun: topomap: probing 8 nodes with $PROBE_MPICH over --mpi=pmi2" <<<"$output"
+	grep -q '^srun: topomap: dry run: the topomap plan would gain ' <<<"$output"
+}
+
+@test "plugstack mpi=pmix without Slurm's mpi_pmix: srun's placement, one line naming it" {
+	plugstack mpi=pmix
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun's own placement: "*"Slurm has no mpi_pmix plugin in "*" (--mpi=pmix from plugstack mpi=)"* ]]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	# --topo-map=strict makes it the step's failure.
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map=strict --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Slurm has no mpi_pmix plugin in "* ]]
+	[ -z "$(hosts_of <<<"$output")" ]
+}
