@@ -19,13 +19,13 @@ m=$SHARE/flaky.\$SLURM_JOB_ID
 mkdir "\$m" 2>/dev/null && echo "\$SLURM_STEP_ID" >"\$m/step"
 sleep 1
 [ "\$(cat "\$m/step")" = "\$SLURM_STEP_ID" ] && exit 3
-exec $SHARE/topomap-probe "\$@"
+exec $SHARE/$MPI_PROBE "\$@"
 EOF
 	# Notes the plugin's options it finds in its environment, then probes.
 	cat >"$SHARE/env-probe" <<EOF && chmod 755 "$SHARE/env-probe"
 #!/bin/sh
 env | grep _SLURM_SPANK_OPTION_topomap_ >"$SHARE/probe-env.\$SLURM_PROCID"
-exec $SHARE/topomap-probe "\$@"
+exec $SHARE/$MPI_PROBE "\$@"
 EOF
 	echo '{"kind": "topomap-profile", "schema": 1' >"$SHARE/corrupt.json"
 	install -m 0644 "$FIXTURES/silent-16.json" "$SHARE/silent16.json"
@@ -93,7 +93,7 @@ placed() {
 }
 
 @test "a missing probe binary: srun's layout and one line" {
-	plugstack probe=/nonexistent/topomap-probe
+	plugstack $MPI_PROBE_KEY=/nonexistent/topomap-probe
 	placed
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: srun's own placement: no netmap: the probe /nonexistent/topomap-probe: No such file or directory"* ]]
@@ -101,7 +101,7 @@ placed() {
 }
 
 @test "a probe that fails once is run again and the plan applied" {
-	plugstack probe="$SHARE/flaky-probe"
+	plugstack $MPI_PROBE_KEY="$SHARE/flaky-probe"
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello 2>&1"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -111,7 +111,7 @@ placed() {
 }
 
 @test "the probe step's srun sees none of the plugin's options" {
-	plugstack probe="$SHARE/env-probe"
+	plugstack $MPI_PROBE_KEY="$SHARE/env-probe"
 	rm -f "$SHARE"/probe-env.*
 	# salloc's --topo-profile reaches every srun of the job through the
 	# environment; the probe step must not get it, nor srun's --topo-map.
@@ -126,7 +126,7 @@ placed() {
 }
 
 @test "a probe that outlives probe_timeout is killed and srun goes on" {
-	plugstack probe="$SHARE/slow-probe" probe_timeout=3
+	plugstack $MPI_PROBE_KEY="$SHARE/slow-probe" probe_timeout=3
 	SECONDS=0
 	placed
 	[ "$status" -eq 0 ]

@@ -9,6 +9,7 @@
 #   MPI_FAMILY  openmpi | mpich         MPI_TYPE   srun's --mpi
 #   MPI_NAME    as profiles name it     MPI_BUILT  its build of t/mpi's programs
 #   MPI_PROBE   its probe's file name   MPI_PROBE_BUILT  that probe, built
+#   MPI_PROBE_KEY  the plugstack argument that names that probe
 
 if [ -z "${MPI_FAMILY:-}" ]; then
 	MPI_FAMILY=${TOPOMAP_TEST_MPI:-}
@@ -23,9 +24,11 @@ fi
 if [ "$MPI_FAMILY" = mpich ]; then
 	MPI_TYPE=pmi2 MPI_NAME=MPICH MPI_BUILT=$builddir/t/mpich
 	MPI_PROBE=topomap-probe-mpich MPI_PROBE_BUILT=$builddir/probe/mpich/topomap-probe-mpich
+	MPI_PROBE_KEY=probe_mpich
 else
 	MPI_TYPE=pmix MPI_NAME="Open MPI" MPI_BUILT=$builddir/t/mpi
 	MPI_PROBE=topomap-probe MPI_PROBE_BUILT=$builddir/probe/topomap-probe
+	MPI_PROBE_KEY=probe
 fi
 
 # nodes_share_ipc: the emulated cluster's nodes share this machine's
