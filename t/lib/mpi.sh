@@ -31,6 +31,15 @@ else
 	MPI_PROBE_KEY=probe
 fi
 
+# install_probes DIR: every probe built (Open MPI's, MPICH's) into DIR,
+# where plugstack's probe= and probe_mpich= name them.
+install_probes() {
+	local p
+	for p in probe/topomap-probe probe/mpich/topomap-probe-mpich; do
+		[ ! -x "$builddir/$p" ] || install -m 0755 "$builddir/$p" "$1/" || return 1
+	done
+}
+
 # nodes_share_ipc: the emulated cluster's nodes share this machine's
 # System V IPC namespace, so that MPICH's UCX takes them for one host and
 # meets by shared memory (topomap-cluster gives each node its own where

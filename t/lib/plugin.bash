@@ -6,14 +6,11 @@ FIXTURES=$TOPOMAP_SRCDIR/t/fixtures
 # plugin_setup: stage what the plugin and the tests run, a plugstack.conf
 # that finds them, and a profile cache every node sees.
 plugin_setup() {
-	local p
 	stage "$TOPOMAP" "$TOPOMAP_BUILDDIR"/lib/.libs/topomap-recorder-*.so || return 1
 	stage_mpi miniapp hello || return 1
 	[ ! -x "$TOPOMAP_BUILDDIR/t/mpich/hello" ] ||
 		install -m 0755 "$TOPOMAP_BUILDDIR/t/mpich/hello" "$SHARE/hello.mpich" || return 1
-	for p in probe/topomap-probe probe/mpich/topomap-probe-mpich; do
-		[ ! -x "$TOPOMAP_BUILDDIR/$p" ] || stage "$TOPOMAP_BUILDDIR/$p" || return 1
-	done
+	builddir=$TOPOMAP_BUILDDIR install_probes "$SHARE" || return 1
 	[ -x "$SHARE/$MPI_PROBE" ] || { echo "$MPI_PROBE: not built (is $MPI_FAMILY installed?)" >&2; return 1; }
 	install -m 0644 "$FIXTURES/halo2d-16.json" "$SHARE/halo16.json" || return 1
 	plugstack
