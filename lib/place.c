@@ -818,6 +818,23 @@ int place_jobid_valid (const char *s)
     return n > 0 && n <= 20 && s[n] == '\0';
 }
 
+int place_inside_step (const char *s)
+{
+    const unsigned long long max_normal = 0xfffffff0ULL, all = 0xffffffffULL;
+    int neg = s && s[0] == '-';
+    size_t n = s ? strspn (s + neg, "0123456789") : 0;
+    unsigned long long v;
+
+    if (!s)
+        return 0;
+    if (n == 0 || n > 10 || s[neg + n] != '\0')
+        return 1;
+    v = strtoull (s + neg, NULL, 10);
+    if (neg) /* a special id printed as int: -1 .. -15 */
+        return !(v >= 1 && v <= all - max_normal);
+    return v <= max_normal || v > all;
+}
+
 int place_file_recording (const char *record, const char *exe, int ntasks,
                           const char *user_cache, char *msg, size_t msglen, tm_error_t *errp)
 {

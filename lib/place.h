@@ -127,6 +127,16 @@ int place_plan_name (const char *name, const char *jobid);
 /* Whether s is a job id: 1 to 20 decimal digits. */
 int place_jobid_valid (const char *s);
 
+/* Whether SLURM_STEP_ID's value s (NULL: unset) says srun runs inside a
+ * job step, where it must not place: a step id up to Slurm's
+ * SLURM_MAX_NORMAL_STEP_ID (0xfffffff0), or anything unreadable.  Not
+ * the ids of Slurm's special steps above it, printed signed or unsigned:
+ * since Slurm 26.05 (commit 87077e7c7d) a batch script has
+ * SLURM_STEP_ID=-5 (SLURM_BATCH_SCRIPT), and its sruns start steps of
+ * their own as before, when it had none.
+ */
+int place_inside_step (const char *s);
+
 /* After a recording step: file the profile rank 0 wrote at record into
  * user_cache under exe's identity (checked against ntasks), and remove
  * record.  Returns 0 with what in msg, -1 with errp set (record kept,

@@ -469,7 +469,7 @@ static int post_opt_local (void)
         return pass (mode, 1, "SLURM_JOB_ID '%s' is not a job id",
                      errquote (jobid, 20, q, sizeof (q)));
     }
-    if (getenv ("SLURM_STEP_ID"))
+    if (place_inside_step (getenv ("SLURM_STEP_ID")))
         return pass (mode, 0, "srun inside a job step");
     if (getenv ("SLURM_HOSTFILE"))
         return pass (mode, 0, "SLURM_HOSTFILE is set by the user");

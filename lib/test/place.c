@@ -27,6 +27,17 @@ static void test_names (void)
             !place_jobid_valid ("../1") && !place_jobid_valid ("1 ") &&
             !place_jobid_valid ("123456789012345678901") && !place_jobid_valid ("-1"),
         "anything else is not");
+    ok (place_inside_step ("0") && place_inside_step ("17") && place_inside_step ("4294967280"),
+        "a step id up to SLURM_MAX_NORMAL_STEP_ID is inside a step");
+    ok (!place_inside_step (NULL) && !place_inside_step ("-5") && !place_inside_step ("-6") &&
+            !place_inside_step ("-15") && !place_inside_step ("4294967291") &&
+            !place_inside_step ("4294967295"),
+        "unset, or a special step's id, signed (26.05's batch script: -5) or not, is not");
+    ok (place_inside_step ("") && place_inside_step ("-") && place_inside_step ("-16") &&
+            place_inside_step ("-0") && place_inside_step ("4294967296") &&
+            place_inside_step ("12345678901") && place_inside_step ("5 ") &&
+            place_inside_step ("batch"),
+        "anything else counts as inside a step");
     ok (place_plan_name ("job42.Ab3xY9.hosts", "42"), "a plan's name of the job is accepted");
     ok (!place_plan_name ("job42.Ab3xY9.hosts", "43") && !place_plan_name ("job42.json", "42") &&
             !place_plan_name ("job42.1234.hosts", "42") &&
