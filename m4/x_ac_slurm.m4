@@ -49,3 +49,23 @@ AC_DEFUN([X_AC_SLURM], [
   AC_SUBST([SLURM_LIBS])
   AC_SUBST([SLURM_VERSION_STR])
 ])
+
+# X_AC_SLURM_PMI2
+# Slurm's PMI-2 client library (slurm/pmi2.h, libpmi2: Debian's
+# libpmi2-0-dev), for the test program t/pmi/pmimap only: the suites'
+# witness of the PMI_process_mapping srun --mpi=pmi2 serves.  Optional;
+# without it the suites say so where they need it.  Sets PMI2_LIBS, the
+# conditional HAVE_PMI2 and x_ac_pmi2 (yes or no).  After X_AC_SLURM.
+AC_DEFUN([X_AC_SLURM_PMI2], [
+  x_ac_save_CPPFLAGS=$CPPFLAGS
+  x_ac_save_LDFLAGS=$LDFLAGS
+  CPPFLAGS="$CPPFLAGS $SLURM_CPPFLAGS"
+  LDFLAGS="$LDFLAGS $SLURM_LDFLAGS"
+  x_ac_pmi2=no
+  AC_CHECK_HEADER([slurm/pmi2.h],
+    [AC_CHECK_LIB([pmi2], [PMI2_Info_GetJobAttr], [x_ac_pmi2=yes; PMI2_LIBS="-lpmi2"])])
+  CPPFLAGS=$x_ac_save_CPPFLAGS
+  LDFLAGS=$x_ac_save_LDFLAGS
+  AC_SUBST([PMI2_LIBS])
+  AM_CONDITIONAL([HAVE_PMI2], [test "x$x_ac_pmi2" = xyes])
+])

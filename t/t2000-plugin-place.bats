@@ -54,7 +54,8 @@ setup() {
 
 @test "every rank runs where the plan puts it, each node keeping srun's count" {
 	run in_alloc -N8 --ntasks-per-node=2 -- "
-		srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER &&
+		srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER \
+			$(also_pmimap "$HELLO_VIEW" "$SHARE/out.$BATS_TEST_NUMBER" "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json") &&
 		$SHARE/topomap plan --profile $SHARE/halo16.json --netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
 			--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2 -o $SHARE/plan.$BATS_TEST_NUMBER"
 	echo "$output"
@@ -66,67 +67,74 @@ setup() {
 	[ "$(awk '{print $2}' <<<"$got" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2 ]
 	# srun's own layout would be block: n1 n1 n2 n2 ...
 	[ "$got" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
-	shared_by_host <"$SHARE/out.$BATS_TEST_NUMBER"
+	node_view "$HELLO_VIEW" "$SHARE/out.$BATS_TEST_NUMBER"
 }
 
 @test "MPICH over --mpi=pmi2 sees which placed ranks share a node" {
 	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
+	local out=$SHARE/out.$BATS_TEST_NUMBER hf=$SHARE/hf.$BATS_TEST_NUMBER
 	# Where the emulated nodes share their IPC namespace (MPICH before
 	# 4.2: Debian 12), MPICH's UCX meets by shared memory across nodes and
 	# the MPICH probe would measure that: the Open MPI probe measures the
 	# network (topomap-cluster(8)).
 	if nodes_share_ipc; then plugstack mpi=pmix; fi
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $out \
+		$(also_pmimap "$MPICH_VIEW" "$out" "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json")"
 	echo "$output"
+	cat "$out"
 	[ "$status" -eq 0 ]
 	grep -q '^srun: topomap: placed 16 ranks on 8 nodes' <<<"$output"
-	got=$(hosts_of <<<"$output")
+	got=$(hosts_of <"$out")
 	[ "$got" != "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
-	[ "$(grep -c "^rank=.* sum=120 local=" <<<"$output")" -eq 16 ]
-	shared_by_host <<<"$output"
+	[ "$(grep -c "^rank=.* sum=120 local=" "$out")" -eq 16 ]
+	node_view "$MPICH_VIEW" "$out"
 	# The same layout by SLURM_HOSTFILE alone: before Slurm 24.05 the pmi2
 	# plugin says "every rank on a node of its own", and MPICH believes it;
 	# since 24.05 (Slurm bug 18816) it maps a hostfile's layout itself.
-	awk '{print $2}' <<<"$got" >"$SHARE/hf.$BATS_TEST_NUMBER"
-	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$SHARE/hf.$BATS_TEST_NUMBER srun --mpi=pmi2 -m arbitrary $SHARE/hello.mpich"
+	awk '{print $2}' <<<"$got" >"$hf"
+	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary $SHARE/hello.mpich > $out \
+		$(also_pmimap "$MPICH_VIEW" "$out" "SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary")"
 	echo "$output"
+	cat "$out"
 	[ "$status" -eq 0 ]
-	[ "$(hosts_of <<<"$output")" = "$got" ]
+	[ "$(hosts_of <"$out")" = "$got" ]
 	if slurm_before 24.05; then
-		[ "$(grep -c ' local=1 ' <<<"$output")" -eq 16 ]
+		[ "$(grep -c ' local=1 ' "$(view_of "$MPICH_VIEW" "$out")")" -eq 16 ]
 	else
-		shared_by_host <<<"$output"
+		node_view "$MPICH_VIEW" "$out"
 	fi
 }
 
 @test "a PMI mapping reaches neither tasks nor steps the plugin did not place" {
 	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
-	local log=$TOPOMAP_CLUSTER_DIR/log/slurmd-n1.log seen
+	local log=$TOPOMAP_CLUSTER_DIR/log/slurmd-n1.log seen f
+	local hf=$SHARE/hf.$BATS_TEST_NUMBER left=$SHARE/left.$BATS_TEST_NUMBER forged=$SHARE/forged.$BATS_TEST_NUMBER
+	local leave="SLURM_HOSTFILE=$hf TOPOMAP_PMI_MAPPING='(vector,(0,8,1),(0,8,1))' srun --mpi=pmi2 -m arbitrary"
+	local forge="SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary --export='ALL,\"TOPOMAP_PMI_MAPPING=(vector,(0,4,4))\"'"
 	seen=$(wc -l <"$log")
-	for r in $(seq 0 15); do echo "n$((r % 8 + 1))"; done >"$SHARE/hf.$BATS_TEST_NUMBER"
+	for r in $(seq 0 15); do echo "n$((r % 8 + 1))"; done >"$hf"
 	# On a SLURM_HOSTFILE layout (Slurm's mapping: every rank alone): a
 	# value left in srun's environment, which would fit it; one forged past
 	# srun (--export), which does not fit; and a placed step's, which its
 	# tasks do not see.
 	run in_alloc -N8 --ntasks-per-node=2 -- "
-		SLURM_HOSTFILE=$SHARE/hf.$BATS_TEST_NUMBER TOPOMAP_PMI_MAPPING='(vector,(0,8,1),(0,8,1))' \
-			srun --mpi=pmi2 -m arbitrary $SHARE/hello.mpich > $SHARE/left.$BATS_TEST_NUMBER &&
-		SLURM_HOSTFILE=$SHARE/hf.$BATS_TEST_NUMBER srun --mpi=pmi2 -m arbitrary \
-			--export='ALL,\"TOPOMAP_PMI_MAPPING=(vector,(0,4,4))\"' $SHARE/hello.mpich > $SHARE/forged.$BATS_TEST_NUMBER &&
+		$leave $SHARE/hello.mpich > $left $(also_pmimap "$MPICH_VIEW" "$left" "$leave") &&
+		$forge $SHARE/hello.mpich > $forged $(also_pmimap "$MPICH_VIEW" "$forged" "$forge") &&
 		srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \${TOPOMAP_PMI_MAPPING:-unset}' | sort -u"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	cat "$SHARE/left.$BATS_TEST_NUMBER" "$SHARE/forged.$BATS_TEST_NUMBER"
+	cat "$left" "$forged"
 	if slurm_before 24.05; then
-		[ "$(grep -c ' local=1 ' "$SHARE/left.$BATS_TEST_NUMBER")" -eq 16 ]
-		[ "$(grep -c ' local=1 ' "$SHARE/forged.$BATS_TEST_NUMBER")" -eq 16 ]
+		for f in "$left" "$forged"; do
+			[ "$(grep -c ' local=1 ' "$(view_of "$MPICH_VIEW" "$f")")" -eq 16 ]
+		done
 		tail -n +"$((seen + 1))" "$log" |
 			grep -q "topomap: TOPOMAP_PMI_MAPPING: node 0 gets 4 ranks, srun's layout gives it 2: ranks see no node shared"
 	else
 		# Slurm's own mapping of the hostfile stands; the forged one
 		# would put four ranks on a node.
-		shared_by_host <"$SHARE/left.$BATS_TEST_NUMBER"
-		shared_by_host <"$SHARE/forged.$BATS_TEST_NUMBER"
+		node_view "$MPICH_VIEW" "$left"
+		node_view "$MPICH_VIEW" "$forged"
 	fi
 	grep -q '^srun: topomap: placed 16 ranks' <<<"$output"
 	[ "$(grep -v '^srun: topomap:' <<<"$output")" = unset ]
@@ -145,16 +153,22 @@ setup() {
 		srun --export='\"LEFT=x,ALL\"' --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \$LEFT' | sort -u &&
 		TOPOMAP_MODE=inherited srun --export=NONE /bin/bash -c 'echo \${TOPOMAP_MODE:-unset}' | sort -u &&
 		if [ -x $SHARE/hello.mpich ]; then
-			srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $SHARE/hello.$BATS_TEST_NUMBER
+			srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $SHARE/hello.$BATS_TEST_NUMBER \
+				$(also_pmimap "$MPICH_VIEW" "$SHARE/hello.$BATS_TEST_NUMBER" "srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json")
 		fi"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^srun: topomap: recorded the profile of ' <<<"$output"
-	[ "$(grep -c '^srun: topomap: placed 16 ranks' <<<"$output")" -eq "$(if [ -x "$SHARE/hello.mpich" ]; then echo 4; else echo 3; fi)" ]
+	# Three steps, and MPICH's, and its pmimap step where PMI says which
+	# ranks share a node.
+	local placed=3
+	[ ! -x "$SHARE/hello.mpich" ] || placed=$((placed + 1))
+	[ ! -x "$SHARE/hello.mpich" ] || [ "$MPICH_VIEW" != pmi ] || placed=$((placed + 1))
+	[ "$(grep -c '^srun: topomap: placed 16 ranks' <<<"$output")" -eq "$placed" ]
 	# An ALL inside a quoted value is no ALL; a variable this srun did not
 	# set stays behind.
 	[ "$(grep -v '^srun: topomap:' <<<"$output" | step_waits_out)" = "$(printf 'applied unset\napplied x,ALL\nunset')" ]
-	[ ! -x "$SHARE/hello.mpich" ] || shared_by_host <"$SHARE/hello.$BATS_TEST_NUMBER"
+	[ ! -x "$SHARE/hello.mpich" ] || node_view "$MPICH_VIEW" "$SHARE/hello.$BATS_TEST_NUMBER"
 }
 
 @test "--topo-map=latency, bandwidth and strict place as topomap plan does with that metric" {

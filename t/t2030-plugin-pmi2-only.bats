@@ -37,16 +37,19 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 }
 
 @test "srun --mpi=pmi2 --topo-map probes with the MPICH probe and places" {
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich 2>&1"
+	local out=$SHARE/out.$BATS_TEST_NUMBER
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich 2>&1 >$out \
+		$(also_pmimap "$MPICH_VIEW" "$out" "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json")"
 	echo "$output" | grep -v '^srun: \(debug\|jobid\|launch\|.*task\)'
+	cat "$out"
 	[ "$status" -eq 0 ]
 	grep -qxF "srun: topomap: probing 8 nodes with $PROBE_MPICH over --mpi=pmi2" <<<"$output"
 	grep -q '^srun: topomap: placed 16 ranks on 8 nodes' <<<"$output"
-	got=$(hosts_of <<<"$output")
+	got=$(hosts_of <"$out")
 	[ "$(wc -l <<<"$got")" -eq 16 ]
 	[ "$got" != "$BLOCK" ]
-	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
-	shared_by_host <<<"$output"
+	[ "$(grep -c '^rank=.* sum=120 ' "$out")" -eq 16 ]
+	node_view "$MPICH_VIEW" "$out"
 	# The MPICH probe's netmap has the configured switch tree.  Not where
 	# the emulated nodes share one IPC namespace (MPICH before 4.2, Debian
 	# 12): MPICH's ranks meet by shared memory there, and with a namespace

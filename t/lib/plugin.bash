@@ -13,7 +13,75 @@ plugin_setup() {
 	builddir=$TOPOMAP_BUILDDIR install_probes "$SHARE" || return 1
 	[ -x "$SHARE/$MPI_PROBE" ] || { echo "$MPI_PROBE: not built (is $MPI_FAMILY installed?)" >&2; return 1; }
 	install -m 0644 "$FIXTURES/halo2d-16.json" "$SHARE/halo16.json" || return 1
+	[ ! -x "$TOPOMAP_BUILDDIR/t/pmi/pmimap" ] || stage "$TOPOMAP_BUILDDIR/t/pmi/pmimap" || return 1
 	plugstack
+	MPICH_VIEW=mpi
+	if [ -x "$SHARE/hello.mpich" ]; then
+		MPICH_VIEW=$(mpich_view) || return 1
+	fi
+	HELLO_VIEW=mpi
+	[ "$MPI_FAMILY" != mpich ] || HELLO_VIEW=$MPICH_VIEW
+	export MPICH_VIEW HELLO_VIEW
+}
+
+# Which ranks share a node, as the suites check it (node_view): MPI's own
+# view, the MPI_COMM_TYPE_SHARED communicator hello prints; or, for an
+# MPICH that keeps no node map, the PMI_process_mapping Slurm serves it,
+# as pmimap (t/pmi, Slurm's PMI-2 client) prints it.  MPICH 5 built for
+# ch4:ucx, as Debian's is (testing), has no shared-memory module, and
+# since MPICH commit c1af5ce839 (first in 5.0.0b1) such a build is
+# ENABLE_NO_LOCAL: every rank alone on its node whatever PMI says, under
+# srun and mpiexec alike.  MPICH 4.0 and 4.2 for ch4:ucx (Debian 12, 13)
+# build their node map from PMI_process_mapping.
+
+# mpich_view: "mpi" when the two ranks of a one-node step see each other
+# in MPI_COMM_TYPE_SHARED, "pmi" when each sees itself alone (then pmimap
+# must be built); fails otherwise.
+mpich_view() {
+	local out
+	out=$(in_alloc -N1 -n2 -- "srun --mpi=pmi2 $SHARE/hello.mpich" 2>&1)
+	case "$(grep -c '^rank=.* local=2 first=0$' <<<"$out") $(grep -c '^rank=.* local=1 ' <<<"$out")" in
+	"2 0") echo mpi ;;
+	"0 2")
+		[ -x "$SHARE/pmimap" ] || {
+			echo "MPICH keeps no node map and pmimap is not built: install libpmi2-0-dev and configure again" >&2
+			return 1
+		}
+		echo pmi ;;
+	*)
+		echo "mpich_view: a one-node step of two ranks printed:" >&2
+		echo "$out" >&2
+		return 1 ;;
+	esac
+}
+
+# also_pmimap VIEW OUT COMMAND: for in_alloc's SCRIPT, after a step of
+# hello into OUT: where VIEW is pmi, " && COMMAND pmimap > OUT.pmi", the
+# same step (COMMAND: srun with its arguments, environment before it) with
+# pmimap in hello's place; else nothing.
+also_pmimap() {
+	[ "$1" = pmi ] || return 0
+	echo " && $3 $SHARE/pmimap > $2.pmi"
+}
+
+# view_of VIEW OUT: the file that says which ranks share a node: OUT,
+# hello's output, or where VIEW is pmi, OUT.pmi (also_pmimap), after
+# checking that its ranks ran on the same hosts as OUT's.
+view_of() {
+	if [ "$1" = pmi ]; then
+		[ "$(hosts_of <"$2")" = "$(hosts_of <"$2.pmi")" ] ||
+			{ echo "pmimap's ranks ran elsewhere than hello's" >&2; return 1; }
+		echo "$2.pmi"
+	else
+		echo "$2"
+	fi
+}
+
+# node_view VIEW OUT: every rank's node is shared with exactly the ranks
+# on its host (shared_by_host), in the view VIEW of hello's output OUT.
+node_view() {
+	local f
+	f=$(view_of "$1" "$2") && shared_by_host <"$f"
 }
 
 # plugstack [ARGS...]: the plugin's line in plugstack.conf: the staged
