@@ -1,16 +1,17 @@
 /* layout.h: the geometry of a job step and the layout srun would give it
  * by itself, and the SLURM_HOSTFILE that replaces that layout.
  *
- * After notes/plugin-research.md §1.3 (Slurm 22.05.8: srun's _opt_verify
- * and _set_ntasks, launch.c's step request, slurmctld's _pick_step_nodes
- * and _calc_cpus_per_task, slurm_step_layout.c's block, cyclic and pack
- * layouts) and §2 (the hostfile reader, src/api/allocate.c).
+ * After Slurm 22.05.8's sources: srun's _opt_verify and _set_ntasks,
+ * launch.c's step request, slurmctld's _pick_step_nodes and
+ * _calc_cpus_per_task, slurm_step_layout.c's block, cyclic and pack
+ * layouts, and the hostfile reader (src/api/allocate.c); see
+ * doc/design.md for the facts and the releases they were checked on.
  *
  * Node lists are expanded by the caller (libslurm's hostlist functions);
  * this unit takes arrays of node names.  Allocation order is the order of
  * SLURM_JOB_NODELIST, which is also the order of SLURM_JOB_CPUS_PER_NODE;
  * it must be slurmctld's node-table order (true for the usual sorted
- * NodeName=n[1-N] configurations, research §1.4.7).
+ * NodeName=n[1-N] configurations).
  */
 #ifndef TOPOMAP_LAYOUT_H
 #define TOPOMAP_LAYOUT_H
