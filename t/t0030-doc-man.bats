@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # The manual: make install puts every page where man finds it, and each
-# page renders with man -l without a single groff warning.
+# page renders with man -l without a single groff warning; the manual, the
+# design document and the README name exactly the plugstack arguments and
+# TOPOMAP_ variables the code has.
 
 PAGES="man1/topomap.1 man1/topomap-probe.1 man7/topomap-admin.7 man7/topomap-user.7 man8/topomap.so.8 man8/topomap-cluster.8 man8/topomap-root.8"
 
@@ -33,4 +35,73 @@ setup_file() {
 	printf '.TH X 1\n.SH NAME\nx \\- y\n.nosuchmacro\n' >"$BATS_TEST_TMPDIR/bad.1"
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -E UTF-8 -l "$BATS_TEST_TMPDIR/bad.1" 2>&1 >/dev/null)
 	[[ "$out" == *"warning"* ]]
+}
+
+# The plugstack arguments lib/conf.c takes (its key table), one a line.
+code_keys() {
+	sed -n 's/^ *{"\([a-z_]*\)", conf_set_[a-z_]*},$/\1/p' "$SRC/lib/conf.c" | sort -u
+}
+
+# The arguments a man page's PLUGSTACK ARGUMENTS section describes.
+man_keys() {
+	sed -n '/^\.SH PLUGSTACK ARGUMENTS/,/^\.SH /s/^\.BI \([a-z_]*\)= .*/\1/p' "$1" | sort -u
+}
+
+# The arguments written on plugstack.conf lines (a line naming topomap.so,
+# and the next when it ends in a backslash) in the files given.
+plugstack_line_keys() {
+	awk '/topomap\.so / { s = substr($0, index($0, "topomap.so ")); go = 1 }
+		go && !/topomap\.so / { s = $0 }
+		go { n = split(s, w, /[ \t]+/)
+			for (i = 1; i <= n; i++) if (w[i] ~ /^[a-z_]+=/) { sub(/=.*/, "", w[i]); print w[i] }
+			go = ($0 ~ /\\(e)?$/) }' "$@" | sort -u
+}
+
+# TOPOMAP_ variables the code sets or reads: the plugin, the library, the
+# probe (as quoted names), then the scripts and the build.
+code_vars() {
+	grep -ohE '"TOPOMAP_[A-Z0-9_]+' "$SRC"/lib/*.[ch] "$SRC"/spank/*.[ch] "$SRC"/probe/*.c | tr -d '"' | sort -u
+}
+script_vars() {
+	grep -ohE 'TOPOMAP_[A-Z0-9_]+' "$SRC"/contrib/topomap-* "$SRC"/t/lib/* "$SRC"/t/check-generations \
+		"$SRC"/t/in-root "$SRC"/t/run-tests "$SRC"/t/bench/* "$SRC"/configure.ac "$SRC"/Makefile.am | sort -u
+}
+doc_vars() {
+	grep -ohE 'TOPOMAP_[A-Z0-9_]+' "$SRC"/doc/*.in "$SRC"/doc/design.md "$SRC"/README.md | sort -u
+}
+
+@test "topomap.so(8) describes exactly the plugstack arguments the plugin takes" {
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	[ "$(code_keys | wc -l)" -ge 10 ]
+	diff <(code_keys) <(man_keys "$SRC/doc/topomap.so.8.in")
+}
+
+@test "every plugstack.conf line in the manual, the design and the README uses arguments the plugin takes" {
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	local used
+	used=$(plugstack_line_keys "$SRC"/doc/*.in "$SRC/doc/design.md" "$SRC/README.md")
+	echo "$used"
+	[ -n "$used" ]
+	[ -z "$(comm -23 <(echo "$used") <(code_keys))" ]
+}
+
+@test "the manual documents every TOPOMAP_ variable of the code, and the docs name none it lacks" {
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	[ "$(code_vars | wc -l)" -ge 5 ]
+	echo "undocumented: $(comm -23 <(code_vars) <(grep -ohE 'TOPOMAP_[A-Z0-9_]+' "$SRC"/doc/*.in | sort -u))"
+	[ -z "$(comm -23 <(code_vars) <(grep -ohE 'TOPOMAP_[A-Z0-9_]+' "$SRC"/doc/*.in | sort -u))" ]
+	echo "unknown: $(comm -23 <(doc_vars) <(sort -u <(code_vars) <(script_vars)))"
+	[ -z "$(comm -23 <(doc_vars) <(sort -u <(code_vars) <(script_vars)))" ]
+}
+
+@test "the checks see an argument or a variable the manual lacks or invents" {
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	local page=$BATS_TEST_TMPDIR/topomap.so.8.in
+	# One argument dropped from the page; one invented on a plugstack line.
+	sed '/^\.BI probe_ttl= /d' "$SRC/doc/topomap.so.8.in" >"$page"
+	! diff <(code_keys) <(man_keys "$page") >/dev/null
+	printf 'optional topomap.so probe_ttl=1 \\\n  no_such_key=2\n' >"$BATS_TEST_TMPDIR/conf"
+	[ "$(comm -23 <(plugstack_line_keys "$BATS_TEST_TMPDIR/conf") <(code_keys))" = no_such_key ]
+	# A variable the code does not have.
+	[ "$(comm -23 <(printf 'TOPOMAP_MODE\nTOPOMAP_NO_SUCH\n') <(sort -u <(code_vars) <(script_vars)))" = TOPOMAP_NO_SUCH ]
 }
