@@ -166,6 +166,36 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
     return 0;
 }
 
+/* Under srun -v, the last lines (at most 10, of the log's last 2 KiB) of
+ * the probe's log, after the probe failed: what the nested step said, which
+ * the user's terminal never gets.
+ */
+static void place_say_log (const place_in_t *in, int logfd, const char *log)
+{
+    char buf[2048], q[4 * 160 + 8], *p, *end, *save = NULL;
+    struct stat st;
+    off_t from;
+    ssize_t n;
+    int lines = 0;
+
+    if (!in->say || fstat (logfd, &st) < 0 || st.st_size <= 0)
+        return;
+    from = st.st_size > (off_t)sizeof (buf) - 1 ? st.st_size - (off_t)(sizeof (buf) - 1) : 0;
+    if ((n = pread (logfd, buf, sizeof (buf) - 1, from)) <= 0)
+        return;
+    buf[n] = '\0';
+    for (end = buf + n; end > buf && end[-1] == '\n'; end--)
+        *(end - 1) = '\0';
+    for (p = end; p > buf; p--)
+        if (p[-1] == '\n' && ++lines == 10)
+            break;
+    if (p == buf && from > 0) /* the first line is cut: skip it */
+        p += strcspn (p, "\n");
+    SAY (in, "topomap: the probe's log %s ends:", log);
+    for (char *l = strtok_r (p, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+        SAY (in, "topomap:   %s", errquote (l, 160, q, sizeof (q)));
+}
+
 /* Whether nm has every node of the allocation. */
 static int place_covers (const netmap_t *nm, const layout_alloc_t *a, tm_error_t *errp)
 {
@@ -335,7 +365,7 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
             errprintf (errp, "the probe %s", e.text);
         goto out;
     }
-    if ((logfd = file_openat_own (dfd, log, log, O_WRONLY | O_CREAT | O_TRUNC, 0600, in->uid,
+    if ((logfd = file_openat_own (dfd, log, log, O_RDWR | O_CREAT | O_TRUNC, 0600, in->uid,
                                   &e)) < 0 ||
         fchmod (logfd, 0600) < 0) {
         errprintf (errp, "%s/%s", in->netmap_dir, logfd < 0 ? e.text : strerror (errno));
@@ -361,8 +391,10 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         rc = place_probe (in, probe, mpitype, tmppath, logfd, logpath, deadline, errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
-    if (rc < 0)
+    if (rc < 0) {
+        place_say_log (in, logfd, logpath);
         goto out;
+    }
     if (lfd >= 0)
         close (lfd);
     if ((lfd = file_openat_own (dfd, tmp, tmppath, O_RDONLY, 0, in->uid, errp)) < 0)

@@ -27,6 +27,15 @@ EOF
 env | grep _SLURM_SPANK_OPTION_topomap_ >"$SHARE/probe-env.\$SLURM_PROCID"
 exec $SHARE/$MPI_PROBE "\$@"
 EOF
+	# A node that hangs: its rank stops, the others probe.
+	cat >"$SHARE/hung-probe" <<EOF && chmod 755 "$SHARE/hung-probe"
+#!/bin/sh
+[ "\$SLURMD_NODENAME" != n3 ] || kill -STOP \$\$
+exec $SHARE/$MPI_PROBE "\$@"
+EOF
+	# Every rank says why it fails, and fails.
+	printf '#!/bin/sh\necho "probe: no route to the switch" >&2\nexit 3\n' >"$SHARE/failing-probe" &&
+		chmod 755 "$SHARE/failing-probe"
 	echo '{"kind": "topomap-profile", "schema": 1' >"$SHARE/corrupt.json"
 	install -m 0644 "$FIXTURES/silent-16.json" "$SHARE/silent16.json"
 }
@@ -133,6 +142,37 @@ placed() {
 	[[ "$output" == *"no netmap: the probe took longer than 3 s (probe_timeout)"* ]]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 	[ "$SECONDS" -lt 30 ]
+}
+
+# others: the lines of $output that are not hello's, nor srun's waits for
+# the step before to free its resources.
+others() {
+	grep -v '^rank=' <<<"$output" | step_waits_out
+}
+
+@test "a probe node that hangs: srun's layout and exactly one line on the terminal" {
+	plugstack $MPI_PROBE_KEY="$SHARE/hung-probe" probe_timeout=8
+	placed
+	[ "$status" -eq 0 ]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	echo "others: $(others)"
+	[ "$(others | wc -l)" -eq 1 ]
+	[[ "$(others)" == "srun: topomap: srun's own placement: no netmap: the probe "* ]]
+}
+
+@test "a failing probe: one line, and under srun -v the end of its log" {
+	plugstack $MPI_PROBE_KEY="$SHARE/failing-probe"
+	placed
+	[ "$status" -eq 0 ]
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	[ "$(others | wc -l)" -eq 1 ]
+	[[ "$(others)" == "srun: topomap: srun's own placement: no netmap: the probe failed (exit "*"), see "* ]]
+	placed -v
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: the probe's log .* ends:$" <<<"$output"
+	grep -q '^srun: topomap:   .*probe: no route to the switch' <<<"$output"
+	# After the probe is done with, before the line that says why.
+	[ "$(grep -n "the probe's log" <<<"$output" | cut -d: -f1)" -lt "$(grep -n "srun's own placement" <<<"$output" | cut -d: -f1)" ]
 }
 
 @test "a corrupt profile is named, and strict mode fails the step instead" {
