@@ -6,7 +6,6 @@
 
 load lib/cluster
 load lib/plugin
-load lib/probe
 
 setup_file() {
 	need_cluster
@@ -50,17 +49,19 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 	[ "$got" != "$BLOCK" ]
 	[ "$(grep -c '^rank=.* sum=120 ' "$out")" -eq 16 ]
 	node_view "$MPICH_VIEW" "$out"
-	# The MPICH probe's netmap has the configured switch tree.  Not where
-	# the emulated nodes share one IPC namespace (MPICH before 4.2, Debian
-	# 12): MPICH's ranks meet by shared memory there, and with a namespace
-	# a node its MPI_Finalize hangs over TCP (pmodels/mpich#6596, fixed in
-	# 4.2.0; topomap-cluster(8)), so the netmap measures shared memory and
-	# its tree is noise.
+	# The MPICH probe's netmap groups the nodes by their configured
+	# switches, as t1000 asks of the Open MPI probe (the exact tree under
+	# latency noise is t1010's, out of the suite).  Not where the emulated
+	# nodes share one IPC namespace (MPICH before 4.2, Debian 12): MPICH's
+	# ranks meet by shared memory there, and with a namespace a node its
+	# MPI_Finalize hangs over TCP (pmodels/mpich#6596, fixed in 4.2.0;
+	# topomap-cluster(8)), so the netmap measures shared memory and its
+	# groups are noise.
 	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
 	echo "$output" | head -5
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *": 8 hosts, job "* ]]
-	nodes_share_ipc || grep -qxF "tree: $(configured_tree)" <<<"$output"
+	nodes_share_ipc || [[ "$output" == *"[n1 n3 n5 n7] [n2 n4 n6 n8]"* ]]
 }
 
 @test "a step without --mpi is probed over pmi2, the one MPI plugin there is" {
