@@ -33,7 +33,7 @@ setup() {
 	[[ "${said[2]}" == "srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
 	[ "${#said[@]}" -eq 3 ]
 	# Besides those, only miniapp's own lines.
-	[ "$(grep -v '^srun: topomap:' <<<"$output" | grep -vc '^miniapp pattern=halo2d ranks=16 ')" -eq 0 ]
+	[ "$(grep -v '^srun: topomap:' <<<"$output" | step_waits_out | grep -vc '^miniapp pattern=halo2d ranks=16 ')" -eq 0 ]
 }
 
 @test "the step's command is found however srun's own arguments are written" {
@@ -137,7 +137,7 @@ setup() {
 		node_view "$MPICH_VIEW" "$forged"
 	fi
 	grep -q '^srun: topomap: placed 16 ranks' <<<"$output"
-	[ "$(grep -v '^srun: topomap:' <<<"$output")" = unset ]
+	[ "$(grep -v '^srun: topomap:' <<<"$output" | step_waits_out)" = unset ]
 }
 
 @test "srun --export=NONE still passes the plugin's variables, and no others" {
