@@ -54,8 +54,7 @@ setup() {
 
 @test "every rank runs where the plan puts it, each node keeping srun's count" {
 	run in_alloc -N8 --ntasks-per-node=2 -- "
-		srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER \
-			$(also_pmimap "$HELLO_VIEW" "$SHARE/out.$BATS_TEST_NUMBER" "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json") &&
+		$(viewed_step "$HELLO_VIEW" "$SHARE/out.$BATS_TEST_NUMBER" "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json" "$SHARE/hello") &&
 		$SHARE/topomap plan --profile $SHARE/halo16.json --netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
 			--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2 -o $SHARE/plan.$BATS_TEST_NUMBER"
 	echo "$output"
@@ -78,8 +77,8 @@ setup() {
 	# the MPICH probe would measure that: the Open MPI probe measures the
 	# network (topomap-cluster(8)).
 	if nodes_share_ipc; then plugstack mpi=pmix; fi
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $out \
-		$(also_pmimap "$MPICH_VIEW" "$out" "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json")"
+	run in_alloc -N8 --ntasks-per-node=2 -- \
+		"$(viewed_step "$MPICH_VIEW" "$out" "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json" "$SHARE/hello.mpich")"
 	echo "$output"
 	cat "$out"
 	[ "$status" -eq 0 ]
@@ -92,8 +91,8 @@ setup() {
 	# plugin says "every rank on a node of its own", and MPICH believes it;
 	# since 24.05 (Slurm bug 18816) it maps a hostfile's layout itself.
 	awk '{print $2}' <<<"$got" >"$hf"
-	run in_alloc -N8 --ntasks-per-node=2 -- "SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary $SHARE/hello.mpich > $out \
-		$(also_pmimap "$MPICH_VIEW" "$out" "SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary")"
+	run in_alloc -N8 --ntasks-per-node=2 -- \
+		"$(viewed_step "$MPICH_VIEW" "$out" "SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary" "$SHARE/hello.mpich")"
 	echo "$output"
 	cat "$out"
 	[ "$status" -eq 0 ]
@@ -109,8 +108,6 @@ setup() {
 	[ -x "$SHARE/hello.mpich" ] || skip "MPICH not found by configure"
 	local log=$TOPOMAP_CLUSTER_DIR/log/slurmd-n1.log seen f
 	local hf=$SHARE/hf.$BATS_TEST_NUMBER left=$SHARE/left.$BATS_TEST_NUMBER forged=$SHARE/forged.$BATS_TEST_NUMBER
-	local leave="SLURM_HOSTFILE=$hf TOPOMAP_PMI_MAPPING='(vector,(0,8,1),(0,8,1))' srun --mpi=pmi2 -m arbitrary"
-	local forge="SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary --export='ALL,\"TOPOMAP_PMI_MAPPING=(vector,(0,4,4))\"'"
 	seen=$(wc -l <"$log")
 	for r in $(seq 0 15); do echo "n$((r % 8 + 1))"; done >"$hf"
 	# On a SLURM_HOSTFILE layout (Slurm's mapping: every rank alone): a
@@ -118,8 +115,10 @@ setup() {
 	# srun (--export), which does not fit; and a placed step's, which its
 	# tasks do not see.
 	run in_alloc -N8 --ntasks-per-node=2 -- "
-		$leave $SHARE/hello.mpich > $left $(also_pmimap "$MPICH_VIEW" "$left" "$leave") &&
-		$forge $SHARE/hello.mpich > $forged $(also_pmimap "$MPICH_VIEW" "$forged" "$forge") &&
+		$(viewed_step "$MPICH_VIEW" "$left" \
+			"SLURM_HOSTFILE=$hf TOPOMAP_PMI_MAPPING='(vector,(0,8,1),(0,8,1))' srun --mpi=pmi2 -m arbitrary" "$SHARE/hello.mpich") &&
+		$(viewed_step "$MPICH_VIEW" "$forged" \
+			"SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary --export='ALL,\"TOPOMAP_PMI_MAPPING=(vector,(0,4,4))\"'" "$SHARE/hello.mpich") &&
 		srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \${TOPOMAP_PMI_MAPPING:-unset}' | sort -u"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -153,8 +152,8 @@ setup() {
 		srun --export='\"LEFT=x,ALL\"' --topo-map --topo-profile=$SHARE/halo16.json /bin/bash -c 'echo \$TOPOMAP_MODE \$LEFT' | sort -u &&
 		TOPOMAP_MODE=inherited srun --export=NONE /bin/bash -c 'echo \${TOPOMAP_MODE:-unset}' | sort -u &&
 		if [ -x $SHARE/hello.mpich ]; then
-			srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich > $SHARE/hello.$BATS_TEST_NUMBER \
-				$(also_pmimap "$MPICH_VIEW" "$SHARE/hello.$BATS_TEST_NUMBER" "srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json")
+			$(viewed_step "$MPICH_VIEW" "$SHARE/hello.$BATS_TEST_NUMBER" \
+				"srun --export=NONE --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json" "$SHARE/hello.mpich")
 		fi"
 	echo "$output"
 	[ "$status" -eq 0 ]

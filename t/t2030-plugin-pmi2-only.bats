@@ -37,8 +37,9 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 
 @test "srun --mpi=pmi2 --topo-map probes with the MPICH probe and places" {
 	local out=$SHARE/out.$BATS_TEST_NUMBER
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich 2>&1 >$out \
-		$(also_pmimap "$MPICH_VIEW" "$out" "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json")"
+	# srun's lines (-v) in $output, hello's in $out.
+	run in_alloc -N8 --ntasks-per-node=2 -- \
+		"$(viewed_step "$MPICH_VIEW" "$out" "srun -v --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json" "$SHARE/hello.mpich")"
 	echo "$output" | grep -v '^srun: \(debug\|jobid\|launch\|.*task\)'
 	cat "$out"
 	[ "$status" -eq 0 ]

@@ -55,17 +55,17 @@ mpich_view() {
 	esac
 }
 
-# also_pmimap VIEW OUT COMMAND: for in_alloc's SCRIPT, after a step of
-# hello into OUT: where VIEW is pmi, " && COMMAND pmimap > OUT.pmi", the
-# same step (COMMAND: srun with its arguments, environment before it) with
-# pmimap in hello's place; else nothing.
-also_pmimap() {
-	[ "$1" = pmi ] || return 0
-	echo " && $3 $SHARE/pmimap > $2.pmi"
+# viewed_step VIEW OUT COMMAND PROGRAM: for in_alloc's SCRIPT, the step
+# COMMAND PROGRAM (COMMAND: srun with its arguments, environment before
+# it; PROGRAM: a hello) with its output into OUT; where VIEW is pmi, then
+# the same step with pmimap in hello's place, into OUT.pmi.
+viewed_step() {
+	printf '%s %s > %s' "$3" "$4" "$2"
+	[ "$1" != pmi ] || printf ' && %s %s > %s.pmi' "$3" "$SHARE/pmimap" "$2"
 }
 
 # view_of VIEW OUT: the file that says which ranks share a node: OUT,
-# hello's output, or where VIEW is pmi, OUT.pmi (also_pmimap), after
+# hello's output, or where VIEW is pmi, OUT.pmi (viewed_step), after
 # checking that its ranks ran on the same hosts as OUT's.
 view_of() {
 	if [ "$1" = pmi ]; then
