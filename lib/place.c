@@ -853,12 +853,14 @@ int place_jobid_valid (const char *s)
 int place_inside_step (const char *s)
 {
     const unsigned long long max_normal = 0xfffffff0ULL, all = 0xffffffffULL;
-    int neg = s && s[0] == '-';
-    size_t n = s ? strspn (s + neg, "0123456789") : 0;
     unsigned long long v;
+    int neg;
+    size_t n;
 
     if (!s)
         return 0;
+    neg = s[0] == '-';
+    n = strspn (s + neg, "0123456789");
     if (n == 0 || n > 10 || s[neg + n] != '\0')
         return 1;
     v = strtoull (s + neg, NULL, 10);
