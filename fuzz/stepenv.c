@@ -1,0 +1,57 @@
+/* stepenv.c: what slurmstepd's part of the plugin reads, as root, from the
+ * environment the user's srun passes to the step: the plan's
+ * PMI_process_mapping (TOPOMAP_PMI_MAPPING) checked against
+ * SLURM_TASKS_PER_NODE, as pmi_mapping_remote in spank/topomap.c does;
+ * and SLURM_JOB_CPUS_PER_NODE's reader, which srun's part uses.
+ *
+ * Input: two bytes of task count (1..4096), one of node count (1..256, at
+ * most the tasks), then SLURM_TASKS_PER_NODE, a newline, the mapping.
+ */
+#include "config.h"
+
+#include "fuzz/fuzz.h"
+#include "lib/layout.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+    int ntasks, nnodes, *node, *counts;
+    char *text, *nl;
+    tm_error_t e;
+
+    if (size < 3)
+        return 0;
+    ntasks = 1 + ((data[0] << 8 | data[1]) % 4096);
+    nnodes = 1 + data[2] % 256;
+    if (nnodes > ntasks)
+        nnodes = ntasks;
+    text = fuzz_text (data + 3, size - 3);
+    if (!(nl = strchr (text, '\n'))) {
+        free (text);
+        return 0;
+    }
+    *nl = '\0';
+    node = malloc ((size_t)ntasks * sizeof (*node));
+    counts = malloc ((size_t)nnodes * sizeof (*counts));
+    if (!node || !counts)
+        abort ();
+    if (layout_parse_cpus (text, nnodes, counts, &e) == 0 &&
+        layout_pmi_mapping_parse (nl + 1, ntasks, node, &e) == 0 &&
+        layout_check_ranks (nnodes, counts, ntasks, node, NULL, &e) == 0) {
+        /* A mapping that passes is one the plugin hands to PMI: written
+         * again in the fewest blocks, it must read as the same ranks. */
+        char again[LAYOUT_PMI_MAPPING_MAX + 1];
+        int *node2 = malloc ((size_t)ntasks * sizeof (*node2));
+
+        if (!node2)
+            abort ();
+        if (layout_pmi_mapping (ntasks, node, again, sizeof (again), &e) == 0 &&
+            (layout_pmi_mapping_parse (again, ntasks, node2, &e) < 0 ||
+             memcmp (node, node2, (size_t)ntasks * sizeof (*node)) != 0))
+            abort ();
+        free (node2);
+    }
+    free (counts);
+    free (node);
+    free (text);
+    return 0;
+}
