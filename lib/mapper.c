@@ -622,12 +622,14 @@ static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm
 
 /* The topomap (or with exact = 0, plain scotch) layout in slot indices.
  *
- * Scotch's layout, made to fit and refined, is the plan on most networks.
- * Refinement is local, though, and recursive bisection cannot chain
- * groups across a network without structure (a cloud), so with exact
- * capacities and refinement a greedy layout is refined too, and srun's
- * block and cyclic layouts when they price below the best so far; the
- * cheapest result is kept, which is never worse than block.
+ * Scotch's layout, made to fit (the repaired Scotch mapping), is the first
+ * candidate and the price to beat.  Refined, it is the plan on most
+ * networks.  Refinement is local, though, and recursive bisection cannot
+ * chain groups across a network without structure (a cloud), so with
+ * exact capacities and refinement a greedy layout is refined too, and
+ * srun's block and cyclic layouts when they price below the best so far.
+ * A layout replaces the best only when strictly cheaper: the result is
+ * never worse than the repaired Scotch mapping, nor than block.
  */
 static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const map_slot_t *slots,
                         const map_params_t *params, int *slot, tm_error_t *errp)
@@ -644,20 +646,20 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
         return -1;
     if (!params->refine)
         return 0;
-    if (map_polish (g, m, slot, errp) < 0)
-        return -1;
     best = map_graph_cost (g, m, slot);
     if (!(alt = malloc ((size_t)g->n * sizeof (*alt)))) {
         errno = ENOMEM;
         return errprintf (errp, "out of memory");
     }
-    for (int start = 0; start < 3; start++) {
+    for (int start = 0; start < 4; start++) {
         double c;
-        if (start == 0) {
+        if (start == 0)
+            memcpy (alt, slot, (size_t)g->n * sizeof (*alt));
+        else if (start == 1) {
             if (map_greedy (g, m, alt, errp) < 0)
                 goto out;
         } else {
-            map_slots_of (nslots, slots, start == 2, alt);
+            map_slots_of (nslots, slots, start == 3, alt);
             if (!(map_graph_cost (g, m, alt) < best))
                 continue;
         }
