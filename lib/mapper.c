@@ -31,6 +31,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -534,6 +535,40 @@ static double map_now (void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The slot pair table of m (struct map_pair_figs): NULL in m->pair, and
+ * 0, when there are more than MAP_PAIR_TABLE_MAX slots or a figure the
+ * table could not reproduce to the last bit (infinite, or a bandwidth of
+ * 0 or less); -1 when out of memory.
+ */
+static int map_model_pairs (map_model_t *m)
+{
+    const netmap_t *nm = m->nm;
+    size_t n = (size_t)m->nslots;
+    struct map_pair_figs *t;
+
+    m->pair = NULL;
+    if (m->nslots > MAP_PAIR_TABLE_MAX)
+        return 0;
+    if (!(t = malloc (n * n * sizeof (*t)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double lat = NETMAP_AT (nm, lat_us, m->host[a], m->host[b]);
+            double bw = NETMAP_AT (nm, bw_MBps, m->host[a], m->host[b]);
+
+            if (isinf (lat) || isinf (bw) || bw <= 0) {
+                free (t);
+                return 0;
+            }
+            t[a * n + b].lat_us = m->use_lat && !isnan (lat) ? lat : 0;
+            t[a * n + b].bw_Bps = m->use_bw && !isnan (bw) ? bw * 1e6 : INFINITY;
+        }
+    m->pair = t;
+    return 0;
+}
+
 /* Mean latency and mean time per byte between two distinct slots, for the
  * weights and distances given to Scotch (one slot: its own figures, or
  * 1 us and 1 GB/s).
@@ -620,6 +655,37 @@ static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm
     return 0;
 }
 
+/* A start of the refinement: the greedy layout (greedy set) or the layout
+ * already in slot, refined in place; rc and e say how it went.  Run on a
+ * thread of its own beside another start (map_start_run).
+ */
+typedef struct {
+    const map_graph_t *g;
+    const map_model_t *m;
+    int *slot;
+    int greedy;
+    int rc;
+    tm_error_t e;
+} map_start_t;
+
+static void *map_start_run (void *arg)
+{
+    map_start_t *s = arg;
+
+    s->rc = (s->greedy && map_greedy (s->g, s->m, s->slot, &s->e) < 0) ||
+                    map_polish (s->g, s->m, s->slot, &s->e) < 0
+                ? -1
+                : 0;
+    return NULL;
+}
+
+/* Steps of this many ranks or more refine their first two starts at once,
+ * on two threads: each start is refined alone, from the same inputs, and
+ * the results are compared in the same order, so the plan is the same as
+ * one thread's.  Below, a thread costs more than it saves.
+ */
+#define MAP_THREAD_MIN_RANKS 4096
+
 /* The topomap (or with exact = 0, plain scotch) layout in slot indices.
  *
  * Scotch's layout, made to fit (the repaired Scotch mapping), is the first
@@ -632,37 +698,62 @@ static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm
  * never worse than the repaired Scotch mapping, nor than block.
  */
 static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const map_slot_t *slots,
-                        const map_params_t *params, int *slot, tm_error_t *errp)
+                        const map_params_t *params, int *slot, map_result_t *r, tm_error_t *errp)
 {
-    int *alt = NULL;
-    int rc = -1;
-    double best;
+    map_start_t st[2] = {{.g = g, .m = m}, {.g = g, .m = m, .greedy = 1}};
+    int *alt = NULL, rc = -1;
+    double best, t = map_now ();
+    pthread_t thread;
+    bool threaded = false;
 
     if (map_scotch (g, m, params->seed, slot, errp) < 0)
         return -1;
-    if (!params->exact)
-        return params->refine ? map_refine (g, m, slot, MAP_MAXPASS, errp) : 0;
+    r->scotch_s = map_now () - t;
+    t = map_now ();
+    if (!params->exact) {
+        rc = params->refine ? map_refine (g, m, slot, MAP_MAXPASS, errp) : 0;
+        r->refine_s = map_now () - t;
+        return rc;
+    }
     if (map_repair (g, m, slot, errp) < 0)
         return -1;
+    r->repair_s = map_now () - t;
     if (!params->refine)
         return 0;
+    t = map_now ();
     best = map_graph_cost (g, m, slot);
-    if (!(alt = malloc ((size_t)g->n * sizeof (*alt)))) {
+    if (!(alt = malloc (2 * (size_t)g->n * sizeof (*alt)))) {
         errno = ENOMEM;
         return errprintf (errp, "out of memory");
     }
-    for (int start = 0; start < 4; start++) {
+    /* The repaired Scotch layout and the greedy one, each refined. */
+    st[0].slot = alt;
+    st[1].slot = alt + g->n;
+    memcpy (st[0].slot, slot, (size_t)g->n * sizeof (*slot));
+    if (g->n >= MAP_THREAD_MIN_RANKS)
+        threaded = pthread_create (&thread, NULL, map_start_run, &st[1]) == 0;
+    map_start_run (&st[0]);
+    if (threaded)
+        pthread_join (thread, NULL);
+    else
+        map_start_run (&st[1]);
+    for (int k = 0; k < 2; k++) {
         double c;
-        if (start == 0)
-            memcpy (alt, slot, (size_t)g->n * sizeof (*alt));
-        else if (start == 1) {
-            if (map_greedy (g, m, alt, errp) < 0)
-                goto out;
-        } else {
-            map_slots_of (nslots, slots, start == 3, alt);
-            if (!(map_graph_cost (g, m, alt) < best))
-                continue;
+        if (st[k].rc < 0) {
+            errprintf (errp, "%s", st[k].e.text);
+            goto out;
         }
+        if ((c = map_graph_cost (g, m, st[k].slot)) < best) {
+            best = c;
+            memcpy (slot, st[k].slot, (size_t)g->n * sizeof (*slot));
+        }
+    }
+    /* srun's block and cyclic layouts, refined when they price below. */
+    for (int cyclic = 0; cyclic < 2; cyclic++) {
+        double c;
+        map_slots_of (nslots, slots, cyclic, alt);
+        if (!(map_graph_cost (g, m, alt) < best))
+            continue;
         if (map_polish (g, m, alt, errp) < 0)
             goto out;
         if ((c = map_graph_cost (g, m, alt)) < best) {
@@ -670,6 +761,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
             memcpy (slot, alt, (size_t)g->n * sizeof (*slot));
         }
     }
+    r->refine_s = map_now () - t;
     rc = 0;
 out:
     free (alt);
@@ -729,9 +821,11 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     m.cap = cap;
     map_model_metric (&m, params->metric);
     map_model_typical (&m);
+    if (map_model_pairs (&m) < 0)
+        goto nomem;
     if (map_graph_build (p, &g, errp) < 0)
         goto error;
-    if (map_compute (&g, &m, nslots, slots, params, slot, errp) < 0)
+    if (map_compute (&g, &m, nslots, slots, params, slot, &r, errp) < 0)
         goto error;
 
     r.ntasks = ntasks;
@@ -770,6 +864,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
             r.chosen = k;
     r.time_s = map_now () - t0;
     *res = r;
+    free (m.pair);
     map_graph_free (&g);
     free (shared);
     free (host);
@@ -783,6 +878,7 @@ nomem:
     errprintf (errp, "out of memory");
 error:
     map_result_free (&r);
+    free (m.pair);
     map_graph_free (&g);
     free (shared);
     free (host);

@@ -66,6 +66,9 @@ typedef struct {
     int chosen;               /* index of the cheapest in cand that loads the
                                  busiest link less than block; block on a tie */
     double time_s;            /* wall time spent planning */
+    double scotch_s;          /* of it: Scotch's mapping, */
+    double repair_s;          /* making it fit the capacities, */
+    double refine_s;          /* refining it and the other starts */
 } map_result_t;
 
 typedef struct {

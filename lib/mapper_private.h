@@ -46,7 +46,23 @@ typedef struct {
     int use_bw;            /* the metric prices bytes */
     double typ_lat_s;      /* mean latency between two slots, seconds */
     double typ_s_per_byte; /* mean 1 / bandwidth between two slots */
+    struct map_pair_figs *pair; /* [nslots * nslots] slot pair figures for
+                                   map_pair_cost, or NULL (too many slots) */
 } map_model_t;
+
+/* The figures map_cost_hosts uses for one pair of slots, looked up once:
+ * latency in us (0 where the metric drops it or it was not measured) and
+ * bandwidth in bytes/s (+inf likewise).  Then every term of
+ * map_cost_hosts is the same IEEE operation on the same numbers, or adds
+ * 0: the cost is the same to the last bit.
+ */
+struct map_pair_figs {
+    double lat_us;
+    double bw_Bps;
+};
+
+/* The largest slot count with a pair table: 2048 slots, 64 MiB. */
+#define MAP_PAIR_TABLE_MAX 2048
 
 /* Seconds to move msgs messages of bytes bytes in all from host ha to host
  * hb under the metric: netmap_cost() without its checks, terms dropped by
@@ -77,8 +93,17 @@ static inline double map_cost_hosts (const map_model_t *m, int ha, int hb, doubl
  */
 static inline double map_pair_cost (const map_model_t *m, int x, int y, const map_weight_t *w)
 {
-    int hx = m->host[x], hy = m->host[y];
+    int hx, hy;
 
+    if (m->pair) {
+        const struct map_pair_figs *xy = &m->pair[(size_t)x * (size_t)m->nslots + (size_t)y];
+        const struct map_pair_figs *yx = &m->pair[(size_t)y * (size_t)m->nslots + (size_t)x];
+
+        return (w->out_msgs * xy->lat_us * 1e-6 + w->out_bytes / xy->bw_Bps) +
+               (w->in_msgs * yx->lat_us * 1e-6 + w->in_bytes / yx->bw_Bps);
+    }
+    hx = m->host[x];
+    hy = m->host[y];
     return map_cost_hosts (m, hx, hy, w->out_msgs, w->out_bytes) +
            map_cost_hosts (m, hy, hx, w->in_msgs, w->in_bytes);
 }

@@ -50,7 +50,7 @@ static void usage (FILE *f)
              "       %s profile draw -o OUT.svg FILE      picture a profile's matrix\n"
              "       %s plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
              "            [--format hostfile|rankfile|mpich[,...]] [-o OUT] [--explain]\n"
-             "            [--svg OUT.svg]\n"
+             "            [--svg OUT.svg] [-v]\n"
              "                                            place the ranks of P on the nodes of N\n"
              "       %s recorder [--libdir DIR] EXE        the PMPI recorder to preload into EXE\n"
              "       %s --help | --version\n",
@@ -500,12 +500,13 @@ static int plan_cmd (int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "explain", no_argument, NULL, 'x' },
         { "svg", required_argument, NULL, 'S' },
+        { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
     const char *pfile = NULL, *nfile = NULL, *slotarg = NULL, *out = NULL, *fmtarg = "hostfile";
     const char *svg = NULL;
     plan_format_t fmts[3];
-    int nfmts = 0, explain = 0, c, nslots = 0, rc = EXIT_FAIL;
+    int nfmts = 0, explain = 0, verbose = 0, c, nslots = 0, rc = EXIT_FAIL;
     map_params_t params;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
@@ -514,7 +515,7 @@ static int plan_cmd (int argc, char **argv)
     tm_error_t e;
 
     map_params_default (&params);
-    while ((c = getopt_long (argc, argv, "p:N:s:m:f:o:x", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "p:N:s:m:f:o:xv", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
             pfile = optarg;
@@ -540,6 +541,9 @@ static int plan_cmd (int argc, char **argv)
             break;
         case 'S':
             svg = optarg;
+            break;
+        case 'v':
+            verbose = 1;
             break;
         default:
             return EXIT_USAGE;
@@ -578,6 +582,11 @@ static int plan_cmd (int argc, char **argv)
         fail (&e);
         goto out;
     }
+    if (verbose)
+        fprintf (stderr,
+                 "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
+                 "capacity repair %.3f s, refinement %.3f s\n",
+                 res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
     if (explain && (map_explain (stdout, &res, nm) < 0 || finish_output ("plan")))
         goto out;
     if (svg && draw_placement (p, nm, &res, svg, &e) < 0) {

@@ -6,10 +6,14 @@
  * For every size, pattern and topology it plans once with map_plan() and
  * prints one line
  *
- *   BENCH map ranks=N pattern=P topo=T time_s=X cost_vs_block=Y cyclic=Yc
- *             random=Yr scotch_repaired=Ysr greedy=Yg scotch=Ys scotch_overfull=K
+ *   BENCH map ranks=N pattern=P topo=T time_s=X scotch_s=Xs repair_s=Xr
+ *             refine_s=Xf cost_vs_block=Y cyclic=Yc random=Yr
+ *             scotch_repaired=Ysr greedy=Yg scotch=Ys scotch_overfull=K
  *
- * time_s is map_plan's own planning time; every other figure is a
+ * time_s is map_plan's own planning time, and of it scotch_s Scotch's
+ * mapping, repair_s the capacity repair, refine_s the refinement of it and
+ * of the other starts (the rest builds the graph and prices the
+ * candidates); every other figure is a
  * layout's cost under the model (combined metric) over block's:
  *   cost_vs_block  the "topomap" candidate (Scotch, exact capacities,
  *                  refinement)
@@ -584,10 +588,11 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
     map_price (p, nm, MAP_COMBINED, &c);
     gre = c.cost_s;
 
-    printf ("BENCH map ranks=%d pattern=%s topo=%s time_s=%.4f cost_vs_block=%.4f cyclic=%.4f "
-            "random=%.4f scotch_repaired=%.4f greedy=%.4f scotch=%.4f scotch_overfull=%d\n",
-            n, pattern, topo, res.time_s, top / block, cyc / block, rnd / block, rep / block,
-            gre / block, sco / block, overfull);
+    printf ("BENCH map ranks=%d pattern=%s topo=%s time_s=%.4f scotch_s=%.4f repair_s=%.4f "
+            "refine_s=%.4f cost_vs_block=%.4f cyclic=%.4f random=%.4f scotch_repaired=%.4f "
+            "greedy=%.4f scotch=%.4f scotch_overfull=%d\n",
+            n, pattern, topo, res.time_s, res.scotch_s, res.repair_s, res.refine_s, top / block,
+            cyc / block, rnd / block, rep / block, gre / block, sco / block, overfull);
     fflush (stdout);
     if (top > block * (1 + 1e-9)) {
         fprintf (stderr,
