@@ -1,5 +1,7 @@
 /* ring: every rank sends to the next around a ring through each kind of
- * point-to-point send: Sendrecv, Isend, Bsend, Issend, Sendrecv_replace.
+ * point-to-point send: Sendrecv, Isend, Bsend, Issend, Sendrecv_replace;
+ * then through many datatypes in turn, predefined ones and derived ones
+ * freed and made again with other sizes (the recorder caches sizes).
  *
  *   ring [EXPECT_PREFIX]    writes what it sent (expect.h)
  */
@@ -64,6 +66,40 @@ int main (int argc, char **argv)
     }
     MPI_Sendrecv_replace (rbuf, 5, MPI_LONG, next, 5, prev, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     expect_send (next, 5 * sizeof (long));
+
+    /* More predefined types than the recorder's cache has entries, twice,
+     * and derived types whose freed handles the MPI may give out again
+     * for a type of another size.
+     */
+    {
+        MPI_Datatype named[] = {MPI_CHAR,     MPI_SHORT,     MPI_INT,          MPI_LONG,
+                                MPI_LONG_LONG, MPI_FLOAT,    MPI_DOUBLE,       MPI_LONG_DOUBLE,
+                                MPI_BYTE,     MPI_INT8_T,    MPI_INT16_T,      MPI_INT32_T,
+                                MPI_INT64_T,  MPI_UINT8_T,   MPI_UINT16_T,     MPI_UINT32_T,
+                                MPI_UINT64_T, MPI_C_BOOL,    MPI_WCHAR,        MPI_UNSIGNED,
+                                MPI_2INT,     MPI_DOUBLE_INT, MPI_C_DOUBLE_COMPLEX};
+        int nnamed = (int)(sizeof (named) / sizeof (named[0]));
+
+        for (int round = 0; round < 2; round++)
+            for (int t = 0; t < nnamed; t++) {
+                int tsize;
+                MPI_Type_size (named[t], &tsize);
+                MPI_Sendrecv (sbuf, 2, named[t], next, 6, rbuf, 2, named[t], prev, 6,
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                expect_send (next, 2 * (uint64_t)tsize);
+            }
+        for (int k = 1; k <= 6; k++) {
+            MPI_Datatype derived;
+            MPI_Type_contiguous (k, k % 2 ? MPI_INT : MPI_DOUBLE, &derived);
+            MPI_Type_commit (&derived);
+            for (int again = 0; again < 2; again++) {
+                MPI_Sendrecv (sbuf, 1, derived, next, 7, rbuf, 1, derived, prev, 7,
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                expect_send (next, (uint64_t)k * (k % 2 ? sizeof (int) : sizeof (double)));
+            }
+            MPI_Type_free (&derived);
+        }
+    }
 
     expect_write (argc > 1 ? argv[1] : NULL);
     free (sbuf);
