@@ -562,8 +562,13 @@ static int map_model_pairs (map_model_t *m)
                 free (t);
                 return 0;
             }
-            t[a * n + b].lat_us = m->use_lat && !isnan (lat) ? lat : 0;
-            t[a * n + b].bw_Bps = m->use_bw && !isnan (bw) ? bw * 1e6 : INFINITY;
+            t[a * n + b].out_lat_us = m->use_lat && !isnan (lat) ? lat : 0;
+            t[a * n + b].out_bw_Bps = m->use_bw && !isnan (bw) ? bw * 1e6 : INFINITY;
+        }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            t[a * n + b].in_lat_us = t[b * n + a].out_lat_us;
+            t[a * n + b].in_bw_Bps = t[b * n + a].out_bw_Bps;
         }
     m->pair = t;
     return 0;
@@ -679,10 +684,11 @@ static void *map_start_run (void *arg)
     return NULL;
 }
 
-/* Steps of this many ranks or more refine their first two starts at once,
- * on two threads: each start is refined alone, from the same inputs, and
- * the results are compared in the same order, so the plan is the same as
- * one thread's.  Below, a thread costs more than it saves.
+/* Steps of this many ranks or more make and refine the greedy start on a
+ * thread of its own, beside Scotch and the refinement of Scotch's layout:
+ * each start is refined alone, from the same inputs, and the results are
+ * compared in the same order, so the plan is the same as one thread's.
+ * Below, a thread costs more than it saves.
  */
 #define MAP_THREAD_MIN_RANKS 4096
 
@@ -706,8 +712,18 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     pthread_t thread;
     bool threaded = false;
 
+    if (params->exact && params->refine) {
+        if (!(alt = malloc (2 * (size_t)g->n * sizeof (*alt)))) {
+            errno = ENOMEM;
+            return errprintf (errp, "out of memory");
+        }
+        st[0].slot = alt;
+        st[1].slot = alt + g->n;
+        if (g->n >= MAP_THREAD_MIN_RANKS)
+            threaded = pthread_create (&thread, NULL, map_start_run, &st[1]) == 0;
+    }
     if (map_scotch (g, m, params->seed, slot, errp) < 0)
-        return -1;
+        goto out;
     r->scotch_s = map_now () - t;
     t = map_now ();
     if (!params->exact) {
@@ -716,26 +732,21 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
         return rc;
     }
     if (map_repair (g, m, slot, errp) < 0)
-        return -1;
+        goto out;
     r->repair_s = map_now () - t;
-    if (!params->refine)
-        return 0;
+    if (!params->refine) {
+        rc = 0;
+        goto out;
+    }
     t = map_now ();
     best = map_graph_cost (g, m, slot);
-    if (!(alt = malloc (2 * (size_t)g->n * sizeof (*alt)))) {
-        errno = ENOMEM;
-        return errprintf (errp, "out of memory");
-    }
     /* The repaired Scotch layout and the greedy one, each refined. */
-    st[0].slot = alt;
-    st[1].slot = alt + g->n;
     memcpy (st[0].slot, slot, (size_t)g->n * sizeof (*slot));
-    if (g->n >= MAP_THREAD_MIN_RANKS)
-        threaded = pthread_create (&thread, NULL, map_start_run, &st[1]) == 0;
     map_start_run (&st[0]);
-    if (threaded)
+    if (threaded) {
         pthread_join (thread, NULL);
-    else
+        threaded = false;
+    } else
         map_start_run (&st[1]);
     for (int k = 0; k < 2; k++) {
         double c;
@@ -764,6 +775,8 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     r->refine_s = map_now () - t;
     rc = 0;
 out:
+    if (threaded)
+        pthread_join (thread, NULL);
     free (alt);
     return rc;
 }

@@ -66,7 +66,9 @@ typedef struct {
     int chosen;               /* index of the cheapest in cand that loads the
                                  busiest link less than block; block on a tie */
     double time_s;            /* wall time spent planning */
-    double scotch_s;          /* of it: Scotch's mapping, */
+    double scotch_s;          /* of it: Scotch's mapping (on big steps, the
+                                 greedy start is made and refined beside
+                                 it, on a thread of its own), */
     double repair_s;          /* making it fit the capacities, */
     double refine_s;          /* refining it and the other starts */
 } map_result_t;

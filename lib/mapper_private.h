@@ -50,18 +50,24 @@ typedef struct {
                                    map_pair_cost, or NULL (too many slots) */
 } map_model_t;
 
-/* The figures map_cost_hosts uses for one pair of slots, looked up once:
- * latency in us (0 where the metric drops it or it was not measured) and
- * bandwidth in bytes/s (+inf likewise).  Then every term of
- * map_cost_hosts is the same IEEE operation on the same numbers, or adds
- * 0: the cost is the same to the last bit.
+/* The figures map_cost_hosts uses for one pair of slots x, y, looked up
+ * once: latency in us (0 where the metric drops it or it was not measured)
+ * and bandwidth in bytes/s (+inf likewise), from x to y (out) and from y
+ * to x (in).  Then every term of map_cost_hosts is the same IEEE operation
+ * on the same numbers, or adds 0: the cost is the same to the last bit.
+ * Both directions in one entry: pricing a rank's moves reads the rows of
+ * its two slots only, which stay in cache, not a column of the table.
  */
 struct map_pair_figs {
-    double lat_us;
-    double bw_Bps;
+    double out_lat_us;
+    double out_bw_Bps;
+    double in_lat_us;
+    double in_bw_Bps;
 };
 
-/* The largest slot count with a pair table: 2048 slots, 64 MiB. */
+/* The largest slot count with a pair table: 2048 slots, 128 MiB (as much
+ * again as the netmap of 2048 nodes).
+ */
 #define MAP_PAIR_TABLE_MAX 2048
 
 /* Seconds to move msgs messages of bytes bytes in all from host ha to host
@@ -96,11 +102,10 @@ static inline double map_pair_cost (const map_model_t *m, int x, int y, const ma
     int hx, hy;
 
     if (m->pair) {
-        const struct map_pair_figs *xy = &m->pair[(size_t)x * (size_t)m->nslots + (size_t)y];
-        const struct map_pair_figs *yx = &m->pair[(size_t)y * (size_t)m->nslots + (size_t)x];
+        const struct map_pair_figs *e = &m->pair[(size_t)x * (size_t)m->nslots + (size_t)y];
 
-        return (w->out_msgs * xy->lat_us * 1e-6 + w->out_bytes / xy->bw_Bps) +
-               (w->in_msgs * yx->lat_us * 1e-6 + w->in_bytes / yx->bw_Bps);
+        return (w->out_msgs * e->out_lat_us * 1e-6 + w->out_bytes / e->out_bw_Bps) +
+               (w->in_msgs * e->in_lat_us * 1e-6 + w->in_bytes / e->in_bw_Bps);
     }
     hx = m->host[x];
     hy = m->host[y];
