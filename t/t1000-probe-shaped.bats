@@ -69,9 +69,12 @@ row_of() {
 	run run_probe 8 -v --bw-enough 0 -o "$SHARE/nolead.json"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *", 0 of 28 pairs by their lead message alone,"* ]]
-	# Both ways, a pair across the switches (n1-n2) measures alike.
+	# Both ways, n1's pairs across the switches (n2, n4, n6, n8) measure
+	# alike: the median of the four, as one pair's figure on this shared
+	# machine varies by a fifth from run to run (seen: 11.8 and 14.8 MB/s).
 	for f in lead nolead; do
-		"$SHARE/topomap" netmap show "$SHARE/$f.json" | row_of bandwidth n1 | awk '{ print $3 }'
+		"$SHARE/topomap" netmap show "$SHARE/$f.json" | row_of bandwidth n1 |
+			awk '{ print $3; print $5; print $7; print $9 }' | sort -g | awk '{ v[NR] = $1 } END { print (v[2] + v[3]) / 2 }'
 	done >"$SHARE/cross"
 	cat "$SHARE/cross"
 	awk 'NR == 1 { a = $1 } NR == 2 { b = $1 } END { exit !(a + 0 > 0 && a > 0.8 * b && a < 1.25 * b) }' "$SHARE/cross"
