@@ -45,7 +45,6 @@ enum {
 #define TAG_ACK 13
 #define TAG_TOKEN 14
 #define TAG_MORE 15
-#define TAG_READY 16
 #define WARMUP 2
 
 static const char *prog = "topomap-probe";
@@ -258,15 +257,13 @@ typedef struct {
 
 /* Wait for req without spinning: a rank between measurements must leave
  * the CPU to the ranks measuring (they may share cores, as on an emulated
- * cluster).  Naps grow from 20 us to max_us, so a wait that ends soon costs
- * little latency and a long wait costs little CPU; either way the delay
- * falls before a measurement starts, never inside one.  A rank whose pair
- * is next naps at most NAP_NEXT_US, the others up to NAP_IDLE_US.
+ * cluster).  Naps double from 20 us up to 2.56 ms, so a wait that ends
+ * soon costs little latency and a long wait costs little CPU; either way
+ * the delay falls before a measurement starts, never inside one.  (Waking
+ * the next pair early, with short naps during the pair before, was tried:
+ * it disturbed that pair's bandwidth on shared cores.)
  */
-#define NAP_NEXT_US 160
-#define NAP_IDLE_US 2000
-
-static void wait_quietly (MPI_Request *req, long max_us)
+static void wait_quietly (MPI_Request *req)
 {
     struct timespec nap = {0, 20 * 1000};
     int done = 0;
@@ -276,32 +273,20 @@ static void wait_quietly (MPI_Request *req, long max_us)
         if (done)
             return;
         nanosleep (&nap, NULL);
-        if (nap.tv_nsec < max_us * 1000)
-            nap.tv_nsec = nap.tv_nsec * 2 < max_us * 1000 ? nap.tv_nsec * 2 : max_us * 1000;
+        if (nap.tv_nsec < 2 * 1000 * 1000)
+            nap.tv_nsec *= 2;
     }
 }
 
-/* A zero-byte message of tag from rank from. */
-static void wait_for (int from, int tag, long max_us)
+static void wait_token (int from)
 {
     MPI_Request req;
-    MPI_Irecv (NULL, 0, MPI_BYTE, from, tag, MPI_COMM_WORLD, &req);
-    wait_quietly (&req, max_us);
+    MPI_Irecv (NULL, 0, MPI_BYTE, from, TAG_TOKEN, MPI_COMM_WORLD, &req);
+    wait_quietly (&req);
 }
 
-/* Tell rank to it is next: a zero-byte message it takes when it can. */
-static void send_ready (int to)
-{
-    MPI_Request req;
-    MPI_Isend (NULL, 0, MPI_BYTE, to, TAG_READY, MPI_COMM_WORLD, &req);
-    MPI_Request_free (&req);
-}
-
-/* Initiator side of one measurement against rank peer; once the latency
- * is measured, the ranks next[0..nnext) are told they are next.
- */
-static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt, const int *next,
-                     int nnext, pair_result_t *r)
+/* Initiator side of one measurement against rank peer. */
+static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt, pair_result_t *r)
 {
     int n = 0, *flag = (int *)buf;
 
@@ -321,8 +306,6 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
     }
     *flag = 0;
     MPI_Send (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
-    for (int k = 0; k < nnext; k++)
-        send_ready (next[k]);
     r->samples = n;
     r->ci_us = stats_ci95 (rtt, n) / 2;
     r->lat_us = stats_median (rtt, n) / 2;
@@ -365,14 +348,12 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
     r->bw_MBps = (double)p->bw_bytes * p->bw_messages / dt / 1e6;
 }
 
-/* Responder side: echo pings until told to stop, then take the stream.
- * The first ping is awaited with naps of at most nap_us.
- */
-static void respond (int peer, const netmap_params_t *p, char *buf, char *stream, long nap_us)
+/* Responder side: echo pings until told to stop, then take the stream. */
+static void respond (int peer, const netmap_params_t *p, char *buf, char *stream)
 {
     MPI_Request first;
     MPI_Irecv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &first);
-    wait_quietly (&first, nap_us);
+    wait_quietly (&first);
     for (int n = 0;; n++) {
         if (n > 0)
             MPI_Recv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD,
@@ -469,15 +450,10 @@ int main (int argc, char **argv)
         leave (EXIT_FAIL, "out of memory");
 
     /* The measurements in order: intra-node pairs first, then the pairs of
-     * node leaders round by round.  Pair j starts once pair j - c (c =
-     * p.concurrency) has finished (a token from its initiator), so at most
-     * c pairs run at once; 0 means a whole round at once.  A node is in one
-     * pair at a time since it works through its pairs in this order.  When
-     * pair j - c has measured its latency, its initiator tells both ranks
-     * of pair j they are next (TAG_READY): they nap briefly from then on,
-     * while j - c measures bandwidth, so neither the token nor the first
-     * ping waits long for a rank to wake, and no latency is measured while
-     * ranks wake often. */
+     * node leaders round by round.  Pair j starts once pair j - p.concurrency
+     * has finished (a token from its initiator), so at most `concurrency`
+     * pairs run at once; 0 means a whole round at once.  A node is in one
+     * pair at a time since it works through its pairs in this order. */
     int npairs = 0;
     pair_t *pairs = malloc (((size_t)m * (size_t)(m + 1) / 2) * sizeof (*pairs));
     if (!pairs)
@@ -494,21 +470,13 @@ int main (int argc, char **argv)
 
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = MPI_Wtime ();
-    int c = p.concurrency;
     for (int j = 0; j < npairs; j++) {
         const pair_t *q = &pairs[j];
         if (rank == q->init) {
-            if (c > 0 && j >= c) {
-                wait_for (pairs[j - c].init, TAG_READY, NAP_IDLE_US);
-                wait_for (pairs[j - c].init, TAG_TOKEN, NAP_NEXT_US);
-            }
-            int next[2], nnext = 0;
-            if (c > 0 && j + c < npairs) {
-                next[nnext++] = pairs[j + c].init;
-                next[nnext++] = pairs[j + c].resp;
-            }
+            if (p.concurrency > 0 && j >= p.concurrency)
+                wait_token (pairs[j - p.concurrency].init);
             pair_result_t r;
-            measure (q->resp, &p, buf, rtt, next, nnext, &r);
+            measure (q->resp, &p, buf, rtt, &r);
             for (int twice = 0; twice < 2; twice++) {
                 size_t i = twice ? (size_t)q->b * (size_t)m + (size_t)q->a
                                  : (size_t)q->a * (size_t)m + (size_t)q->b;
@@ -518,13 +486,11 @@ int main (int argc, char **argv)
                 res[3 * mm + i] = r.samples;
                 res[4 * mm + i] = r.lead_only;
             }
-            if (c > 0 && j + c < npairs)
-                MPI_Send (NULL, 0, MPI_BYTE, pairs[j + c].init, TAG_TOKEN, MPI_COMM_WORLD);
-        } else if (rank == q->resp) {
-            if (c > 0 && j >= c)
-                wait_for (pairs[j - c].init, TAG_READY, NAP_IDLE_US);
-            respond (q->init, &p, buf, stream, c > 0 ? NAP_NEXT_US : NAP_IDLE_US);
-        }
+            if (p.concurrency > 0 && j + p.concurrency < npairs)
+                MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p.concurrency].init, TAG_TOKEN,
+                          MPI_COMM_WORLD);
+        } else if (rank == q->resp)
+            respond (q->init, &p, buf, stream);
     }
     free (pairs);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
