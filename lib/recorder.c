@@ -40,10 +40,9 @@
  * datatype cache left out; below it, with plain adds and no lock, and a
  * send to a world rank with a cached datatype is counted in the wrapper
  * itself, between a test of the flag and the tail call into PMPI
- * (rec_send_fast).  At
- * MPI_Finalize the nonzero entries of every rank are gathered to rank 0,
- * which writes the profile (temp file + rename).  A job that dies before
- * MPI_Finalize writes nothing.
+ * (rec_send_fast).  At MPI_Finalize the nonzero entries of every rank are
+ * gathered to rank 0, which writes the profile (temp file + rename).  A
+ * job that dies before MPI_Finalize writes nothing.
  */
 #include "config.h"
 
@@ -95,7 +94,6 @@ typedef struct {
 
 static struct {
     int on;                        /* recording */
-    int fast;                      /* recording below MPI_THREAD_MULTIPLE */
     int collectives;               /* attribute collectives to pairs */
     int threads;                   /* MPI_THREAD_MULTIPLE: atomic adds */
     const char *path;              /* TOPOMAP_RECORD */
@@ -144,6 +142,15 @@ static __attribute__ ((noinline, cold)) rec_cell_t *rec_page_new (int pg)
     return expected;
 }
 
+/* One thread calls MPI: plain adds, no locked instruction. */
+static inline void rec_cell_add (rec_cell_t *c, uint64_t msgs, uint64_t bytes)
+{
+    atomic_store_explicit (&c->msgs, atomic_load_explicit (&c->msgs, memory_order_relaxed) + msgs,
+                           memory_order_relaxed);
+    atomic_store_explicit (&c->bytes, atomic_load_explicit (&c->bytes, memory_order_relaxed) + bytes,
+                           memory_order_relaxed);
+}
+
 static inline void rec_count (int dst, uint64_t msgs, uint64_t bytes)
 {
     unsigned u = (unsigned)dst;
@@ -158,14 +165,8 @@ static inline void rec_count (int dst, uint64_t msgs, uint64_t bytes)
     if (rec.threads) {
         atomic_fetch_add_explicit (&c->msgs, msgs, memory_order_relaxed);
         atomic_fetch_add_explicit (&c->bytes, bytes, memory_order_relaxed);
-    } else {
-        /* One thread calls MPI: plain adds, no locked instruction. */
-        atomic_store_explicit (&c->msgs, atomic_load_explicit (&c->msgs, memory_order_relaxed) + msgs,
-                               memory_order_relaxed);
-        atomic_store_explicit (&c->bytes,
-                               atomic_load_explicit (&c->bytes, memory_order_relaxed) + bytes,
-                               memory_order_relaxed);
-    }
+    } else
+        rec_cell_add (c, msgs, bytes);
 }
 
 static inline rec_type_t *rec_type_entry (MPI_Datatype type)
@@ -296,7 +297,7 @@ static void rec_send (MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype typ
 
 /* A send counted in a few instructions, when it is the common case: one
  * thread, the world, a predefined datatype seen before, a page already
- * there.  False: count it with rec_send.  The wrappers call rec_send in
+ * there; called only while recording.  False: count it with rec_send.  The wrappers call rec_send in
  * a function of their own, so that both ways end in a tail call into
  * PMPI and the wrapper saves no register.
  */
@@ -308,18 +309,13 @@ static inline __attribute__ ((always_inline)) int rec_send_fast (MPI_Comm comm, 
     unsigned u = (unsigned)dest;
     rec_cell_t *page, *c;
 
-    if (!rec.fast || comm != MPI_COMM_WORLD || u >= (unsigned)rec.size || e->type != type ||
+    if (rec.threads || comm != MPI_COMM_WORLD || u >= (unsigned)rec.size || e->type != type ||
         e->size < 0 || count < 0)
         return 0;
     if (!(page = atomic_load_explicit (&rec.pages[u / REC_PAGE], memory_order_relaxed)))
         return 0;
     c = &page[u % REC_PAGE];
-    atomic_store_explicit (&c->msgs, atomic_load_explicit (&c->msgs, memory_order_relaxed) + 1,
-                           memory_order_relaxed);
-    atomic_store_explicit (&c->bytes,
-                           atomic_load_explicit (&c->bytes, memory_order_relaxed) +
-                               (uint64_t)count * (uint64_t)e->size,
-                           memory_order_relaxed);
+    rec_cell_add (c, 1, (uint64_t)count * (uint64_t)e->size);
     return 1;
 }
 
@@ -540,7 +536,6 @@ static void rec_start (int provided)
     for (int k = 0; k < REC_TYPES; k++)
         rec.types[k].type = MPI_DATATYPE_NULL;
     rec.t0 = PMPI_Wtime ();
-    rec.fast = !rec.threads;
     rec.on = 1;
 }
 
