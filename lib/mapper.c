@@ -661,8 +661,8 @@ static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm
 }
 
 /* A start of the refinement: the greedy layout (greedy set) or the layout
- * already in slot, refined in place; rc and e say how it went.  Run on a
- * thread of its own beside another start (map_start_run).
+ * already in slot, refined in place; rc and e say how it went.  The greedy
+ * start may run on a thread of its own (map_start_run).
  */
 typedef struct {
     const map_graph_t *g;
@@ -729,7 +729,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     if (!params->exact) {
         rc = params->refine ? map_refine (g, m, slot, MAP_MAXPASS, errp) : 0;
         r->refine_s = map_now () - t;
-        return rc;
+        goto out;
     }
     if (map_repair (g, m, slot, errp) < 0)
         goto out;
