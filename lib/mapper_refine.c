@@ -548,23 +548,79 @@ static int *map_near_slots (const map_graph_t *g, const map_model_t *m)
     return near;
 }
 
-/* The change of cost when groups a and b (on pos[a], pos[b]) swap. */
-static double map_group_swap_delta (const map_graph_t *q, const map_model_t *m, const int *pos,
-                                    size_t *adj, int a, int b)
+/* What the arcs of vertex i and its own traffic cost with i on slot b
+ * and every other vertex where pos has it.
+ */
+static double map_arcs_cost (const map_graph_t *q, const map_model_t *m, const int *pos, int i,
+                             int b)
 {
-    int x = pos[a], y = pos[b];
-    double d = map_move_delta (q, m, pos, a, y) + map_move_delta (q, m, pos, b, x);
+    double c = 0;
 
-    for (size_t k = q->row[a]; k < q->row[a + 1]; k++)
-        adj[q->col[k]] = k + 1;
-    if (adj[b]) {
-        const map_weight_t *w = &q->w[adj[b] - 1];
+    if (q->self_msgs[i] != 0 || q->self_bytes[i] != 0)
+        c += map_cost_hosts (m, m->host[b], m->host[b], q->self_msgs[i], q->self_bytes[i]);
+    for (size_t k = q->row[i]; k < q->row[i + 1]; k++)
+        c += map_pair_cost (m, b, pos[q->col[k]], &q->w[k]);
+    return c;
+}
+
+/* The node refinement's state: where each group is, which group each
+ * slot holds, and what each group's arcs cost where it is (cur), so that
+ * pricing a swap computes only the new costs of the two groups' arcs.
+ * cur is made afresh at every pass and kept by each swap.
+ */
+typedef struct {
+    const map_graph_t *q;
+    const map_model_t *m;
+    int *pos;    /* [ns] slot of each group */
+    int *at;     /* [ns] group on each slot */
+    double *cur; /* [ns] map_arcs_cost of each group where it is */
+    size_t *adj; /* [ns] 1 + arc index of the current group's neighbours, else 0 */
+} map_nodes_t;
+
+/* The change of cost when group a (its neighbours marked in adj) and
+ * group b swap slots.
+ */
+static double map_group_swap_delta (const map_nodes_t *s, int a, int b)
+{
+    const map_model_t *m = s->m;
+    int x = s->pos[a], y = s->pos[b];
+    double d = map_arcs_cost (s->q, m, s->pos, a, y) - s->cur[a] +
+               map_arcs_cost (s->q, m, s->pos, b, x) - s->cur[b];
+
+    if (s->adj[b]) {
+        /* above, a on y priced the arc with b still there, and b on x
+         * with a still there */
+        const map_weight_t *w = &s->q->w[s->adj[b] - 1];
         d += map_pair_cost (m, y, x, w) + map_pair_cost (m, x, y, w) - map_pair_cost (m, x, x, w) -
              map_pair_cost (m, y, y, w);
     }
-    for (size_t k = q->row[a]; k < q->row[a + 1]; k++)
-        adj[q->col[k]] = 0;
     return d;
+}
+
+/* Groups a and b swap slots: the neighbours' cur follow their arc to the
+ * group that moved; a's and b's are priced again.
+ */
+static void map_group_swap (map_nodes_t *s, int a, int b)
+{
+    const map_graph_t *q = s->q;
+    const map_model_t *m = s->m;
+    int x = s->pos[a], y = s->pos[b];
+
+    s->pos[a] = y;
+    s->pos[b] = x;
+    s->at[y] = a;
+    s->at[x] = b;
+    for (int v = 0; v < 2; v++) {
+        int g = v ? b : a, from = v ? y : x, to = v ? x : y;
+        for (size_t k = q->row[g]; k < q->row[g + 1]; k++) {
+            int c = q->col[k];
+            if (c != a && c != b)
+                s->cur[c] += map_pair_cost (m, to, s->pos[c], &q->w[k]) -
+                             map_pair_cost (m, from, s->pos[c], &q->w[k]);
+        }
+    }
+    s->cur[a] = map_arcs_cost (q, m, s->pos, a, y);
+    s->cur[b] = map_arcs_cost (q, m, s->pos, b, x);
 }
 
 int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
@@ -572,8 +628,8 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
 {
     int ns = m->nslots;
     map_graph_t q = {0};
-    int *pos = NULL, *at = NULL, *near = NULL;
-    size_t *adj = NULL;
+    map_nodes_t s = {.q = &q, .m = m};
+    int *near = NULL;
     double cost, eps;
     int rc = -1;
 
@@ -581,28 +637,32 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
         return 0;
     if (map_graph_collapse (g, m, slot, &q, errp) < 0)
         return -1;
-    pos = malloc ((size_t)ns * sizeof (*pos));
-    at = malloc ((size_t)ns * sizeof (*at));
-    adj = calloc ((size_t)ns, sizeof (*adj));
-    if (!pos || !at || !adj || !(near = map_near_slots (g, m))) {
+    s.pos = malloc ((size_t)ns * sizeof (*s.pos));
+    s.at = malloc ((size_t)ns * sizeof (*s.at));
+    s.cur = malloc ((size_t)ns * sizeof (*s.cur));
+    s.adj = calloc ((size_t)ns, sizeof (*s.adj));
+    if (!s.pos || !s.at || !s.cur || !s.adj || !(near = map_near_slots (g, m))) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto out;
     }
     for (int a = 0; a < ns; a++)
-        pos[a] = at[a] = a;
-    cost = map_graph_cost (&q, m, pos);
+        s.pos[a] = s.at[a] = a;
+    cost = map_graph_cost (&q, m, s.pos);
     eps = cost * 1e-12;
     for (int pass = 0; pass < maxpass && cost > 0; pass++) {
         double gain = 0;
+        for (int a = 0; a < ns; a++)
+            s.cur[a] = map_arcs_cost (&q, m, s.pos, a, s.pos[a]);
         for (int a = 0; a < ns; a++) {
-            int x = pos[a], pull[MAP_NODE_PULL], npull = 0, bestb = -1;
+            int x = s.pos[a], pull[MAP_NODE_PULL], npull = 0, bestb = -1;
             double pw[MAP_NODE_PULL], best = -eps;
 
             /* the groups a talks to most, lowest index on ties */
             for (size_t k = q.row[a]; k < q.row[a + 1]; k++) {
                 double w = map_typical_weight (m, &q.w[k]);
                 int p;
+                s.adj[q.col[k]] = k + 1;
                 if (npull == MAP_NODE_PULL && !(w > pw[npull - 1]))
                     continue;
                 p = npull < MAP_NODE_PULL ? npull++ : npull - 1;
@@ -615,7 +675,7 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
                 pull[p] = q.col[k];
             }
             for (int c = 0; c < npull; c++) {
-                int y = pos[pull[c]];
+                int y = s.pos[pull[c]];
                 for (int t = -1; t < MAP_NEAR; t++) {
                     int z = t < 0 ? y : near[(size_t)y * MAP_NEAR + (size_t)t];
                     double d;
@@ -623,19 +683,17 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
                         break;
                     if (z == x || m->cap[z] != m->cap[x])
                         continue;
-                    d = map_group_swap_delta (&q, m, pos, adj, a, at[z]);
+                    d = map_group_swap_delta (&s, a, s.at[z]);
                     if (d < best) {
                         best = d;
-                        bestb = at[z];
+                        bestb = s.at[z];
                     }
                 }
             }
+            for (size_t k = q.row[a]; k < q.row[a + 1]; k++)
+                s.adj[q.col[k]] = 0;
             if (bestb >= 0) {
-                int y = pos[bestb];
-                pos[a] = y;
-                pos[bestb] = x;
-                at[y] = a;
-                at[x] = bestb;
+                map_group_swap (&s, a, bestb);
                 gain -= best;
             }
         }
@@ -644,13 +702,14 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
         cost -= gain;
     }
     for (int i = 0; i < g->n; i++)
-        slot[i] = pos[slot[i]];
+        slot[i] = s.pos[slot[i]];
     rc = 0;
 out:
     map_graph_free (&q);
-    free (pos);
-    free (at);
-    free (adj);
+    free (s.pos);
+    free (s.at);
+    free (s.cur);
+    free (s.adj);
     free (near);
     return rc;
 }
