@@ -32,6 +32,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -651,10 +652,13 @@ void map_result_free (map_result_t *res)
 
 #define MAP_MAXPASS 12
 
-/* Refine a layout that fits: the groups, then the ranks. */
-static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_t *errp)
+/* Refine a layout that fits: the groups, then the ranks (helper: see
+ * map_refine_nodes).
+ */
+static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, bool helper,
+                       tm_error_t *errp)
 {
-    if (map_refine_nodes (g, m, slot, MAP_MAXPASS, errp) < 0 ||
+    if (map_refine_nodes (g, m, slot, MAP_MAXPASS, helper, errp) < 0 ||
         map_refine (g, m, slot, MAP_MAXPASS, errp) < 0)
         return -1;
     return 0;
@@ -662,15 +666,18 @@ static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, tm
 
 /* A start of the refinement: the greedy layout (greedy set) or the layout
  * already in slot, refined in place; rc and e say how it went.  The greedy
- * start may run on a thread of its own (map_start_run).
+ * start may run on a thread of its own (map_start_run), and says when it
+ * is done; a start refined while no other runs may use a helper thread.
  */
 typedef struct {
     const map_graph_t *g;
     const map_model_t *m;
     int *slot;
     int greedy;
+    bool helper;
     int rc;
     tm_error_t e;
+    atomic_bool done;
 } map_start_t;
 
 static void *map_start_run (void *arg)
@@ -678,9 +685,10 @@ static void *map_start_run (void *arg)
     map_start_t *s = arg;
 
     s->rc = (s->greedy && map_greedy (s->g, s->m, s->slot, &s->e) < 0) ||
-                    map_polish (s->g, s->m, s->slot, &s->e) < 0
+                    map_polish (s->g, s->m, s->slot, s->helper, &s->e) < 0
                 ? -1
                 : 0;
+    atomic_store (&s->done, true);
     return NULL;
 }
 
@@ -742,12 +750,15 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     best = map_graph_cost (g, m, slot);
     /* The repaired Scotch layout and the greedy one, each refined. */
     memcpy (st[0].slot, slot, (size_t)g->n * sizeof (*slot));
+    st[0].helper = !threaded || atomic_load (&st[1].done);
     map_start_run (&st[0]);
     if (threaded) {
         pthread_join (thread, NULL);
         threaded = false;
-    } else
+    } else {
+        st[1].helper = true;
         map_start_run (&st[1]);
+    }
     for (int k = 0; k < 2; k++) {
         double c;
         if (st[k].rc < 0) {
@@ -765,7 +776,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
         map_slots_of (nslots, slots, cyclic, alt);
         if (!(map_graph_cost (g, m, alt) < best))
             continue;
-        if (map_polish (g, m, alt, errp) < 0)
+        if (map_polish (g, m, alt, true, errp) < 0)
             goto out;
         if ((c = map_graph_cost (g, m, alt)) < best) {
             best = c;

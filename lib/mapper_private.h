@@ -10,6 +10,7 @@
 #define TOPOMAP_MAPPER_PRIVATE_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -165,9 +166,11 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
 
 /* With every slot holding exactly its count: swap the groups of ranks of
  * two slots of equal count while that strictly lowers the cost, at most
- * maxpass passes over the slots.
+ * maxpass passes over the slots.  With helper, a second thread may share
+ * the pricing (the caller runs no other thread meanwhile); the result is
+ * the same.
  */
 int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
-                      tm_error_t *errp);
+                      bool helper, tm_error_t *errp);
 
 #endif

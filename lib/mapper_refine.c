@@ -30,6 +30,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,8 +218,31 @@ typedef struct {
     double *pull; /* [nslots] traffic of the current rank to each slot */
     int *touched; /* slots with pull, at most max degree */
     size_t *adj;  /* [n] 1 + arc index of rank i's neighbours, else 0 */
+    double *here; /* [max degree] what each arc of the current rank costs now */
     double eps;   /* least gain worth taking */
 } map_refine_t;
+
+/* map_move_delta for the current rank i, its arcs' present costs in
+ * r->here and its own traffic's in here_self: the same operations on the
+ * same numbers, so the same result to the last bit, without pricing the
+ * present again for every candidate slot.
+ */
+static double map_refine_delta (const map_refine_t *r, int i, int b, double here_self)
+{
+    const map_graph_t *g = r->g;
+    const map_model_t *m = r->m;
+    double d = 0;
+
+    if (b == r->slot[i])
+        return 0;
+    if (g->self_msgs[i] != 0 || g->self_bytes[i] != 0) {
+        int hb = m->host[b];
+        d += map_cost_hosts (m, hb, hb, g->self_msgs[i], g->self_bytes[i]) - here_self;
+    }
+    for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
+        d += map_pair_cost (m, b, r->slot[g->col[k]], &g->w[k]) - r->here[k - g->row[i]];
+    return d;
+}
 
 static void map_refine_move (map_refine_t *r, int i, int b)
 {
@@ -285,6 +311,7 @@ static double map_refine_rank (map_refine_t *r, int i)
     const map_graph_t *g = r->g;
     const map_model_t *m = r->m;
     int a = r->slot[i], ntouched = 0, cand[MAP_CANDIDATES], ncand = 0;
+    double here_self = 0;
 
     for (size_t k = g->row[i]; k < g->row[i + 1]; k++) {
         int s = r->slot[g->col[k]];
@@ -311,9 +338,15 @@ static double map_refine_rank (map_refine_t *r, int i)
     for (int t = 0; t < ntouched; t++)
         r->pull[r->touched[t]] = 0;
 
+    if (ncand > 0) {
+        if (g->self_msgs[i] != 0 || g->self_bytes[i] != 0)
+            here_self = map_cost_hosts (m, m->host[a], m->host[a], g->self_msgs[i], g->self_bytes[i]);
+        for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
+            r->here[k - g->row[i]] = map_pair_cost (m, a, r->slot[g->col[k]], &g->w[k]);
+    }
     for (int c = 0; c < ncand; c++) {
         int b = cand[c], k;
-        double dm = map_move_delta (g, m, r->slot, i, b), gain;
+        double dm = map_refine_delta (r, i, b, here_self), gain;
         if (r->occ[b] < m->cap[b]) {
             if (dm < -r->eps) {
                 map_refine_move (r, i, b);
@@ -353,9 +386,10 @@ int map_refine (const map_graph_t *g, const map_model_t *m, int *slot, int maxpa
     r.cursor = calloc ((size_t)m->nslots, sizeof (*r.cursor));
     r.pull = calloc ((size_t)m->nslots, sizeof (*r.pull));
     r.touched = malloc ((maxdeg ? maxdeg : 1) * sizeof (*r.touched));
+    r.here = malloc ((maxdeg ? maxdeg : 1) * sizeof (*r.here));
     r.pos = malloc (n * sizeof (*r.pos));
     r.adj = calloc (n, sizeof (*r.adj));
-    if (!r.occ || !r.start || !r.cursor || !r.pull || !r.touched || !r.pos || !r.adj)
+    if (!r.occ || !r.start || !r.cursor || !r.pull || !r.touched || !r.here || !r.pos || !r.adj)
         goto nomem;
     for (int i = 0; i < g->n; i++)
         r.occ[slot[i]]++;
@@ -392,6 +426,7 @@ out:
     free (r.cursor);
     free (r.pull);
     free (r.touched);
+    free (r.here);
     free (r.adj);
     return rc;
 }
@@ -623,14 +658,114 @@ static void map_group_swap (map_nodes_t *s, int a, int b)
     s->cur[b] = map_arcs_cost (q, m, s->pos, b, x);
 }
 
+/* The first of the candidates b[0..nb) whose swap with group a gains
+ * most, if it gains more than eps: *best its change of cost, the group
+ * returned (-1 if none).
+ */
+static int map_group_best (const map_nodes_t *s, int a, const int *b, int nb, double eps,
+                           double *best)
+{
+    int bestb = -1;
+
+    *best = -eps;
+    for (int c = 0; c < nb; c++) {
+        double d = map_group_swap_delta (s, a, b[c]);
+        if (d < *best) {
+            *best = d;
+            bestb = b[c];
+        }
+    }
+    return bestb;
+}
+
+/* A second thread prices the later half of each group's candidates while
+ * the caller prices the first: the state is only read meanwhile, and the
+ * halves are joined as one pass over all would have chosen (the later
+ * half wins only when strictly better), so the plan is the same with or
+ * without it.  Groups come one after another, tens of microseconds each,
+ * so the two threads meet by spinning on two counters (posted, finished),
+ * yielding the CPU after MAP_SPINS turns.  Used only where the graph of
+ * the groups has MAP_HELPER_MIN_ARCS arcs or more, two CPUs are ours and
+ * no other thread of the mapper runs (the caller says).
+ */
+#define MAP_HELPER_MIN_ARCS (1 << 16)
+#define MAP_SPINS           4096
+
+typedef struct {
+    const map_nodes_t *s;
+    double eps;
+    pthread_t thread;
+    atomic_uint posted;   /* the last work posted */
+    atomic_uint finished; /* the last work done */
+    atomic_bool quit;
+    int a, nb;            /* the work: candidates b[0..nb) of group a */
+    const int *b;
+    double best; /* the result */
+    int bestb;
+} map_helper_t;
+
+/* Spin until *v equals val (until_equal) or differs from it (not), or
+ * quit is set.
+ */
+static void map_helper_wait (atomic_uint *v, unsigned val, bool until_equal, atomic_bool *quit)
+{
+    for (int spins = 0; (atomic_load_explicit (v, memory_order_acquire) == val) != until_equal;) {
+        if (quit && atomic_load_explicit (quit, memory_order_acquire))
+            return;
+        if (++spins >= MAP_SPINS) {
+            sched_yield ();
+            spins = 0;
+        }
+    }
+}
+
+static void *map_helper_run (void *arg)
+{
+    map_helper_t *h = arg;
+
+    for (unsigned seen = 0;;) {
+        /* until there is work past seen, or the end */
+        map_helper_wait (&h->posted, seen, false, &h->quit);
+        if (atomic_load_explicit (&h->quit, memory_order_acquire))
+            return NULL;
+        seen = atomic_load_explicit (&h->posted, memory_order_acquire);
+        h->bestb = map_group_best (h->s, h->a, h->b, h->nb, h->eps, &h->best);
+        atomic_store_explicit (&h->finished, seen, memory_order_release);
+    }
+}
+
+static bool map_helper_start (map_helper_t *h, const map_nodes_t *s, double eps)
+{
+    cpu_set_t cpus;
+
+    if (s->q->row[s->q->n] < MAP_HELPER_MIN_ARCS ||
+        sched_getaffinity (0, sizeof (cpus), &cpus) != 0 || CPU_COUNT (&cpus) < 2)
+        return false;
+    memset (h, 0, sizeof (*h));
+    h->s = s;
+    h->eps = eps;
+    atomic_init (&h->posted, 0);
+    atomic_init (&h->finished, 0);
+    atomic_init (&h->quit, false);
+    return pthread_create (&h->thread, NULL, map_helper_run, h) == 0;
+}
+
+static void map_helper_stop (map_helper_t *h)
+{
+    atomic_store_explicit (&h->quit, true, memory_order_release);
+    pthread_join (h->thread, NULL);
+}
+
 int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
-                      tm_error_t *errp)
+                      bool helper, tm_error_t *errp)
 {
     int ns = m->nslots;
     map_graph_t q = {0};
     map_nodes_t s = {.q = &q, .m = m};
-    int *near = NULL;
+    map_helper_t h;
+    int *near = NULL, cand[MAP_NODE_PULL * (MAP_NEAR + 1)];
     double cost, eps;
+    unsigned posted = 0;
     int rc = -1;
 
     if (ns < 2 || g->n < 2)
@@ -650,13 +785,14 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
         s.pos[a] = s.at[a] = a;
     cost = map_graph_cost (&q, m, s.pos);
     eps = cost * 1e-12;
+    helper = helper && cost > 0 && map_helper_start (&h, &s, eps);
     for (int pass = 0; pass < maxpass && cost > 0; pass++) {
         double gain = 0;
         for (int a = 0; a < ns; a++)
             s.cur[a] = map_arcs_cost (&q, m, s.pos, a, s.pos[a]);
         for (int a = 0; a < ns; a++) {
-            int x = s.pos[a], pull[MAP_NODE_PULL], npull = 0, bestb = -1;
-            double pw[MAP_NODE_PULL], best = -eps;
+            int x = s.pos[a], pull[MAP_NODE_PULL], npull = 0, ncand = 0, bestb;
+            double pw[MAP_NODE_PULL], best;
 
             /* the groups a talks to most, lowest index on ties */
             for (size_t k = q.row[a]; k < q.row[a + 1]; k++) {
@@ -678,18 +814,26 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
                 int y = s.pos[pull[c]];
                 for (int t = -1; t < MAP_NEAR; t++) {
                     int z = t < 0 ? y : near[(size_t)y * MAP_NEAR + (size_t)t];
-                    double d;
                     if (z < 0)
                         break;
-                    if (z == x || m->cap[z] != m->cap[x])
-                        continue;
-                    d = map_group_swap_delta (&s, a, s.at[z]);
-                    if (d < best) {
-                        best = d;
-                        bestb = s.at[z];
-                    }
+                    if (z != x && m->cap[z] == m->cap[x])
+                        cand[ncand++] = s.at[z];
                 }
             }
+            if (helper && ncand >= 2) {
+                int half = ncand / 2;
+                h.a = a;
+                h.b = cand + half;
+                h.nb = ncand - half;
+                atomic_store_explicit (&h.posted, ++posted, memory_order_release);
+                bestb = map_group_best (&s, a, cand, half, eps, &best);
+                map_helper_wait (&h.finished, posted, true, NULL);
+                if (h.bestb >= 0 && h.best < best) {
+                    best = h.best;
+                    bestb = h.bestb;
+                }
+            } else
+                bestb = map_group_best (&s, a, cand, ncand, eps, &best);
             for (size_t k = q.row[a]; k < q.row[a + 1]; k++)
                 s.adj[q.col[k]] = 0;
             if (bestb >= 0) {
@@ -701,6 +845,8 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
             break;
         cost -= gain;
     }
+    if (helper)
+        map_helper_stop (&h);
     for (int i = 0; i < g->n; i++)
         slot[i] = s.pos[slot[i]];
     rc = 0;

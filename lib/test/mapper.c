@@ -881,6 +881,79 @@ static void test_large_step (void)
     free (slots);
 }
 
+/* The node refinement's helper thread (map_refine_nodes, a groups' graph
+ * of 65 536 arcs or more): with and without it, the same layout to the
+ * last rank, and never dearer than the start.  Built by hand: 320 nodes of
+ * random figures, 8 ranks each, every rank talking to about 80 others.
+ */
+static void test_node_helper (void)
+{
+    int ns = 320, per = 8, n = ns * per, deg = 80;
+    netmap_t *nm = netmap_of (ns);
+    int *host = malloc ((size_t)ns * sizeof (*host)), *cap = malloc ((size_t)ns * sizeof (*cap));
+    int *start = malloc ((size_t)n * sizeof (*start)), *one = malloc ((size_t)n * sizeof (*one));
+    int *two = malloc ((size_t)n * sizeof (*two));
+    char *link = calloc ((size_t)n * (size_t)n, 1);
+    map_graph_t g = {.n = n};
+    map_model_t m = {.nm = nm, .nslots = ns, .use_lat = 1, .use_bw = 1};
+    tm_error_t err;
+    size_t narcs = 0;
+    int rc1, rc2;
+
+    rng_state = 777;
+    for (int a = 0; a < ns; a++) {
+        host[a] = a;
+        cap[a] = per;
+        for (int b = 0; b < ns; b++)
+            if (a != b)
+                set_pair (nm, a, b, rng_real (5, 100), rng_real (100, 5000));
+    }
+    m.host = host;
+    m.cap = cap;
+    m.typ_lat_s = 50e-6;
+    m.typ_s_per_byte = 1 / 1e9;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < deg / 2; k++) {
+            int j = rng_int (0, n - 1);
+            if (j != i && !link[(size_t)i * n + j])
+                link[(size_t)i * n + j] = link[(size_t)j * n + i] = 1, narcs += 2;
+        }
+    g.row = calloc ((size_t)n + 1, sizeof (*g.row));
+    g.col = malloc (narcs * sizeof (*g.col));
+    g.w = malloc (narcs * sizeof (*g.w));
+    g.self_msgs = calloc ((size_t)n, sizeof (*g.self_msgs));
+    g.self_bytes = calloc ((size_t)n, sizeof (*g.self_bytes));
+    for (int i = 0; i < n; i++) {
+        g.row[i + 1] = g.row[i];
+        for (int j = 0; j < n; j++)
+            if (link[(size_t)i * n + j]) {
+                /* the same figures from both ends, out and in swapped */
+                int lo = i < j ? i : j, hi = i < j ? j : i;
+                double mm = 1 + (lo * 7 + hi) % 50, bb = 1000.0 * (1 + (lo * 13 + hi * 3) % 97);
+                g.col[g.row[i + 1]] = j;
+                g.w[g.row[i + 1]++] = (map_weight_t){mm, bb, mm, bb};
+            }
+    }
+    for (int i = 0; i < n; i++)
+        start[i] = one[i] = two[i] = i / per;
+    rc1 = map_refine_nodes (&g, &m, one, 12, false, &err);
+    rc2 = map_refine_nodes (&g, &m, two, 12, true, &err);
+    ok (rc1 == 0 && rc2 == 0, "node helper: refined with and without (%zu rank arcs)", narcs);
+    ok (memcmp (one, two, (size_t)n * sizeof (*one)) == 0,
+        "node helper: the same layout with the helper as without");
+    ok (map_graph_cost (&g, &m, two) < map_graph_cost (&g, &m, start),
+        "node helper: cheaper than the start (%g < %g s)", map_graph_cost (&g, &m, two),
+        map_graph_cost (&g, &m, start));
+    map_graph_free (&g);
+    netmap_destroy (nm);
+    free (host);
+    free (cap);
+    free (start);
+    free (one);
+    free (two);
+    free (link);
+}
+
 static void test_plain_scotch (void)
 {
     rcase_t c;
@@ -998,6 +1071,7 @@ int main (void)
     test_determinism ();
     test_many_nodes ();
     test_large_step ();
+    test_node_helper ();
     test_plain_scotch ();
     test_explain ();
     test_scotch_errors ();
