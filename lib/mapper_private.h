@@ -168,7 +168,7 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
  * two slots of equal count while that strictly lowers the cost, at most
  * maxpass passes over the slots.  With helper, a second thread may share
  * the pricing (the caller runs no other thread meanwhile); the result is
- * the same.
+ * the same.  Returns 1 when a helper did, 0 when not, -1 on error.
  */
 int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int maxpass,
                       bool helper, tm_error_t *errp);

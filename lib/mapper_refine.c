@@ -849,7 +849,7 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
         map_helper_stop (&h);
     for (int i = 0; i < g->n; i++)
         slot[i] = s.pos[slot[i]];
-    rc = 0;
+    rc = helper ? 1 : 0;
 out:
     map_graph_free (&q);
     free (s.pos);
