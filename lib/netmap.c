@@ -1,9 +1,9 @@
 /* netmap.c: the netmap file, written and read with json-c.
  *
- * Schema 1.  Every key is required and no other key is allowed:
+ * Schema 2.  Every key is required and no other key is allowed:
  *
  *   {
- *     "schema": 1,
+ *     "schema": 2,
  *     "kind": "topomap-netmap",
  *     "hosts": ["n0", "n1", ...],
  *     "latency_us": [[...], ...],
@@ -22,7 +22,9 @@
  *       "parent": [V integers],
  *       "height": [V numbers],
  *       "ngroups": G,
- *       "group": [n integers]
+ *       "group": [n integers],
+ *       "signal": "latency" or "bandwidth",
+ *       "residual": a number or null
  *     }
  *   }
  *
@@ -41,6 +43,11 @@
  * timestamp when measured, UTC, ISO 8601 "YYYY-MM-DDTHH:MM:SSZ".
  * topology  the inferred topo_t (lib/topology.h): vertices 0..n-1 are the
  *           hosts, parent -1 for the root only; it must pass topo_check().
+ *           signal: what it was inferred from; residual: topo_fit's on that
+ *           signal, finite >= 0, null when not known.
+ *
+ * Schema 1 (before topomap inferred trees from bandwidth too) is read as
+ * well: its topology has neither signal nor residual (latency, unknown).
  *
  * The writer refuses a netmap that the reader would reject.  It writes
  * hosts, each matrix row and each topology array on one line, numbers in
@@ -80,6 +87,11 @@ static const char *const netmap_param_keys[] = {
 };
 
 static const char *const netmap_topo_keys[] = {
+    "model", "nvertices", "parent", "height", "ngroups", "group", "signal", "residual", NULL,
+};
+
+/* Schema 1's topology keys: the same without signal and residual. */
+static const char *const netmap_topo_keys_1[] = {
     "model", "nvertices", "parent", "height", "ngroups", "group", NULL,
 };
 
@@ -216,6 +228,10 @@ static int netmap_check_topo (const netmap_t *nm, tm_error_t *errp)
     for (int v = 0; v < t->nvertices; v++)
         if (!isfinite (t->height[v]) || t->height[v] < 0)
             return errprintf (errp, "topology.height[%d]: not a finite number >= 0", v);
+    if (t->signal != TOPO_SIGNAL_LATENCY && t->signal != TOPO_SIGNAL_BANDWIDTH)
+        return errprintf (errp, "topology.signal: %d, not latency or bandwidth", (int)t->signal);
+    if (!isnan (t->residual) && !(isfinite (t->residual) && t->residual >= 0))
+        return errprintf (errp, "topology.residual: not a finite number >= 0 or null");
     return 0;
 }
 
@@ -422,7 +438,14 @@ static json_object *netmap_json_topo (const topo_t *t)
                       false) < 0 ||
         jsonfile_add (o, "ngroups", json_object_new_int (t->ngroups), false) < 0 ||
         jsonfile_add (o, "group", netmap_json_list (NULL, t->group, (size_t)t->nhosts), false) <
-            0) {
+            0 ||
+        jsonfile_add (o, "signal",
+                      json_object_new_string (t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth"
+                                                                                  : "latency"),
+                      false) < 0 ||
+        jsonfile_add (o, "residual",
+                      isnan (t->residual) ? NULL : json_object_new_double (t->residual),
+                      true) < 0) {
         json_object_put (o);
         return NULL;
     }
@@ -712,7 +735,33 @@ static int netmap_json_topo_list (json_object *o, const char *key, size_t len, i
     return 0;
 }
 
-static int netmap_json_topo_read (json_object *o, int n, topo_t **tp, tm_error_t *errp)
+/* Schema 2's signal and residual of a topology. */
+static int netmap_json_topo_fit (json_object *to, topo_t *t, tm_error_t *errp)
+{
+    json_object *v;
+    const char *s;
+
+    if (jsonfile_get (to, "topology.", "signal", json_type_string, &v, errp) < 0)
+        return -1;
+    s = json_object_get_string (v);
+    if (strcmp (s, "latency") == 0)
+        t->signal = TOPO_SIGNAL_LATENCY;
+    else if (strcmp (s, "bandwidth") == 0)
+        t->signal = TOPO_SIGNAL_BANDWIDTH;
+    else
+        return errprintf (errp, "topology.signal: '%s', expected 'latency' or 'bandwidth'",
+                          jsonfile_quote (s));
+    if (!json_object_object_get_ex (to, "residual", &v))
+        return errprintf (errp, "missing key 'topology.residual'");
+    if (netmap_json_number (v, "topology.residual", true, &t->residual, errp) < 0)
+        return -1;
+    if (t->residual < 0)
+        return errprintf (errp, "topology.residual: below 0");
+    return 0;
+}
+
+static int netmap_json_topo_read (json_object *o, int n, int64_t schema, topo_t **tp,
+                                  tm_error_t *errp)
 {
     const char *pre = "topology.";
     json_object *to, *v;
@@ -730,7 +779,7 @@ static int netmap_json_topo_read (json_object *o, int n, topo_t **tp, tm_error_t
     }
     if (!json_object_is_type (to, json_type_object))
         return errprintf (errp, "topology: not null or an object");
-    if (jsonfile_keys (to, pre, netmap_topo_keys, errp) < 0 ||
+    if (jsonfile_keys (to, pre, schema == 1 ? netmap_topo_keys_1 : netmap_topo_keys, errp) < 0 ||
         jsonfile_get (to, pre, "model", json_type_string, &v, errp) < 0)
         return -1;
     s = json_object_get_string (v);
@@ -757,7 +806,8 @@ static int netmap_json_topo_read (json_object *o, int n, topo_t **tp, tm_error_t
     t->ngroups = (int)ngroups;
     if (netmap_json_topo_list (to, "parent", (size_t)nvertices, -1, t->parent, NULL, errp) < 0 ||
         netmap_json_topo_list (to, "height", (size_t)nvertices, 0, NULL, t->height, errp) < 0 ||
-        netmap_json_topo_list (to, "group", (size_t)n, 0, t->group, NULL, errp) < 0) {
+        netmap_json_topo_list (to, "group", (size_t)n, 0, t->group, NULL, errp) < 0 ||
+        (schema > 1 && netmap_json_topo_fit (to, t, errp) < 0)) {
         topo_destroy (t);
         return -1;
     }
@@ -772,7 +822,7 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
     const char **names = NULL;
     json_object *v, *lat, *ci, *bw, *samples;
     const char *s;
-    int64_t x;
+    int64_t x, schema;
     int n = 0;
     int err = EINVAL;
 
@@ -786,10 +836,11 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
     if (jsonfile_get (o, "", "schema", json_type_int, &v, errp) < 0 ||
         netmap_json_int (v, "schema", INT64_MIN, INT64_MAX, &x, errp) < 0)
         goto error;
-    if (x != NETMAP_SCHEMA) {
-        errprintf (errp, "schema %" PRId64 ", expected %d", x, NETMAP_SCHEMA);
+    if (x != 1 && x != NETMAP_SCHEMA) {
+        errprintf (errp, "schema %" PRId64 ", expected 1 or %d", x, NETMAP_SCHEMA);
         goto error;
     }
+    schema = x;
     if (jsonfile_keys (o, "", netmap_keys, errp) < 0 || netmap_json_hosts (o, &names, &n, errp) < 0)
         goto error;
     /* Shapes first: they bound what netmap_create allocates. */
@@ -828,7 +879,7 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
         errprintf (errp, "timestamp: not a UTC time YYYY-MM-DDTHH:MM:SSZ");
         goto error;
     }
-    if (netmap_json_topo_read (o, n, &nm->topo, errp) < 0 || netmap_check (nm, errp) < 0)
+    if (netmap_json_topo_read (o, n, schema, &nm->topo, errp) < 0 || netmap_check (nm, errp) < 0)
         goto error;
     free (names);
     return nm;

@@ -16,7 +16,7 @@
 #include "lib/error.h"
 #include "lib/topology.h"
 
-#define NETMAP_SCHEMA 1
+#define NETMAP_SCHEMA 2
 
 typedef struct {
     size_t lat_bytes;      /* ping-pong message size */

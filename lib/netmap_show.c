@@ -156,8 +156,9 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
     else {
         const topo_t *t = nm->topo;
         fprintf (f, "model: %s, %d %s, %d group%s:",
-                 t->model == TOPO_TREE ? "tree (the latencies fit a switch tree)"
-                                       : "groups (hierarchical clustering on latency)",
+                 t->model == TOPO_GROUPS ? "groups (hierarchical clustering on latency)"
+                 : t->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (the bandwidths fit a switch tree)"
+                                                      : "tree (the latencies fit a switch tree)",
                  t->nvertices - t->nhosts, t->model == TOPO_TREE ? "switches" : "clusters",
                  t->ngroups, t->ngroups == 1 ? "" : "s");
         for (int g = 0; g < t->ngroups; g++) {
@@ -170,6 +171,11 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
             fprintf (f, "]");
         }
         fputc ('\n', f);
+        if (t->model == TOPO_TREE && !isnan (t->residual))
+            fprintf (f,
+                     "fit: residual %.3f on %s (median deviation of a pair from the median of "
+                     "pairs as many switches apart)\n",
+                     t->residual, t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency");
         int *low = lowest_hosts (t);
         if (!low) {
             errno = ENOMEM;

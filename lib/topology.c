@@ -1,4 +1,5 @@
-/* topology.c: the shape of the network, inferred from measured latencies.
+/* topology.c: the shape of the network, inferred from measured latencies
+ * and bandwidths.
  *
  * TOPO_TREE follows Lawrence & Yuan (seeds/002 §3): data clustering of the
  * round-trip times (§3.2, Figure 7), hop counts from the smallest gap
@@ -75,6 +76,8 @@ topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *e
     t->nhosts = nhosts;
     t->nvertices = nvertices;
     t->ngroups = 1;
+    t->signal = TOPO_SIGNAL_LATENCY;
+    t->residual = NAN;
     t->parent = malloc ((size_t)nvertices * sizeof (*t->parent));
     t->height = calloc ((size_t)nvertices, sizeof (*t->height));
     t->group = calloc ((size_t)nhosts, sizeof (*t->group));
@@ -1190,4 +1193,180 @@ done:
     free (class);
     free (hops);
     return t;
+}
+
+/* The fit of a tree to a signal */
+
+static int fit_dbl_cmp (const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..k) (k > 0), v reordered. */
+static double fit_median (double *v, size_t k)
+{
+    qsort (v, k, sizeof (*v), fit_dbl_cmp);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
+              tm_error_t *errp)
+{
+    int *depth = NULL, *hop = NULL, maxhop = 0, nclass = 0, rc = -1;
+    size_t *count = NULL, *at = NULL, npairs = (size_t)n * (size_t)(n - 1) / 2, k = 0;
+    double *val = NULL, *med = NULL, *dev = NULL;
+    tm_error_t e;
+
+    if (!t || t->model != TOPO_TREE || t->nhosts != n || n < 2 || topo_check (t, &e) < 0)
+        return errinval (errp, "not a switch tree of %d hosts", n);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && !(isfinite (AT (x, n, i, j)) && AT (x, n, i, j) > 0))
+                return errinval (errp, "figure from host %d to host %d is %g: not finite and > 0",
+                                 i, j, AT (x, n, i, j));
+    depth = calloc ((size_t)t->nvertices, sizeof (*depth));
+    hop = malloc (npairs * sizeof (*hop));
+    val = malloc (npairs * sizeof (*val));
+    dev = malloc (npairs * sizeof (*dev));
+    if (!depth || !hop || !val || !dev)
+        goto nomem;
+    for (int v = 0; v < t->nvertices; v++)
+        for (int u = v; t->parent[u] != -1; u = t->parent[u])
+            depth[v]++;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++, k++) {
+            hop[k] = path_switches (t->parent, depth, i, j);
+            if (hop[k] > maxhop)
+                maxhop = hop[k];
+        }
+    /* the pairs of each hop count together in val, by a counting sort */
+    count = calloc ((size_t)maxhop + 2, sizeof (*count));
+    at = calloc ((size_t)maxhop + 2, sizeof (*at));
+    med = calloc ((size_t)maxhop + 1, sizeof (*med));
+    if (!count || !at || !med)
+        goto nomem;
+    for (k = 0; k < npairs; k++)
+        count[hop[k] + 1]++;
+    for (int h = 0; h <= maxhop; h++)
+        count[h + 1] += count[h];
+    memcpy (at, count, ((size_t)maxhop + 2) * sizeof (*at));
+    k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++, k++)
+            val[at[hop[k]]++] = pair_mean (n, x, i, j);
+    *sep = INFINITY;
+    for (int h = 0, prev = -1; h <= maxhop; h++) {
+        size_t lo = count[h], hi = count[h + 1];
+        if (hi == lo)
+            continue;
+        med[h] = fit_median (val + lo, hi - lo);
+        if (prev >= 0 && med[h] / med[prev] < *sep)
+            *sep = med[h] / med[prev];
+        prev = h;
+        nclass++;
+    }
+    for (int h = 0; h <= maxhop; h++)
+        for (size_t q = count[h]; q < count[h + 1]; q++)
+            dev[q] = fabs (val[q] - med[h]) / med[h];
+    *residual = fit_median (dev, npairs);
+    rc = nclass;
+    goto done;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+done:
+    free (depth);
+    free (hop);
+    free (val);
+    free (dev);
+    free (count);
+    free (at);
+    free (med);
+    return rc;
+}
+
+/* The tree of the levels of the clustering of transfer times, if topo_fit
+ * accepts it; NULL with errp saying why not (errno ENOMEM: out of memory).
+ */
+static topo_t *infer_bandwidth (int n, const double *bw_MBps, tm_error_t *errp)
+{
+    double *cost = malloc ((size_t)n * (size_t)n * sizeof (*cost)), res, sep;
+    topo_t *d = NULL, *t = NULL;
+    int nc;
+
+    if (!cost) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
+    if (!(d = topo_cluster (n, cost, errp)) || !(t = topo_levels (d, errp)))
+        goto done;
+    if ((nc = topo_fit (t, n, cost, &res, &sep, errp)) < 0)
+        goto fail;
+    if (nc < 2 || res > TOPO_FIT_RESIDUAL || sep < TOPO_FIT_SEP) {
+        errinval (errp,
+                  "bandwidths fit a tree of %d level%s with residual %.3f, levels %.2f times "
+                  "apart: no tree",
+                  nc, nc == 1 ? "" : "s", res, sep);
+        goto fail;
+    }
+    t->signal = TOPO_SIGNAL_BANDWIDTH;
+    t->residual = res;
+    goto done;
+fail:
+    topo_destroy (t);
+    t = NULL;
+done:
+    topo_destroy (d);
+    free (cost);
+    return t;
+}
+
+topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
+                        tm_error_t *errp)
+{
+    topo_t *lat, *bw;
+    tm_error_t why = {""};
+    double sep;
+
+    if (!(lat = topo_infer (n, lat_us, p, errp)))
+        return NULL;
+    if (lat->model == TOPO_TREE && n >= 2 &&
+        topo_fit (lat, n, lat_us, &lat->residual, &sep, &why) < 0 && errno == ENOMEM) {
+        topo_destroy (lat);
+        return NULL;
+    }
+    if (!bw_MBps || n < 2)
+        return lat;
+    if (matrix_check (n, bw_MBps, "bandwidth", errp) < 0) {
+        topo_destroy (lat);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && !(AT (bw_MBps, n, i, j) > 0)) {
+                errinval (errp, "bandwidth from host %d to host %d is 0", i, j);
+                topo_destroy (lat);
+                return NULL;
+            }
+    if (!(bw = infer_bandwidth (n, bw_MBps, &why))) {
+        if (errno == ENOMEM) {
+            topo_destroy (lat);
+            errprintf (errp, "%s", why.text);
+            return NULL;
+        }
+        return lat;
+    }
+    if (lat->model == TOPO_TREE && !(bw->residual < lat->residual)) {
+        topo_destroy (bw);
+        return lat;
+    }
+    topo_destroy (lat);
+    errclear (errp);
+    return bw;
 }

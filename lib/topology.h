@@ -24,20 +24,30 @@ typedef enum {
     TOPO_GROUPS = 2,
 } topo_model_t;
 
+/* The measurement a topology was inferred from. */
+typedef enum {
+    TOPO_SIGNAL_LATENCY = 1,
+    TOPO_SIGNAL_BANDWIDTH = 2,
+} topo_signal_t;
+
 typedef struct {
     topo_model_t model;
-    int nhosts;     /* vertices 0..nhosts-1 are hosts */
-    int nvertices;  /* hosts + switches or clusters */
-    int *parent;    /* [nvertices]; -1 for the root */
-    double *height; /* [nvertices]; TOPO_GROUPS: merge cost (us) of a
-                       cluster, 0 for hosts; TOPO_TREE: hop level of a
-                       switch above the hosts, the switches on the shortest
-                       way down to a host, itself included (1 = edge switch,
-                       one that hosts attach to), 0 for hosts */
-    int ngroups;    /* hosts in the same group share an edge switch
-                       (TOPO_TREE) or a top-level cluster (TOPO_GROUPS) */
-    int *group;     /* [nhosts]; 0..ngroups-1, numbered in order of the
-                       lowest host of each group */
+    int nhosts;           /* vertices 0..nhosts-1 are hosts */
+    int nvertices;        /* hosts + switches or clusters */
+    int *parent;          /* [nvertices]; -1 for the root */
+    double *height;       /* [nvertices]; TOPO_GROUPS: merge cost (us) of a
+                             cluster, 0 for hosts; TOPO_TREE: hop level of a
+                             switch above the hosts, the switches on the shortest
+                             way down to a host, itself included (1 = edge switch,
+                             one that hosts attach to), 0 for hosts */
+    int ngroups;          /* hosts in the same group share an edge switch
+                             (TOPO_TREE) or a top-level cluster (TOPO_GROUPS) */
+    int *group;           /* [nhosts]; 0..ngroups-1, numbered in order of the
+                             lowest host of each group */
+    topo_signal_t signal; /* what it was inferred from (latency unless
+                             topo_infer_net chose bandwidth) */
+    double residual;      /* TOPO_TREE: topo_fit's residual on that signal;
+                             NaN when not known */
 } topo_t;
 
 typedef struct {
@@ -55,7 +65,8 @@ typedef struct {
     double inter_threshold;
 } topo_params_t;
 
-/* A topology with every array allocated: parent -1, height 0, group 0.
+/* A topology with every array allocated: parent -1, height 0, group 0,
+ * signal latency, residual NaN.
  * Each array is its own allocation; topo_destroy frees them all.
  */
 topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *errp);
@@ -136,6 +147,38 @@ topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp);
  * otherwise, ENOMEM out of memory.
  */
 topo_t *topo_levels (const topo_t *d, tm_error_t *errp);
+
+/* How well tree t explains a measured matrix x (n*n, row major, diagonal
+ * ignored, a pair the mean of its two directions; latency, or seconds per
+ * byte): in a tree, pairs as many switches apart measure alike.  Pairs are
+ * classed by hop count; *residual is the median over all pairs of
+ * |x - m| / m, m the median of the pair's class; *sep the least ratio of
+ * the medians of two successive classes (the larger hop count's over the
+ * smaller's; +inf with one class).  Returns the number of classes, -1 with
+ * errp set (errno EINVAL: t is no tree of n hosts, x has an entry not
+ * finite and > 0; ENOMEM).
+ */
+int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
+              tm_error_t *errp);
+
+/* topo_fit's acceptance of a tree inferred from bandwidth: at least two
+ * classes, residual at most TOPO_FIT_RESIDUAL, classes at least
+ * TOPO_FIT_SEP apart.  With +-20 % jitter a class's median absolute
+ * deviation is about 0.1 of its median.
+ */
+#define TOPO_FIT_RESIDUAL 0.25
+#define TOPO_FIT_SEP      1.3
+
+/* The topology of n hosts from both signals of a netmap: topo_infer on the
+ * latencies, and the levels (topo_levels) of the clustering of the
+ * transfer times (1 / bandwidth; NULL: latency only), accepted when
+ * topo_fit explains them (above).  The bandwidth tree is taken when the
+ * latencies give no tree, or a tree that fits its signal worse; the
+ * result's signal and residual say which and how well.  Errors as
+ * topo_infer's, and bandwidths must be finite and > 0 off the diagonal.
+ */
+topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
+                        tm_error_t *errp);
 
 /* Hop distance between hosts a and b in t: the number of switches
  * (clusters) on the path between them, as seeds/002 §2 counts it; 1 for

@@ -533,7 +533,7 @@ int main (int argc, char **argv)
             strcpy (nm->jobid, job);
         topo_params_t tp;
         topo_params_default (&tp);
-        nm->topo = topo_infer (m, nm->lat_us, &tp, &e);
+        nm->topo = topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
         if (!nm->topo)
             fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
         if (netmap_write (nm, out, &e) < 0) {
@@ -550,8 +550,11 @@ int main (int argc, char **argv)
             printf ("%s: %d hosts, %d rounds, measured in %.3f s, %s model, %d of %d pairs "
                     "by their lead message alone, wrote %s\n",
                     prog, m, schedule_rounds (m), max_measure_s,
-                    !nm->topo ? "no" : nm->topo->model == TOPO_TREE ? "tree" : "groups", lead_only,
-                    measured, out);
+                    !nm->topo                                   ? "no"
+                    : nm->topo->model == TOPO_GROUPS            ? "groups"
+                    : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
+                                                                : "tree (latency)",
+                    lead_only, measured, out);
         }
     done:
         netmap_destroy (nm);

@@ -72,6 +72,8 @@ static netmap_t *make_netmap (int n, topo_model_t model)
         memcpy (nm->topo->height, height, sizeof (height));
         memcpy (nm->topo->group, group, sizeof (group));
         nm->topo->ngroups = 2;
+        nm->topo->signal = TOPO_SIGNAL_BANDWIDTH;
+        nm->topo->residual = 0.125;
     } else if (model == TOPO_TREE && n == 1) {
         /* the trivial tree: the one host is the root */
         if (!(nm->topo = topo_alloc (TOPO_TREE, 1, 1, NULL)))
@@ -149,6 +151,9 @@ static const char *netmap_diff (const netmap_t *a, const netmap_t *b)
         for (int h = 0; h < s->nhosts; h++)
             if (s->group[h] != t->group[h])
                 return "topology groups";
+        if (s->signal != t->signal ||
+            !(s->residual == t->residual || (isnan (s->residual) && isnan (t->residual))))
+            return "topology signal and residual";
     }
     return NULL;
 }
@@ -235,7 +240,7 @@ static void test_layout (void)
     in_dir (path, "layout.json");
     if (nm && netmap_write (nm, path, NULL) == 0)
         text = read_file (path, &len);
-    ok (text && strstr (text, "\"schema\":1,") && strstr (text, "\"kind\":\"topomap-netmap\","),
+    ok (text && strstr (text, "\"schema\":2,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
     ok (text && strstr (text, "\"timestamp\":\"2026-11-20T21:44:50Z\""),
         "the timestamp is written in UTC ISO 8601");
@@ -455,7 +460,8 @@ static const struct {
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
 } edits[] = {
-    {SET, "/schema", "2", "schema 2, expected 1"},
+    {SET, "/schema", "3", "schema 3, expected 1 or 2"},
+    {SET, "/schema", "1", "unknown key 'topology.signal'"},
     {SET, "/schema", "\"1\"", "schema: not an integer"},
     {SET, "/kind", "\"topomap-profile\"", "kind 'topomap-profile', expected 'topomap-netmap'"},
     {SET, "/latency_us/1", "[1, 2, 3, 4]", "latency_us: row 1 has 4 entries, expected 3"},
@@ -507,7 +513,38 @@ static const struct {
     {DEL, "", "kind", "missing key 'kind'"},
     {DEL, "/params", "budget_s", "missing key 'params.budget_s'"},
     {DEL, "/topology", "group", "missing key 'topology.group'"},
+    {SET, "/topology/signal", "\"noise\"",
+     "topology.signal: 'noise', expected 'latency' or 'bandwidth'"},
+    {SET, "/topology/residual", "-1", "topology.residual: below 0"},
+    {SET, "/topology/residual", "\"small\"", "topology.residual: not a finite number"},
+    {DEL, "/topology", "signal", "missing key 'topology.signal'"},
+    {DEL, "/topology", "residual", "missing key 'topology.residual'"},
 };
+
+/* A schema 1 file, from before topologies had a signal and a residual:
+ * read as latency, residual not known.
+ */
+static void test_read_schema1 (const char *good)
+{
+    char p1[PATH_MAX], p2[PATH_MAX], p3[PATH_MAX];
+    netmap_t *nm = NULL;
+    tm_error_t e = {""};
+
+    snprintf (p1, sizeof (p1), "%s/schema1a.json", dir);
+    snprintf (p2, sizeof (p2), "%s/schema1b.json", dir);
+    snprintf (p3, sizeof (p3), "%s/schema1c.json", dir);
+    if (edit_json (good, p1, SET, "/schema", "1") == 0 &&
+        edit_json (p1, p2, DEL, "/topology", "signal") == 0 &&
+        edit_json (p2, p3, DEL, "/topology", "residual") == 0)
+        nm = netmap_read (p3, &e);
+    ok (nm && nm->topo && nm->topo->model == TOPO_TREE &&
+            nm->topo->signal == TOPO_SIGNAL_LATENCY && isnan (nm->topo->residual),
+        "netmap_read reads schema 1: a tree from latency, residual not known (%s)", e.text);
+    netmap_destroy (nm);
+    unlink (p1);
+    unlink (p2);
+    unlink (p3);
+}
 
 static void test_read_edits (const char *good)
 {
@@ -658,6 +695,7 @@ int main (void)
     ok (nm != NULL, "the good file for the rejection tests reads");
     netmap_destroy (nm);
     test_read_edits (good);
+    test_read_schema1 (good);
     test_read_file (good);
     test_read_no_lead (good);
 

@@ -482,6 +482,122 @@ static void test_check (void)
     ok (1, "topo_destroy accepts NULL");
 }
 
+/* The 3-level tree of test_shaped_levels: the level (1 edge, 2
+ * aggregation, 3 core) joining hosts at positions pi and pj.
+ */
+static int level_of (int pi, int pj)
+{
+    return pi / 3 == pj / 3 ? 1 : pi / 6 == pj / 6 ? 2 : 3;
+}
+
+static void test_fit (void)
+{
+    double lat[144], res = -1, sep = -1;
+    int hops[144], nc;
+    tm_error_t e;
+    topo_t *t;
+
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++)
+            lat[i * 12 + j] = i == j ? NAN : (double[]){0, 69, 230, 690}[level_of (i, j)];
+    t = topo_infer (12, lat, NULL, &e);
+    nc = topo_fit (t, 12, lat, &res, &sep, &e);
+    ok (nc == 3 && res == 0 && fabs (sep - 3) < 1e-12,
+        "fit: exact levels, 3 classes, residual 0, the nearest 690/230 apart (%d, %g, %g)", nc, res,
+        sep);
+    seed = 21;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++)
+            if (i != j)
+                lat[i * 12 + j] *= noise (0.2);
+    nc = topo_fit (t, 12, lat, &res, &sep, &e);
+    ok (nc == 3 && res > 0.03 && res < 0.15 && sep > 2.5,
+        "fit: +-20 %% jitter, residual %.3f (about a tenth), classes %.2f apart", res, sep);
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++)
+            hops[i * 12 + j] = i == j ? 0 : 2 * level_of (i, j) - 1;
+    ok (hops_are (t, hops), "fit: the tree fitted is the 3-level one");
+    lat[1] = 0;
+    errno = 0;
+    ok (topo_fit (t, 12, lat, &res, &sep, &e) == -1 && errno == EINVAL &&
+            strstr (e.text, "host 0 to host 1"),
+        "fit: a figure of 0 refused (%s)", e.text);
+    errno = 0;
+    ok (topo_fit (NULL, 12, lat, &res, &sep, &e) == -1 && errno == EINVAL,
+        "fit: no tree refused (%s)", e.text);
+    topo_t *g = topo_cluster (12, lat, &e);
+    errno = 0;
+    ok (topo_fit (g, 12, lat, &res, &sep, &e) == -1 && errno == EINVAL,
+        "fit: a dendrogram of groups is no tree (%s)", e.text);
+    topo_destroy (g);
+    topo_destroy (t);
+}
+
+/* Both signals: a 3-level tree of 12 hosts whose names are scrambled
+ * across the leaves (host h sits at position perm[h]).  Bandwidths come
+ * in three clean classes (120, 35, 7 MB/s, +-10 %); latencies are blurred
+ * (6-10 us, but a third of the pairs at 34-45 us, whatever their level):
+ * the latencies give no tree, the bandwidths give the configured one.
+ * On a full fat tree (one bandwidth everywhere) the latencies decide.
+ */
+static void test_two_signals (void)
+{
+    static const int perm[12] = {7, 2, 11, 0, 5, 9, 1, 4, 10, 3, 8, 6};
+    double lat[144], bw[144];
+    int hops[144];
+    tm_error_t e;
+    topo_t *t;
+
+    seed = 31;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+            int lv = level_of (perm[i], perm[j]);
+            hops[i * 12 + j] = i == j ? 0 : 2 * lv - 1;
+            if (j < i) {
+                lat[i * 12 + j] = lat[j * 12 + i];
+                bw[i * 12 + j] = bw[j * 12 + i] * noise (0.02);
+                continue;
+            }
+            lat[i * 12 + j] = i == j            ? NAN
+                              : urand () < 0.33 ? 34 + 11 * urand ()
+                                                : 6 + 4 * urand ();
+            bw[i * 12 + j] = i == j ? NAN : (double[]){0, 120, 35, 7}[lv] * noise (0.1);
+        }
+    t = topo_infer (12, lat, NULL, &e);
+    ok (t && !(t->model == TOPO_TREE && hops_are (t, hops)),
+        "two signals: the blurred latencies alone do not give the tree (%s)",
+        t && t->model == TOPO_TREE ? "another tree" : "groups");
+    topo_destroy (t);
+    t = topo_infer_net (12, lat, bw, NULL, &e);
+    ok (t && t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_BANDWIDTH && checks (t) &&
+            hops_are (t, hops) && t->ngroups == 4,
+        "two signals: the bandwidths give the configured tree (%s)", e.text);
+    ok (t && t->residual >= 0 && t->residual < TOPO_FIT_RESIDUAL,
+        "two signals: the fit's residual %.3f is recorded", t ? t->residual : NAN);
+    topo_destroy (t);
+
+    /* full fat tree: clean latency levels, one bandwidth */
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+            lat[i * 12 + j] = i == j ? NAN : (double[]){0, 2, 3, 4}[level_of (perm[i], perm[j])];
+            bw[i * 12 + j] = i == j ? NAN : 1000 * noise (0.1);
+        }
+    t = topo_infer_net (12, lat, bw, NULL, &e);
+    ok (t && t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_LATENCY && hops_are (t, hops) &&
+            t->residual == 0,
+        "two signals: one bandwidth everywhere, the latencies decide (%s)", e.text);
+    topo_destroy (t);
+    t = topo_infer_net (12, lat, NULL, NULL, &e);
+    ok (t && t->signal == TOPO_SIGNAL_LATENCY && hops_are (t, hops),
+        "two signals: no bandwidths, latency alone");
+    topo_destroy (t);
+    bw[5] = 0;
+    errno = 0;
+    t = topo_infer_net (12, lat, bw, NULL, &e);
+    ok (!t && errno == EINVAL && strstr (e.text, "bandwidth from host 0 to host 5"),
+        "two signals: a bandwidth of 0 refused (%s)", e.text);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -489,6 +605,8 @@ int main (void)
     test_two_switches ();
     test_three_levels ();
     test_shaped_levels ();
+    test_fit ();
+    test_two_signals ();
     test_star ();
     test_cloud ();
     test_bad_input ();
