@@ -173,8 +173,8 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
         fputc ('\n', f);
         if (t->model == TOPO_TREE && !isnan (t->residual))
             fprintf (f,
-                     "fit: residual %.3f on %s (median deviation of a pair from the median of "
-                     "pairs as many switches apart)\n",
+                     "fit: residual %.3f on %s (on its worst level, the median deviation of a "
+                     "pair from the median of pairs as many switches apart)\n",
                      t->residual, t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency");
         int *low = lowest_hosts (t);
         if (!low) {

@@ -10,7 +10,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,13 +54,14 @@
 #define LEVEL_SPREAD 1.5
 
 /* topo_infer: the latencies of a pair in its two directions differ by at
- * most this factor. */
+ * most this factor, or the larger is noise. */
 #define ASYM_MAX 2.0
 
 void topo_params_default (topo_params_t *p)
 {
     p->noise_threshold = 0.05;
     p->inter_threshold = 0.15;
+    p->lat_gaps = 1;
 }
 
 topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *errp)
@@ -251,6 +254,8 @@ static int params_check (const topo_params_t *p, tm_error_t *errp)
     if (!isfinite (p->inter_threshold) || p->inter_threshold < 0)
         return errinval (errp, "inter-class threshold %g: not a finite number >= 0",
                          p->inter_threshold);
+    if (p->lat_gaps != 0 && p->lat_gaps != 1)
+        return errinval (errp, "lat_gaps %d: not 0 or 1", p->lat_gaps);
     return 0;
 }
 
@@ -996,46 +1001,24 @@ done:
     return t;
 }
 
-topo_t *topo_levels (const topo_t *d, tm_error_t *errp)
+/* The switch tree of dendrogram d (n hosts) whose merge s lies in band
+ * band[s] of nb: a merge and its parent in one band are one switch, at
+ * level band + 1.  NULL with errp set and errno EINVAL when it is no tree
+ * of levels (a host above the edge band, a switch skipping a band),
+ * ENOMEM out of memory.
+ */
+static topo_t *levels_tree (const topo_t *d, const int *band, int nb, tm_error_t *errp)
 {
-    int n, nm, nb = 0, nsw = 0, *band = NULL, *rep = NULL, *id = NULL, *gid = NULL;
-    double lo = 0;
+    int n = d->nhosts, nm = n - 1, nsw = 0, *rep = NULL, *id = NULL, *gid = NULL;
     topo_t *t = NULL;
 
-    if (!d || d->model != TOPO_GROUPS || d->nhosts < 2 || d->nvertices != 2 * d->nhosts - 1) {
-        errinval (errp, "not a dendrogram of two hosts or more");
-        return NULL;
-    }
-    n = d->nhosts;
-    nm = n - 1;
-    band = malloc ((size_t)nm * sizeof (*band));
     rep = malloc ((size_t)nm * sizeof (*rep));
     id = malloc ((size_t)nm * sizeof (*id));
     gid = malloc ((size_t)nm * sizeof (*gid));
-    if (!band || !rep || !id || !gid) {
+    if (!rep || !id || !gid) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto done;
-    }
-
-    /* Bands of merge costs: merge s (vertex n + s) opens a new one when it
-     * costs LEVEL_GAP times the lowest of the band below; within a band
-     * merges cost at most LEVEL_SPREAD times its lowest. */
-    for (int s = 0; s < nm; s++) {
-        double h = d->height[n + s], below = s ? d->height[n + s - 1] : 0;
-
-        if (!(h > 0) || h < below) {
-            errinval (errp, "merge %d costs %g, not above 0 and the merge before", s, h);
-            goto done;
-        }
-        if (s == 0 || h >= LEVEL_GAP * lo) {
-            nb++;
-            lo = h;
-        } else if (h > LEVEL_SPREAD * lo) {
-            errinval (errp, "a merge at %g us is neither the level of %g us nor the next", h, lo);
-            goto done;
-        }
-        band[s] = nb - 1;
     }
 
     /* A merge and its parent in one band are one switch: rep[s] is the
@@ -1091,11 +1074,79 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp)
         errno = saved;
     }
 done:
-    free (band);
     free (rep);
     free (id);
     free (gid);
     return t;
+}
+
+/* Whether d is a dendrogram topo_cluster made of two hosts or more. */
+static int levels_check (const topo_t *d, tm_error_t *errp)
+{
+    if (!d || d->model != TOPO_GROUPS || d->nhosts < 2 || d->nvertices != 2 * d->nhosts - 1)
+        return errinval (errp, "not a dendrogram of two hosts or more");
+    for (int s = 0; s < d->nhosts - 1; s++) {
+        double h = d->height[d->nhosts + s], below = s ? d->height[d->nhosts + s - 1] : 0;
+        if (!(h > 0) || h < below)
+            return errinval (errp, "merge %d costs %g, not above 0 and the merge before", s, h);
+    }
+    return 0;
+}
+
+topo_t *topo_levels (const topo_t *d, tm_error_t *errp)
+{
+    int n, nm, nb = 0, *band = NULL;
+    double lo = 0;
+    topo_t *t = NULL;
+
+    if (levels_check (d, errp) < 0)
+        return NULL;
+    n = d->nhosts;
+    nm = n - 1;
+    if (!(band = malloc ((size_t)nm * sizeof (*band)))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        return NULL;
+    }
+    /* Bands of merge costs: merge s (vertex n + s) opens a new one when it
+     * costs LEVEL_GAP times the lowest of the band below; within a band
+     * merges cost at most LEVEL_SPREAD times its lowest. */
+    for (int s = 0; s < nm; s++) {
+        double h = d->height[n + s];
+        if (s == 0 || h >= LEVEL_GAP * lo) {
+            nb++;
+            lo = h;
+        } else if (h > LEVEL_SPREAD * lo) {
+            errinval (errp, "a merge at %g us is neither the level of %g us nor the next", h, lo);
+            goto done;
+        }
+        band[s] = nb - 1;
+    }
+    t = levels_tree (d, band, nb, errp);
+done:
+    free (band);
+    return t;
+}
+
+/* sym: the latency of each pair, diagonal 0.  Both directions of a pair
+ * measure the same round trip and differ by noise only, which may be large
+ * on a busy machine: averaging them copes, and classes wider than noise
+ * fall back to clustering.  Noise only adds to a round trip (a rank
+ * descheduled, an interrupt), so where one direction is more than
+ * ASYM_MAX times the other, the smaller is the pair's.
+ */
+static void lat_symmetric (int n, const double *lat_us, double *sym)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double a = AT (lat_us, n, i, j), b = AT (lat_us, n, j, i);
+            if (i == j)
+                AT (sym, n, i, j) = 0;
+            else if (fmax (a, b) > ASYM_MAX * fmin (a, b))
+                AT (sym, n, i, j) = fmin (a, b);
+            else
+                AT (sym, n, i, j) = pair_mean (n, lat_us, i, j);
+        }
 }
 
 topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp)
@@ -1121,22 +1172,6 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
     }
     if (params_check (p, errp) < 0 || matrix_check (n, lat_us, "latency", errp) < 0)
         return NULL;
-    /* Both directions of a pair measure the same round trip and differ by
-     * noise only, which may be large on a busy machine: averaging them
-     * copes, and classes wider than noise fall back to clustering.  One
-     * direction more than twice the other is a fault of the measurement.
-     */
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) {
-            double a = AT (lat_us, n, i, j), b = AT (lat_us, n, j, i);
-            if (fmax (a, b) > ASYM_MAX * fmin (a, b)) {
-                errinval (errp,
-                          "latency between hosts %d and %d is %g us one way and %g us the "
-                          "other: asymmetric beyond noise",
-                          i, j, a, b);
-                return NULL;
-            }
-        }
     if (n == 1) {
         errclear (errp);
         return topo_alloc (TOPO_TREE, 1, 1, errp);
@@ -1149,9 +1184,7 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
         errprintf (errp, "out of memory");
         goto done;
     }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            AT (sym, n, i, j) = i == j ? 0 : pair_mean (n, lat_us, i, j);
+    lat_symmetric (n, lat_us, sym);
 
     /* Lawrence & Yuan: classes, hops, tree.  Any step failing for want of
      * a tree (EINVAL) falls back to clustering; ENOMEM fails. */
@@ -1211,11 +1244,14 @@ static double fit_median (double *v, size_t k)
     return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
+/* topo_fit prices at most this many pairs, every k-th of them beyond. */
+#define FIT_MAX_PAIRS (1 << 18)
+
 int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
               tm_error_t *errp)
 {
     int *depth = NULL, *hop = NULL, maxhop = 0, nclass = 0, rc = -1;
-    size_t *count = NULL, *at = NULL, npairs = (size_t)n * (size_t)(n - 1) / 2, k = 0;
+    size_t *count = NULL, *at = NULL, npairs, stride, k = 0, q = 0;
     double *val = NULL, *med = NULL, *dev = NULL;
     tm_error_t e;
 
@@ -1226,6 +1262,9 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
             if (i != j && !(isfinite (AT (x, n, i, j)) && AT (x, n, i, j) > 0))
                 return errinval (errp, "figure from host %d to host %d is %g: not finite and > 0",
                                  i, j, AT (x, n, i, j));
+    npairs = (size_t)n * (size_t)(n - 1) / 2;
+    stride = (npairs + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS;
+    npairs = (npairs + stride - 1) / stride; /* those priced: k % stride == 0 */
     depth = calloc ((size_t)t->nvertices, sizeof (*depth));
     hop = malloc (npairs * sizeof (*hop));
     val = malloc (npairs * sizeof (*val));
@@ -1236,26 +1275,29 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
         for (int u = v; t->parent[u] != -1; u = t->parent[u])
             depth[v]++;
     for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++, k++) {
-            hop[k] = path_switches (t->parent, depth, i, j);
-            if (hop[k] > maxhop)
-                maxhop = hop[k];
-        }
+        for (int j = i + 1; j < n; j++, k++)
+            if (k % stride == 0) {
+                hop[q] = path_switches (t->parent, depth, i, j);
+                if (hop[q] > maxhop)
+                    maxhop = hop[q];
+                q++;
+            }
     /* the pairs of each hop count together in val, by a counting sort */
     count = calloc ((size_t)maxhop + 2, sizeof (*count));
     at = calloc ((size_t)maxhop + 2, sizeof (*at));
     med = calloc ((size_t)maxhop + 1, sizeof (*med));
     if (!count || !at || !med)
         goto nomem;
-    for (k = 0; k < npairs; k++)
-        count[hop[k] + 1]++;
+    for (q = 0; q < npairs; q++)
+        count[hop[q] + 1]++;
     for (int h = 0; h <= maxhop; h++)
         count[h + 1] += count[h];
     memcpy (at, count, ((size_t)maxhop + 2) * sizeof (*at));
-    k = 0;
+    k = q = 0;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++, k++)
-            val[at[hop[k]]++] = pair_mean (n, x, i, j);
+            if (k % stride == 0)
+                val[at[hop[q++]]++] = pair_mean (n, x, i, j);
     *sep = INFINITY;
     for (int h = 0, prev = -1; h <= maxhop; h++) {
         size_t lo = count[h], hi = count[h + 1];
@@ -1267,10 +1309,17 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
         prev = h;
         nclass++;
     }
-    for (int h = 0; h <= maxhop; h++)
-        for (size_t q = count[h]; q < count[h + 1]; q++)
-            dev[q] = fabs (val[q] - med[h]) / med[h];
-    *residual = fit_median (dev, npairs);
+    /* each class on its own: the largest class (the top level's pairs, most
+     * of them) must not hide a level the signal does not tell apart */
+    *residual = 0;
+    for (int h = 0; h <= maxhop; h++) {
+        size_t lo = count[h], hi = count[h + 1];
+        if (hi == lo)
+            continue;
+        for (size_t v = lo; v < hi; v++)
+            dev[v] = fabs (val[v] - med[h]) / med[h];
+        *residual = fmax (*residual, fit_median (dev + lo, hi - lo));
+    }
     rc = nclass;
     goto done;
 nomem:
@@ -1287,86 +1336,447 @@ done:
     return rc;
 }
 
-/* The tree of the levels of the clustering of transfer times, if topo_fit
- * accepts it; NULL with errp saying why not (errno ENOMEM: out of memory).
+/* Whether topo_fit accepts a tree of k hop classes, residual res, levels
+ * sep apart, as explaining its signal.
  */
-static topo_t *infer_bandwidth (int n, const double *bw_MBps, tm_error_t *errp)
+static bool fit_accepts (int k, double res, double sep)
 {
-    double *cost = malloc ((size_t)n * (size_t)n * sizeof (*cost)), res, sep;
-    topo_t *d = NULL, *t = NULL;
-    int nc;
+    return k >= 2 && res <= TOPO_FIT_RESIDUAL && sep >= TOPO_FIT_SEP;
+}
 
-    if (!cost) {
+/* Whether tree a (ka hop classes, accepted by topo_fit or not: a_ok) is
+ * to be taken over tree b (kb, b_ok): an accepted tree over one that is
+ * not; then the one that tells more levels apart; then the better fit.
+ */
+static bool better_tree (const topo_t *a, int ka, bool a_ok, const topo_t *b, int kb, bool b_ok)
+{
+    if (!b || a_ok != b_ok)
+        return !b || a_ok;
+    return ka > kb || (ka == kb && a->residual < b->residual);
+}
+
+/* The trees of levels by cuts: the dendrogram d (topo_cluster's of x)
+ * cut at merges cut[0] < ... < cut[k-1] (merge s lies below cut c when
+ * s < c).
+ *
+ * edge_labels: level 1, the edge.  The clusters of the forest below cut
+ * c, numbered in order of their lowest host; then every host goes to the
+ * edge cluster of least mean figure to it (itself left out), again until
+ * none moves (at most LEVEL_SWEEPS times), which brings home a host that
+ * noise merged late or into the wrong cluster.  lab[h] the cluster of
+ * host h, *m how many.  -1 on ENOMEM.
+ *
+ * cuts_tree: level l + 1 puts each level-l cluster under the cluster
+ * below cut[l] that holds most of its hosts; then one root.  Every level
+ * must have fewer clusters than the one below, and the level under the
+ * root two or more.  NULL with errp set (errno EINVAL: no such tree,
+ * ENOMEM).
+ */
+#define LEVEL_SWEEPS 8
+
+/* The topmost vertex of the forest of d below cut c that holds vertex v. */
+static int cut_top (const topo_t *d, int v, int c)
+{
+    while (d->parent[v] != -1 && d->parent[v] - d->nhosts < c)
+        v = d->parent[v];
+    return v;
+}
+
+static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *m)
+{
+    int n = d->nhosts, m0 = 0, *size = NULL, *dense = NULL;
+    double *sum = NULL;
+
+    size = malloc ((size_t)d->nvertices * sizeof (*size));
+    dense = malloc ((size_t)d->nvertices * sizeof (*dense));
+    sum = malloc ((size_t)n * sizeof (*sum));
+    if (!size || !dense || !sum) {
+        free (size);
+        free (dense);
+        free (sum);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int v = 0; v < d->nvertices; v++)
+        dense[v] = -1;
+    for (int h = 0; h < n; h++) {
+        int v = cut_top (d, h, c);
+        if (dense[v] < 0)
+            dense[v] = m0++;
+        lab[h] = dense[v];
+    }
+    for (int sweep = 0; sweep < LEVEL_SWEEPS; sweep++) {
+        int moved = 0;
+        memset (size, 0, (size_t)m0 * sizeof (*size));
+        for (int h = 0; h < n; h++)
+            size[lab[h]]++;
+        for (int h = 0; h < n; h++) {
+            int best = lab[h];
+            double bestmean = INFINITY;
+            memset (sum, 0, (size_t)m0 * sizeof (*sum));
+            for (int j = 0; j < n; j++)
+                if (j != h)
+                    sum[lab[j]] += pair_mean (n, x, h, j);
+            for (int q = 0; q < m0; q++) {
+                int others = size[q] - (q == lab[h]);
+                if (others > 0 && sum[q] / others < bestmean) {
+                    bestmean = sum[q] / others;
+                    best = q;
+                }
+            }
+            if (best != lab[h]) {
+                size[lab[h]]--;
+                size[best]++;
+                lab[h] = best;
+                moved++;
+            }
+        }
+        if (!moved)
+            break;
+    }
+    /* renumber the clusters left, in order of their lowest host */
+    for (int q = 0; q < m0; q++)
+        dense[q] = -1;
+    *m = 0;
+    for (int h = 0; h < n; h++) {
+        if (dense[lab[h]] < 0)
+            dense[lab[h]] = (*m)++;
+        lab[h] = dense[lab[h]];
+    }
+    free (size);
+    free (dense);
+    free (sum);
+    return 0;
+}
+
+struct cut_vote {
+    int c, v; /* a host's cluster, and its vertex below the next cut */
+};
+
+static int cut_vote_cmp (const void *a, const void *b)
+{
+    const struct cut_vote *x = a, *y = b;
+
+    return x->c != y->c ? (x->c > y->c) - (x->c < y->c) : (x->v > y->v) - (x->v < y->v);
+}
+
+static topo_t *cuts_tree (const topo_t *d, const int *lab, int m0, const int *cut, int k,
+                          tm_error_t *errp)
+{
+    int n = d->nhosts, *first = NULL, *m = NULL, *up = NULL, *cl = NULL;
+    struct cut_vote *cv = NULL;
+    topo_t *t = NULL;
+    int nv;
+
+    cv = malloc ((size_t)n * sizeof (*cv));
+    first = malloc ((size_t)d->nvertices * sizeof (*first));
+    m = calloc ((size_t)k + 2, sizeof (*m));
+    up = malloc ((size_t)n * (size_t)(k + 1) * sizeof (*up));
+    cl = malloc ((size_t)n * sizeof (*cl));
+    if (!cv || !first || !m || !up || !cl) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
-    if (!(d = topo_cluster (n, cost, errp)) || !(t = topo_levels (d, errp)))
         goto done;
-    if ((nc = topo_fit (t, n, cost, &res, &sep, errp)) < 0)
-        goto fail;
-    if (nc < 2 || res > TOPO_FIT_RESIDUAL || sep < TOPO_FIT_SEP) {
-        errinval (errp,
-                  "bandwidths fit a tree of %d level%s with residual %.3f, levels %.2f times "
-                  "apart: no tree",
-                  nc, nc == 1 ? "" : "s", res, sep);
-        goto fail;
     }
-    t->signal = TOPO_SIGNAL_BANDWIDTH;
-    t->residual = res;
-    goto done;
-fail:
-    topo_destroy (t);
-    t = NULL;
+    m[0] = m0;
+    memcpy (cl, lab, (size_t)n * sizeof (*cl)); /* each host's level-l cluster */
+    /* up[l * n + c]: the level-(l + 1) cluster of level-l cluster c, the
+     * vertex below the next cut (or the root) holding most of c's hosts
+     * (the lowest on ties): hosts sorted by (cluster, vertex), runs
+     * counted */
+    for (int l = 0; l < k; l++) {
+        int *bestv = up + (size_t)l * (size_t)n;
+        for (int h = 0; h < n; h++)
+            cv[h] = (struct cut_vote){cl[h], cut_top (d, h, l + 1 < k ? cut[l + 1] : INT_MAX)};
+        qsort (cv, (size_t)n, sizeof (*cv), cut_vote_cmp);
+        for (int a = 0, bn = 0; a < n;) {
+            int b = a;
+            while (b < n && cv[b].c == cv[a].c && cv[b].v == cv[a].v)
+                b++;
+            if (a == 0 || cv[a].c != cv[a - 1].c)
+                bn = 0; /* the first run of a cluster */
+            if (b - a > bn) {
+                bn = b - a;
+                bestv[cv[a].c] = cv[a].v;
+            }
+            a = b;
+        }
+        /* number the level-(l + 1) clusters in order of their lowest host */
+        for (int v = 0; v < d->nvertices; v++)
+            first[v] = -1;
+        for (int h = 0; h < n; h++) {
+            int v = bestv[cl[h]];
+            if (first[v] < 0)
+                first[v] = m[l + 1]++;
+        }
+        for (int c = 0; c < m[l]; c++)
+            bestv[c] = first[bestv[c]];
+        for (int h = 0; h < n; h++)
+            cl[h] = bestv[cl[h]];
+        if (m[l + 1] >= m[l]) {
+            errinval (errp, "level %d has as many switches as the level below", l + 2);
+            goto done;
+        }
+    }
+    if (m[k] != 1 || (k > 0 && m[k - 1] < 2)) {
+        errinval (errp, "the levels do not end in one root over two switches or more");
+        goto done;
+    }
+    nv = n;
+    for (int l = 0; l <= k; l++)
+        nv += m[l];
+    if (!(t = topo_alloc (TOPO_TREE, n, nv, errp)))
+        goto done;
+    for (int h = 0, base = n; h < n; h++)
+        t->parent[h] = base + lab[h];
+    for (int l = 0, base = n; l <= k; base += m[l], l++)
+        for (int c = 0; c < m[l]; c++) {
+            t->height[base + c] = l + 1;
+            t->parent[base + c] = l == k ? -1 : base + m[l] + up[(size_t)l * (size_t)n + (size_t)c];
+        }
+    t->ngroups = m0;
+    memcpy (t->group, lab, (size_t)n * sizeof (*lab));
+    if (topo_check (t, errp) < 0) {
+        int saved = errno == ENOMEM ? ENOMEM : EINVAL;
+        topo_destroy (t);
+        t = NULL;
+        errno = saved;
+    }
 done:
-    topo_destroy (d);
-    free (cost);
+    free (cv);
+    free (first);
+    free (m);
+    free (up);
+    free (cl);
     return t;
+}
+
+/* The levels of the clustering of x by its gaps, for noise that spreads a
+ * level wide.  Wherever a merge costs LEVEL_MIN_STEP times the one below
+ * and at least nine in ten hosts have joined a cluster below it, the gap
+ * may separate two levels.  The LEVEL_TRIES largest such gaps are tried
+ * as the cuts of cuts_tree, the largest first, one more at a time; each
+ * tree is accepted when topo_fit explains x by it (TOPO_FIT_RESIDUAL,
+ * TOPO_FIT_SEP), and the accepted one that tells most levels apart, then
+ * fits best, is the answer: *classes its hop classes, signal sig.  NULL
+ * with errp saying why none (errno ENOMEM: out of memory).
+ */
+#define LEVEL_MIN_STEP 1.05
+#define LEVEL_TRIES    6
+
+struct level_gap {
+    double ratio;
+    int s; /* the first merge above the gap */
+};
+
+static int level_gap_cmp (const void *a, const void *b)
+{
+    const struct level_gap *x = a, *y = b;
+
+    if (x->ratio != y->ratio)
+        return x->ratio > y->ratio ? -1 : 1;
+    return x->s - y->s;
+}
+
+static int int_cmp (const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+static topo_t *infer_by_gaps (int n, const double *x, topo_signal_t sig, int *classes,
+                              tm_error_t *errp)
+{
+    const char *what = sig == TOPO_SIGNAL_BANDWIDTH ? "bandwidths" : "latencies";
+    struct level_gap gap[LEVEL_TRIES];
+    int nm = n - 1, ngap = 0, kbest = 0, bestnc = 0, joined = 0, *join = NULL;
+    int nedge = 0, edge_cut[LEVEL_TRIES], edge_m[LEVEL_TRIES], *edge_lab[LEVEL_TRIES] = {NULL};
+    double bestres = NAN, bestsep = NAN;
+    topo_t *d, *best = NULL;
+
+    if (!(d = topo_cluster (n, x, errp)))
+        return NULL;
+    /* join[s]: the hosts whose first merge is s */
+    if (!(join = calloc ((size_t)nm, sizeof (*join)))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto done;
+    }
+    for (int h = 0; h < n; h++)
+        join[d->parent[h] - n]++;
+    for (int s = 1; s < nm; s++) {
+        struct level_gap g = {d->height[n + s] / d->height[n + s - 1], s};
+        joined += join[s - 1];
+        if (!(g.ratio >= LEVEL_MIN_STEP) || 10 * joined < 9 * n)
+            continue;
+        if (ngap == LEVEL_TRIES && level_gap_cmp (&g, &gap[ngap - 1]) > 0)
+            continue;
+        int p = ngap < LEVEL_TRIES ? ngap++ : ngap - 1;
+        while (p > 0 && level_gap_cmp (&g, &gap[p - 1]) < 0) {
+            gap[p] = gap[p - 1];
+            p--;
+        }
+        gap[p] = g;
+    }
+    for (int k = 1; k <= ngap; k++) {
+        int cut[LEVEL_TRIES], e0;
+        tm_error_t e;
+        double res, sep;
+        int nc;
+        topo_t *t;
+
+        for (int q = 0; q < k; q++)
+            cut[q] = gap[q].s;
+        qsort (cut, (size_t)k, sizeof (*cut), int_cmp);
+        /* the edge of each lowest cut once */
+        for (e0 = 0; e0 < nedge && edge_cut[e0] != cut[0]; e0++)
+            ;
+        if (e0 == nedge) {
+            if (!(edge_lab[e0] = malloc ((size_t)n * sizeof (int))) ||
+                edge_labels (x, d, cut[0], edge_lab[e0], &edge_m[e0]) < 0)
+                goto nomem;
+            edge_cut[nedge++] = cut[0];
+        }
+        if (!(t = cuts_tree (d, edge_lab[e0], edge_m[e0], cut, k, &e))) {
+            if (errno == ENOMEM)
+                goto nomem;
+            continue;
+        }
+        if ((nc = topo_fit (t, n, x, &res, &sep, &e)) < 0) {
+            topo_destroy (t);
+            if (errno == ENOMEM)
+                goto nomem;
+            continue;
+        }
+        t->signal = sig;
+        t->residual = res;
+        if (bestnc == 0 || nc > bestnc || (nc == bestnc && res < bestres)) {
+            bestnc = nc;
+            bestres = res;
+            bestsep = sep;
+        }
+        if (!fit_accepts (nc, res, sep) || !better_tree (t, nc, true, best, kbest, true)) {
+            topo_destroy (t);
+            continue;
+        }
+        topo_destroy (best);
+        best = t;
+        kbest = nc;
+    }
+    if (best) {
+        *classes = kbest;
+        goto done;
+    }
+    if (bestnc > 0)
+        errinval (errp,
+                  "%s fit no tree of levels (best: %d level%s, residual %.3f, levels %.2f "
+                  "times apart)",
+                  what, bestnc, bestnc == 1 ? "" : "s", bestres, bestsep);
+    else
+        errinval (errp, "%s show no gap between levels", what);
+    goto done;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+    topo_destroy (best);
+    best = NULL;
+done:
+    for (int q = 0; q < LEVEL_TRIES; q++)
+        free (edge_lab[q]);
+    free (join);
+    topo_destroy (d);
+    return best;
 }
 
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
                         tm_error_t *errp)
 {
-    topo_t *lat, *bw;
-    tm_error_t why = {""};
-    double sep;
+    topo_t *lat, *best = NULL, *cand;
+    tm_error_t why = {""}, whylat = {""}, whybw = {""};
+    double *sym = NULL, *cost = NULL, sep;
+    int kbest = 0, k;
+    bool best_ok = false;
 
     if (!(lat = topo_infer (n, lat_us, p, errp)))
         return NULL;
-    if (lat->model == TOPO_TREE && n >= 2 &&
-        topo_fit (lat, n, lat_us, &lat->residual, &sep, &why) < 0 && errno == ENOMEM) {
+    if (n < 2)
+        return lat;
+    if (bw_MBps) {
+        if (matrix_check (n, bw_MBps, "bandwidth", errp) < 0)
+            goto fail;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i != j && !(AT (bw_MBps, n, i, j) > 0)) {
+                    errinval (errp, "bandwidth from host %d to host %d is 0", i, j);
+                    goto fail;
+                }
+    }
+    sym = malloc ((size_t)n * (size_t)n * sizeof (*sym));
+    if (!sym)
+        goto nomem;
+    lat_symmetric (n, lat_us, sym);
+
+    /* The latencies' tree as topo_infer found it, their levels by gaps,
+     * the transfer times' levels by gaps: better_tree's choice.  (The
+     * first may fail topo_fit: Lawrence & Yuan's classes can split levels
+     * the figures do not tell apart.) */
+    if (lat->model == TOPO_TREE) {
+        if ((k = topo_fit (lat, n, sym, &lat->residual, &sep, &why)) < 0 && errno == ENOMEM)
+            goto nomem;
+        best = lat;
+        kbest = k < 0 ? 0 : k;
+        best_ok = k >= 0 && fit_accepts (k, lat->residual, sep);
+        lat = NULL;
+    }
+    if (!p || p->lat_gaps) {
+        if ((cand = infer_by_gaps (n, sym, TOPO_SIGNAL_LATENCY, &k, &whylat))) {
+            if (better_tree (cand, k, true, best, kbest, best_ok)) {
+                topo_destroy (best);
+                best = cand;
+                kbest = k;
+                best_ok = true;
+            } else
+                topo_destroy (cand);
+        } else if (errno == ENOMEM)
+            goto nomem;
+    }
+    if (bw_MBps) {
+        if (!(cost = malloc ((size_t)n * (size_t)n * sizeof (*cost))))
+            goto nomem;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
+        if ((cand = infer_by_gaps (n, cost, TOPO_SIGNAL_BANDWIDTH, &k, &whybw))) {
+            if (better_tree (cand, k, true, best, kbest, best_ok)) {
+                topo_destroy (best);
+                best = cand;
+                kbest = k;
+                best_ok = true;
+            } else
+                topo_destroy (cand);
+        } else if (errno == ENOMEM)
+            goto nomem;
+    }
+    free (sym);
+    free (cost);
+    if (best) {
         topo_destroy (lat);
-        return NULL;
+        errclear (errp);
+        return best;
     }
-    if (!bw_MBps || n < 2)
-        return lat;
-    if (matrix_check (n, bw_MBps, "bandwidth", errp) < 0) {
-        topo_destroy (lat);
-        return NULL;
+    /* groups, as topo_infer said, and why no tree */
+    if (errp && (whylat.text[0] || whybw.text[0])) {
+        tm_error_t first = *errp;
+        errprintf (errp, "%s%s%s%s%s", first.text, whylat.text[0] ? "; " : "", whylat.text,
+                   whybw.text[0] ? "; " : "", whybw.text);
     }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            if (i != j && !(AT (bw_MBps, n, i, j) > 0)) {
-                errinval (errp, "bandwidth from host %d to host %d is 0", i, j);
-                topo_destroy (lat);
-                return NULL;
-            }
-    if (!(bw = infer_bandwidth (n, bw_MBps, &why))) {
-        if (errno == ENOMEM) {
-            topo_destroy (lat);
-            errprintf (errp, "%s", why.text);
-            return NULL;
-        }
-        return lat;
-    }
-    if (lat->model == TOPO_TREE && !(bw->residual < lat->residual)) {
-        topo_destroy (bw);
-        return lat;
-    }
+    return lat;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+fail:
     topo_destroy (lat);
-    errclear (errp);
-    return bw;
+    topo_destroy (best);
+    free (sym);
+    free (cost);
+    return NULL;
 }

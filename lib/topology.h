@@ -58,11 +58,16 @@ typedef struct {
      * of the lower one and by less than 4 times the larger spread of the
      * two (the paper's INTER_THRESHOLD).  A class whose RTTs stray more
      * than inter_threshold from its centre is not one hop count: the
-     * latencies are then no tree's.  Defaults 0.05 and 0.15.  topo_infer
-     * also refuses a pair whose two directions differ by a factor over 2.
+     * latencies are then no tree's.  Defaults 0.05 and 0.15.
      */
     double noise_threshold;
     double inter_threshold;
+    /* topo_infer_net may cut the latencies' clustering at its gaps (1, the
+     * default), or not (0): where several hosts share one machine's CPUs
+     * (emulated nodes), a small ping's latency follows which ranks share a
+     * core, and such a pattern can pass for a level.
+     */
+    int lat_gaps;
 } topo_params_t;
 
 /* A topology with every array allocated: parent -1, height 0, group 0,
@@ -89,7 +94,8 @@ void topo_params_default (topo_params_t *p);
  * and cleared for a tree.  n == 1 gives a tree of that host alone (its
  * root), n == 2 a tree of one switch.  Returns NULL with errp set and
  * errno EINVAL on invalid input (n < 1, non-finite or negative
- * off-diagonal entries, asymmetry beyond noise), ENOMEM out of memory.
+ * off-diagonal entries), ENOMEM out of memory.  A pair whose one direction
+ * is over twice the other is taken at the smaller: noise only adds.
  */
 topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp);
 
@@ -151,12 +157,15 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp);
 /* How well tree t explains a measured matrix x (n*n, row major, diagonal
  * ignored, a pair the mean of its two directions; latency, or seconds per
  * byte): in a tree, pairs as many switches apart measure alike.  Pairs are
- * classed by hop count; *residual is the median over all pairs of
- * |x - m| / m, m the median of the pair's class; *sep the least ratio of
+ * classed by hop count; *residual is the largest over the classes of the
+ * median of |x - m| / m over the class's pairs, m the class's median (each
+ * level on its own: the top level's pairs, most of them, must not hide a
+ * level the signal does not tell apart); *sep the least ratio of
  * the medians of two successive classes (the larger hop count's over the
- * smaller's; +inf with one class).  Returns the number of classes, -1 with
- * errp set (errno EINVAL: t is no tree of n hosts, x has an entry not
- * finite and > 0; ENOMEM).
+ * smaller's; +inf with one class).  Beyond 2^18 pairs, every k-th pair
+ * (in the order (0,1), (0,2), ..., (1,2), ...) stands for the others.
+ * Returns the number of classes, -1 with errp set (errno EINVAL: t is no
+ * tree of n hosts, x has an entry not finite and > 0; ENOMEM).
  */
 int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
               tm_error_t *errp);
@@ -169,13 +178,17 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
 #define TOPO_FIT_RESIDUAL 0.25
 #define TOPO_FIT_SEP      1.3
 
-/* The topology of n hosts from both signals of a netmap: topo_infer on the
- * latencies, and the levels (topo_levels) of the clustering of the
- * transfer times (1 / bandwidth; NULL: latency only), accepted when
- * topo_fit explains them (above).  The bandwidth tree is taken when the
- * latencies give no tree, or a tree that fits its signal worse; the
- * result's signal and residual say which and how well.  Errors as
- * topo_infer's, and bandwidths must be finite and > 0 off the diagonal.
+/* The topology of n hosts from both signals of a netmap (bw_MBps NULL:
+ * latency alone).  Candidates: topo_infer's tree on the latencies; and on
+ * the latencies and on the transfer times (1 / bandwidth), the levels of
+ * their clustering cut at its largest gaps, each host then moved to the
+ * edge switch it is nearest on average (noise merges some late or into
+ * the wrong cluster), accepted when topo_fit explains the signal within
+ * TOPO_FIT_RESIDUAL and its levels stand TOPO_FIT_SEP apart.  The tree
+ * that tells most levels apart wins, then the one that fits best; the
+ * result's signal and residual say which and how well.  With no tree,
+ * topo_infer's groups, errp saying why.  Errors as topo_infer's, and
+ * bandwidths must be finite and > 0 off the diagonal.
  */
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
                         tm_error_t *errp);

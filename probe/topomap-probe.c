@@ -40,6 +40,7 @@ enum {
 };
 
 #define NAME_LEN MPI_MAX_PROCESSOR_NAME
+#define BOOT_LEN 40 /* a boot id: 36 characters and a NUL */
 #define TAG_PING 11
 #define TAG_STREAM 12
 #define TAG_ACK 13
@@ -221,6 +222,22 @@ static void on_alarm (int sig)
     if (rank == 0)
         (void)!write (STDERR_FILENO, msg, sizeof (msg) - 1);
     _exit (EXIT_TIMEOUT);
+}
+
+/* The kernel's boot id into id (BOOT_LEN bytes), "" when it cannot be
+ * read: two hosts with one boot id are one machine.
+ */
+static void read_boot_id (char *id)
+{
+    FILE *f = fopen ("/proc/sys/kernel/random/boot_id", "r");
+
+    id[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets (id, BOOT_LEN, f))
+        id[0] = '\0';
+    id[strcspn (id, "\n")] = '\0';
+    fclose (f);
 }
 
 /* Can rank 0 create files next to path?  Checked before measuring, so an
@@ -437,6 +454,26 @@ int main (int argc, char **argv)
             second[h] = r;
     }
 
+    /* Hosts that share a machine (emulated nodes: one kernel, one boot
+     * id) share its CPUs: their small pings' latencies follow which ranks
+     * share a core, and the inference must not cut them into levels. */
+    char boot[BOOT_LEN] = "", *boots = calloc ((size_t)size, BOOT_LEN);
+    int shared_machine = 0;
+    if (!boots)
+        leave (EXIT_FAIL, "out of memory");
+    read_boot_id (boot);
+    MPI_Allgather (boot, BOOT_LEN, MPI_CHAR, boots, BOOT_LEN, MPI_CHAR, MPI_COMM_WORLD);
+    for (int a = 0; a < m && !shared_machine; a++)
+        for (int b = a + 1; b < m; b++) {
+            const char *x = boots + (size_t)leader[a] * BOOT_LEN,
+                       *y = boots + (size_t)leader[b] * BOOT_LEN;
+            if (*x && strncmp (x, y, BOOT_LEN) == 0) {
+                shared_machine = 1;
+                break;
+            }
+        }
+    free (boots);
+
     size_t stream_len = p.bw_bytes * (size_t)p.bw_messages;
     size_t buf_len = p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes;
     char *buf = calloc (1, buf_len), *stream = malloc (stream_len);
@@ -533,6 +570,7 @@ int main (int argc, char **argv)
             strcpy (nm->jobid, job);
         topo_params_t tp;
         topo_params_default (&tp);
+        tp.lat_gaps = !shared_machine;
         nm->topo = topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
         if (!nm->topo)
             fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
