@@ -51,8 +51,8 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 	[ "$(grep -c '^rank=.* sum=120 ' "$out")" -eq 16 ]
 	node_view "$MPICH_VIEW" "$out"
 	# The MPICH probe's netmap groups the nodes by their configured
-	# switches, as t1000 asks of the Open MPI probe (the exact tree under
-	# latency noise is t1010's, out of the suite).  Not where the emulated
+	# switches, as t1000 asks of the Open MPI probe (the exact tree of a
+	# three-level network is t1010's).  Not where the emulated
 	# nodes share one IPC namespace (MPICH before 4.2, Debian 12): MPICH's
 	# ranks meet by shared memory there, and with a namespace a node its
 	# MPI_Finalize hangs over TCP (pmodels/mpich#6596, fixed in 4.2.0;
