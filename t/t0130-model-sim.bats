@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# The network model's simulator (t/sim/model): netmaps of two- and
+# three-level fat trees (full and tapered), a dragonfly and a cloud, with
+# +-20 % jitter, outliers and token-bucket bursts, fed to the inference the
+# probe runs.  Every tree comes back exactly; the cloud's racks come back
+# as its groups.  No Slurm needed.
+
+setup_file() {
+	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+	export TOPOMAP_BUILDDIR
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOPOMAP_BUILDDIR/t" sim/model >&2
+}
+
+# field KEY: the value of KEY= in each BENCH line of standard input
+field() {
+	sed -n "s/^BENCH model .* $1=\([^ ]*\).*/\1/p"
+}
+
+@test "every fat tree and the dragonfly come back exactly at 64 and 512 nodes, three seeds" {
+	for seed in 1 2 3; do
+		run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 64,512 --seed "$seed"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$(grep -c '^BENCH model ' <<<"$output")" -eq 12 ]
+		[ "$(grep -v 'topo=cloud' <<<"$output" | field tree_exact | sort -u)" = 1 ]
+		[ "$(grep -v 'topo=cloud' <<<"$output" | field ari | sort -u)" = 1.0000 ]
+	done
+}
+
+@test "the cloud's racks are its groups" {
+	run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 64,512 --topo cloud
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(field ari <<<"$output" | sort -u)" = 1.0000 ]
+}
+
+@test "a tree lost in noise is reported and fails the run" {
+	# At +-60 % jitter the dragonfly's 1.0 and 1.4 us levels overlap.
+	run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 128 --topo dragonfly --noise 0.6
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tree_exact=0"* ]]
+	[[ "$output" == *"model: dragonfly at 128 nodes: the tree did not come back"* ]]
+}
