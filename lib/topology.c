@@ -37,6 +37,14 @@
  */
 #define LY_HOPS_MAX 1024
 
+/* topo_infer tries Lawrence & Yuan's classes up to this many hosts.  They
+ * sort all n(n-1)/2 round trips (1.6 s of the 4.2 s topo_infer_net took at
+ * 4096 hosts) and need every one within noise of its class, which
+ * thousands of measured hosts are not (t/sim/model: never at 4096); the
+ * levels of the clustering remain.
+ */
+#define LY_MAX_HOSTS 1024
+
 /* topo_cluster: the largest gap between successive merge costs separates
  * groups only when it is at least this fraction of the cost above it;
  * otherwise every merge is within noise and all hosts form one group.
@@ -1188,7 +1196,9 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
 
     /* Lawrence & Yuan: classes, hops, tree.  Any step failing for want of
      * a tree (EINVAL) falls back to clustering; ENOMEM fails. */
-    if ((nc = topo_ly_classes (n, sym, p, class, &why)) >= 0 &&
+    if (n > LY_MAX_HOSTS)
+        errinval (&why, "over %d hosts, not tried", LY_MAX_HOSTS);
+    else if ((nc = topo_ly_classes (n, sym, p, class, &why)) >= 0 &&
         topo_ly_hops (n, sym, class, nc, hops, &why) == 0 && (t = topo_ly_tree (n, hops, &why))) {
         errclear (errp);
         goto done;
@@ -1583,17 +1593,18 @@ static int int_cmp (const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
-static topo_t *infer_by_gaps (int n, const double *x, topo_signal_t sig, int *classes,
-                              tm_error_t *errp)
+static topo_t *infer_by_gaps (int n, const double *x, const topo_t *dx, topo_signal_t sig,
+                              int *classes, tm_error_t *errp)
 {
     const char *what = sig == TOPO_SIGNAL_BANDWIDTH ? "bandwidths" : "latencies";
     struct level_gap gap[LEVEL_TRIES];
     int nm = n - 1, ngap = 0, kbest = 0, bestnc = 0, joined = 0, *join = NULL;
     int nedge = 0, edge_cut[LEVEL_TRIES], edge_m[LEVEL_TRIES], *edge_lab[LEVEL_TRIES] = {NULL};
     double bestres = NAN, bestsep = NAN;
-    topo_t *d, *best = NULL;
+    topo_t *made = NULL, *best = NULL;
+    const topo_t *d = dx;
 
-    if (!(d = topo_cluster (n, x, errp)))
+    if (!d && !(d = made = topo_cluster (n, x, errp)))
         return NULL;
     /* join[s]: the hosts whose first merge is s */
     if (!(join = calloc ((size_t)nm, sizeof (*join)))) {
@@ -1683,7 +1694,7 @@ done:
     for (int q = 0; q < LEVEL_TRIES; q++)
         free (edge_lab[q]);
     free (join);
-    topo_destroy (d);
+    topo_destroy (made);
     return best;
 }
 
@@ -1728,7 +1739,9 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         lat = NULL;
     }
     if (!p || p->lat_gaps) {
-        if ((cand = infer_by_gaps (n, sym, TOPO_SIGNAL_LATENCY, &k, &whylat))) {
+        /* topo_infer's groups are the latencies' dendrogram */
+        const topo_t *dlat = lat && lat->model == TOPO_GROUPS ? lat : NULL;
+        if ((cand = infer_by_gaps (n, sym, dlat, TOPO_SIGNAL_LATENCY, &k, &whylat))) {
             if (better_tree (cand, k, true, best, kbest, best_ok)) {
                 topo_destroy (best);
                 best = cand;
@@ -1745,7 +1758,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
-        if ((cand = infer_by_gaps (n, cost, TOPO_SIGNAL_BANDWIDTH, &k, &whybw))) {
+        if ((cand = infer_by_gaps (n, cost, NULL, TOPO_SIGNAL_BANDWIDTH, &k, &whybw))) {
             if (better_tree (cand, k, true, best, kbest, best_ok)) {
                 topo_destroy (best);
                 best = cand;

@@ -88,7 +88,7 @@ void topo_params_default (topo_params_t *p);
 /* Infer the topology of n hosts from their symmetric n*n latency matrix
  * (row major, microseconds, diagonal ignored; each pair taken as the mean
  * of its two directions).  Tries TOPO_TREE first (topo_ly_classes,
- * topo_ly_hops, topo_ly_tree), then the levels of topo_cluster's
+ * topo_ly_hops, topo_ly_tree; up to 1024 hosts), then the levels of topo_cluster's
  * dendrogram (topo_levels), and falls back to TOPO_GROUPS (topo_cluster)
  * when the latencies form no tree either way; errp is then left saying why,
  * and cleared for a tree.  n == 1 gives a tree of that host alone (its
