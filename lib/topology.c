@@ -287,6 +287,30 @@ static double pair_mean (int n, const double *m, int i, int j)
     return 0.5 * (AT (m, n, i, j) + AT (m, n, j, i));
 }
 
+/* out: every pair's pair_mean of m (with min_rule, the smaller direction
+ * where one is over ASYM_MAX times the other), diagonal 0; out may be m.
+ * In tiles of PAIR_TILE, so that both directions are read from cache (at
+ * thousands of hosts a column is a cache miss per entry).
+ */
+#define PAIR_TILE 64
+
+static void pair_matrix (int n, const double *m, bool min_rule, double *out)
+{
+    for (int ib = 0; ib < n; ib += PAIR_TILE)
+        for (int jb = ib; jb < n; jb += PAIR_TILE)
+            for (int i = ib; i < n && i < ib + PAIR_TILE; i++)
+                for (int j = jb > i ? jb : i + 1; j < n && j < jb + PAIR_TILE; j++) {
+                    double a = AT (m, n, i, j), b = AT (m, n, j, i), v;
+                    if (min_rule && fmax (a, b) > ASYM_MAX * fmin (a, b))
+                        v = fmin (a, b);
+                    else
+                        v = 0.5 * (a + b);
+                    AT (out, n, i, j) = AT (out, n, j, i) = v;
+                }
+    for (int i = 0; i < n; i++)
+        AT (out, n, i, i) = 0;
+}
+
 struct ly_pair {
     double rtt;
     int i, j;
@@ -911,9 +935,8 @@ topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp)
     active = malloc ((size_t)n);
     if (!d || !nnd || !merge || !nn || !vid || !size || !gid || !active)
         goto nomem;
+    pair_matrix (n, cost, false, d);
     for (int i = 0; i < n; i++) {
-        for (int j = 0; j < n; j++)
-            AT (d, n, i, j) = i == j ? 0 : pair_mean (n, cost, i, j);
         active[i] = 1;
         vid[i] = i;
         size[i] = 1;
@@ -958,9 +981,10 @@ topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp)
                 continue;
             if (nn[k] == a || nn[k] == b)
                 cluster_nearest (n, d, active, k, nn, nnd);
-            else if (AT (d, n, k, a) < nnd[k] || (AT (d, n, k, a) == nnd[k] && a < nn[k])) {
+            else if (AT (d, n, a, k) < nnd[k] || (AT (d, n, a, k) == nnd[k] && a < nn[k])) {
+                /* d is symmetric: row a, not column a, in cache */
                 nn[k] = a;
-                nnd[k] = AT (d, n, k, a);
+                nnd[k] = AT (d, n, a, k);
             }
         }
     }
@@ -1145,61 +1169,53 @@ done:
  */
 static void lat_symmetric (int n, const double *lat_us, double *sym)
 {
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            double a = AT (lat_us, n, i, j), b = AT (lat_us, n, j, i);
-            if (i == j)
-                AT (sym, n, i, j) = 0;
-            else if (fmax (a, b) > ASYM_MAX * fmin (a, b))
-                AT (sym, n, i, j) = fmin (a, b);
-            else
-                AT (sym, n, i, j) = pair_mean (n, lat_us, i, j);
-        }
+    pair_matrix (n, lat_us, true, sym);
 }
 
-topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp)
+/* topo_infer's checks of its input: 0, or -1 with errp set and errno
+ * EINVAL; *p the parameters to use (dflt when p is NULL).
+ */
+static int infer_check (int n, const double *lat_us, const topo_params_t **p, topo_params_t *dflt,
+                        tm_error_t *errp)
 {
-    topo_params_t dflt;
-    double *sym = NULL;
+    if (n < 1)
+        return errinval (errp, "%d hosts: need at least one", n);
+    if (!lat_us)
+        return errinval (errp, "no latency matrix");
+    if (!*p) {
+        topo_params_default (dflt);
+        *p = dflt;
+    }
+    if (params_check (*p, errp) < 0 || matrix_check (n, lat_us, "latency", errp) < 0)
+        return -1;
+    return 0;
+}
+
+/* topo_infer past its checks, on sym (lat_symmetric's) of n >= 2 hosts. */
+static topo_t *infer_sym (int n, const double *sym, const topo_params_t *p, tm_error_t *errp)
+{
     int *class = NULL, *hops = NULL;
     topo_t *t = NULL;
     tm_error_t why = {""};
     int nc;
 
-    if (n < 1) {
-        errinval (errp, "%d hosts: need at least one", n);
-        return NULL;
+    if (n <= LY_MAX_HOSTS) {
+        class = malloc ((size_t)n * (size_t)n * sizeof (*class));
+        hops = malloc ((size_t)n * (size_t)n * sizeof (*hops));
+        if (!class || !hops) {
+            errno = ENOMEM;
+            errprintf (errp, "out of memory");
+            goto done;
+        }
     }
-    if (!lat_us) {
-        errinval (errp, "no latency matrix");
-        return NULL;
-    }
-    if (!p) {
-        topo_params_default (&dflt);
-        p = &dflt;
-    }
-    if (params_check (p, errp) < 0 || matrix_check (n, lat_us, "latency", errp) < 0)
-        return NULL;
-    if (n == 1) {
-        errclear (errp);
-        return topo_alloc (TOPO_TREE, 1, 1, errp);
-    }
-    sym = malloc ((size_t)n * (size_t)n * sizeof (*sym));
-    class = malloc ((size_t)n * (size_t)n * sizeof (*class));
-    hops = malloc ((size_t)n * (size_t)n * sizeof (*hops));
-    if (!sym || !class || !hops) {
-        errno = ENOMEM;
-        errprintf (errp, "out of memory");
-        goto done;
-    }
-    lat_symmetric (n, lat_us, sym);
 
     /* Lawrence & Yuan: classes, hops, tree.  Any step failing for want of
      * a tree (EINVAL) falls back to clustering; ENOMEM fails. */
     if (n > LY_MAX_HOSTS)
         errinval (&why, "over %d hosts, not tried", LY_MAX_HOSTS);
     else if ((nc = topo_ly_classes (n, sym, p, class, &why)) >= 0 &&
-        topo_ly_hops (n, sym, class, nc, hops, &why) == 0 && (t = topo_ly_tree (n, hops, &why))) {
+             topo_ly_hops (n, sym, class, nc, hops, &why) == 0 &&
+             (t = topo_ly_tree (n, hops, &why))) {
         errclear (errp);
         goto done;
     }
@@ -1232,9 +1248,31 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
                    why.text, whylv.text);
     }
 done:
-    free (sym);
     free (class);
     free (hops);
+    return t;
+}
+
+topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp)
+{
+    topo_params_t dflt;
+    double *sym;
+    topo_t *t;
+
+    if (infer_check (n, lat_us, &p, &dflt, errp) < 0)
+        return NULL;
+    if (n == 1) {
+        errclear (errp);
+        return topo_alloc (TOPO_TREE, 1, 1, errp);
+    }
+    if (!(sym = malloc ((size_t)n * (size_t)n * sizeof (*sym)))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        return NULL;
+    }
+    lat_symmetric (n, lat_us, sym);
+    t = infer_sym (n, sym, p, errp);
+    free (sym);
     return t;
 }
 
@@ -1255,7 +1293,7 @@ static double fit_median (double *v, size_t k)
 }
 
 /* topo_fit prices at most this many pairs, every k-th of them beyond. */
-#define FIT_MAX_PAIRS (1 << 18)
+#define FIT_MAX_PAIRS (1 << 16)
 
 int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
               tm_error_t *errp)
@@ -1369,7 +1407,7 @@ static bool better_tree (const topo_t *a, int ka, bool a_ok, const topo_t *b, in
  * cut at merges cut[0] < ... < cut[k-1] (merge s lies below cut c when
  * s < c).
  *
- * edge_labels: level 1, the edge.  The clusters of the forest below cut
+ * edge_labels: level 1, the edge (x symmetric).  The clusters of the forest below cut
  * c, numbered in order of their lowest host; then every host goes to the
  * edge cluster of least mean figure to it (itself left out), again until
  * none moves (at most LEVEL_SWEEPS times), which brings home a host that
@@ -1426,7 +1464,7 @@ static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *
             memset (sum, 0, (size_t)m0 * sizeof (*sum));
             for (int j = 0; j < n; j++)
                 if (j != h)
-                    sum[lab[j]] += pair_mean (n, x, h, j);
+                    sum[lab[j]] += AT (x, n, h, j);
             for (int q = 0; q < m0; q++) {
                 int others = size[q] - (q == lab[h]);
                 if (others > 0 && sum[q] / others < bestmean) {
@@ -1561,7 +1599,8 @@ done:
     return t;
 }
 
-/* The levels of the clustering of x by its gaps, for noise that spreads a
+/* The levels of the clustering of x (symmetric, diagonal 0; dx its
+ * dendrogram, or NULL to make it) by its gaps, for noise that spreads a
  * level wide.  Wherever a merge costs LEVEL_MIN_STEP times the one below
  * and at least nine in ten hosts have joined a cluster below it, the gap
  * may separate two levels.  The LEVEL_TRIES largest such gaps are tried
@@ -1701,30 +1740,30 @@ done:
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
                         tm_error_t *errp)
 {
-    topo_t *lat, *best = NULL, *cand;
+    topo_t *lat = NULL, *best = NULL, *cand;
     tm_error_t why = {""}, whylat = {""}, whybw = {""};
     double *sym = NULL, *cost = NULL, sep;
     int kbest = 0, k;
     bool best_ok = false;
+    topo_params_t dflt;
 
-    if (!(lat = topo_infer (n, lat_us, p, errp)))
+    if (infer_check (n, lat_us, &p, &dflt, errp) < 0)
         return NULL;
-    if (n < 2)
-        return lat;
-    if (bw_MBps) {
-        if (matrix_check (n, bw_MBps, "bandwidth", errp) < 0)
-            goto fail;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                if (i != j && !(AT (bw_MBps, n, i, j) > 0)) {
-                    errinval (errp, "bandwidth from host %d to host %d is 0", i, j);
-                    goto fail;
-                }
-    }
-    sym = malloc ((size_t)n * (size_t)n * sizeof (*sym));
-    if (!sym)
+    if (n == 1)
+        return topo_infer (n, lat_us, p, errp);
+    if (bw_MBps && matrix_check (n, bw_MBps, "bandwidth", errp) < 0)
+        return NULL;
+    for (int i = 0; bw_MBps && i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && !(AT (bw_MBps, n, i, j) > 0)) {
+                errinval (errp, "bandwidth from host %d to host %d is 0", i, j);
+                return NULL;
+            }
+    if (!(sym = malloc ((size_t)n * (size_t)n * sizeof (*sym))))
         goto nomem;
     lat_symmetric (n, lat_us, sym);
+    if (!(lat = infer_sym (n, sym, p, errp)))
+        goto fail;
 
     /* The latencies' tree as topo_infer found it, their levels by gaps,
      * the transfer times' levels by gaps: better_tree's choice.  (The
@@ -1738,7 +1777,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         best_ok = k >= 0 && fit_accepts (k, lat->residual, sep);
         lat = NULL;
     }
-    if (!p || p->lat_gaps) {
+    if (p->lat_gaps) {
         /* topo_infer's groups are the latencies' dendrogram */
         const topo_t *dlat = lat && lat->model == TOPO_GROUPS ? lat : NULL;
         if ((cand = infer_by_gaps (n, sym, dlat, TOPO_SIGNAL_LATENCY, &k, &whylat))) {
@@ -1758,6 +1797,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
+        pair_matrix (n, cost, false, cost);
         if ((cand = infer_by_gaps (n, cost, NULL, TOPO_SIGNAL_BANDWIDTH, &k, &whybw))) {
             if (better_tree (cand, k, true, best, kbest, best_ok)) {
                 topo_destroy (best);

@@ -162,7 +162,7 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp);
  * level on its own: the top level's pairs, most of them, must not hide a
  * level the signal does not tell apart); *sep the least ratio of
  * the medians of two successive classes (the larger hop count's over the
- * smaller's; +inf with one class).  Beyond 2^18 pairs, every k-th pair
+ * smaller's; +inf with one class).  Beyond 2^16 pairs, every k-th pair
  * (in the order (0,1), (0,2), ..., (1,2), ...) stands for the others.
  * Returns the number of classes, -1 with errp set (errno EINVAL: t is no
  * tree of n hosts, x has an entry not finite and > 0; ENOMEM).
