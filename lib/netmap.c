@@ -427,6 +427,7 @@ static json_object *netmap_json_topo (const topo_t *t)
 {
     json_object *o;
     const char *model = t->model == TOPO_TREE ? "tree" : "groups";
+    const char *signal = t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency";
 
     if (!(o = json_object_new_object ()))
         return NULL;
@@ -439,13 +440,10 @@ static json_object *netmap_json_topo (const topo_t *t)
         jsonfile_add (o, "ngroups", json_object_new_int (t->ngroups), false) < 0 ||
         jsonfile_add (o, "group", netmap_json_list (NULL, t->group, (size_t)t->nhosts), false) <
             0 ||
-        jsonfile_add (o, "signal",
-                      json_object_new_string (t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth"
-                                                                                  : "latency"),
-                      false) < 0 ||
-        jsonfile_add (o, "residual",
-                      isnan (t->residual) ? NULL : json_object_new_double (t->residual),
-                      true) < 0) {
+        jsonfile_add (o, "signal", json_object_new_string (signal), false) < 0 ||
+        /* null only for a residual not known, not for want of memory */
+        jsonfile_add (o, "residual", isnan (t->residual) ? NULL : jsonfile_double (t->residual),
+                      isnan (t->residual)) < 0) {
         json_object_put (o);
         return NULL;
     }

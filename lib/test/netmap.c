@@ -251,6 +251,8 @@ static void test_layout (void)
     ok (text && strstr (text, "\"hosts\":[\"n0\", \"n1\", \"n2\"]"), "hosts are one line");
     ok (text && strstr (text, "\"model\":\"tree\"") && strstr (text, "\"parent\":[3, 3, 4, 4, -1]"),
         "the topology is written with its model and parents");
+    ok (text && strstr (text, "\"signal\":\"bandwidth\",") && strstr (text, "\"residual\":0.125"),
+        "the topology's signal and residual are written, the residual in its fewest digits");
     ok (text && text[len - 1] == '\n', "the file ends with a newline");
     free (text);
     netmap_destroy (nm);

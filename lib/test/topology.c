@@ -600,6 +600,7 @@ static void test_two_signals (void)
     t = topo_infer_net (12, lat, bw, NULL, &e);
     ok (!t && errno == EINVAL && strstr (e.text, "bandwidth from host 0 to host 5"),
         "two signals: a bandwidth of 0 refused (%s)", e.text);
+    topo_destroy (t);
 }
 
 /* Levels under +-20 % noise, closer than topo_levels' 2.5: a dragonfly
@@ -624,7 +625,7 @@ static void test_noisy_levels (void)
             bw[i * N + j] = i == j ? NAN : 10000 * noise (0.2);
         }
     t = topo_infer (N, lat, NULL, &e);
-    ok (!(t && t->model == TOPO_TREE && hops_are (t, hops)),
+    ok (t && !(t->model == TOPO_TREE && hops_are (t, hops)),
         "noisy levels: topo_infer alone does not find the dragonfly's three levels");
     topo_destroy (t);
     t = topo_infer_net (N, lat, bw, NULL, &e);
@@ -673,6 +674,49 @@ static void test_noisy_levels (void)
     topo_destroy (t);
 }
 
+/* A host alone on its switch stays its own edge: three switches of four
+ * hosts and one of a single host (1.0 us within a switch, 3.0 across),
+ * +-20 % noise.  And topo_fit over more pairs than it prices (400 hosts:
+ * 79 800 pairs, every second one priced).
+ */
+static void test_lone_host (void)
+{
+    enum { N = 13 };
+    double lat[N * N], bw[N * N], res, sep;
+    int hops[N * N], ok_all = 1;
+    tm_error_t e;
+    topo_t *t;
+
+    for (unsigned long long sd = 51; sd < 56; sd++) {
+        seed = sd;
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++) {
+                int same = i / 4 == j / 4;
+                hops[i * N + j] = i == j ? 0 : same ? 1 : 3;
+                lat[i * N + j] = i == j ? NAN : (same ? 1.0 : 3.0) * noise (0.2);
+                bw[i * N + j] = i == j ? NAN : 1000 * noise (0.2);
+            }
+        t = topo_infer_net (N, lat, bw, NULL, &e);
+        if (!(t && t->model == TOPO_TREE && hops_are (t, hops) && t->ngroups == 4 &&
+              t->group[12] == 3)) {
+            diag ("seed %llu: %s", sd, t ? "another tree" : e.text);
+            ok_all = 0;
+        }
+        topo_destroy (t);
+    }
+    ok (ok_all, "lone host: a switch of one host stays its own edge, five seeds of noise");
+
+    enum { M = 400 };
+    static double big[M * M];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++)
+            big[i * M + j] = i == j ? 0 : i / 20 == j / 20 ? 2 : 6;
+    t = topo_infer (M, big, NULL, &e);
+    ok (t && topo_fit (t, M, big, &res, &sep, &e) == 2 && res == 0 && sep == 3,
+        "fit: 400 hosts, every second pair priced: 2 classes, residual 0, 3 apart (%s)", e.text);
+    topo_destroy (t);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -683,6 +727,7 @@ int main (void)
     test_fit ();
     test_two_signals ();
     test_noisy_levels ();
+    test_lone_host ();
     test_star ();
     test_cloud ();
     test_bad_input ();
