@@ -1285,10 +1285,28 @@ static int fit_dbl_cmp (const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The least of v[0..k) (k > 0). */
+static double fit_min (const double *v, size_t k)
+{
+    double m = v[0];
+
+    for (size_t i = 1; i < k; i++)
+        m = fmin (m, v[i]);
+    return m;
+}
+
 /* The median of v[0..k) (k > 0), v reordered. */
 static double fit_median (double *v, size_t k)
 {
-    qsort (v, k, sizeof (*v), fit_dbl_cmp);
+    if (k <= 32)
+        for (size_t i = 1; i < k; i++) /* insertion sort: the short lists of edge_labels */
+            for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+                double t = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = t;
+            }
+    else
+        qsort (v, k, sizeof (*v), fit_dbl_cmp);
     return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
@@ -1431,15 +1449,23 @@ static bool better_tree (const topo_t *a, int ka, bool a_ok, const topo_t *b, in
  */
 #define LEVEL_SWEEPS 8
 
-/* edge_labels: a host alone at the cut joins a cluster when its mean figure
- * to it is at most EDGE_JOIN times the cluster's own mean (a host merged
- * late by noise: its highest figures made it late; 1.39 times seen on a
- * 512-host dragonfly at +-20 %, whose levels stand 1.4 apart); otherwise
- * it is alone on its switch.  So a host alone on a switch is seen as such
- * where the level above costs 1.5 times the edge or more, and is taken
- * into its nearest edge below that.
+/* edge_labels: a host alone at the cut joins the cluster of its nearest
+ * host when that figure is at most EDGE_JOIN times the cluster's own
+ * median (a host merged late by noise: one pair measured far off, or its
+ * highest figures; 1.39 times its router's seen by mean on a 512-host
+ * dragonfly at +-20 %, whose levels stand 1.4 apart); otherwise it is
+ * alone on its switch.  So a host alone on a switch is seen as such where
+ * the level above costs 1.5 times the edge or more (and none of its pairs
+ * reads 1.5 times faster than it is), and is taken into its nearest edge
+ * below that.
  */
 #define EDGE_JOIN 1.5
+
+/* edge_merge: two edge clusters whose median figure between them is at most
+ * EDGE_MERGE times the lower of their own are one.  Medians over several
+ * pairs: closer than EDGE_JOIN, and under the 1.3 of TOPO_FIT_SEP.
+ */
+#define EDGE_MERGE 1.15
 
 /* The topmost vertex of the forest of d below cut c that holds vertex v. */
 static int cut_top (const topo_t *d, int v, int c)
@@ -1449,23 +1475,144 @@ static int cut_top (const topo_t *d, int v, int c)
     return v;
 }
 
+/* The hosts of each cluster q of lab (m0 clusters): member[start[q] ..
+ * start[q + 1]), in host order; size[q] their count.
+ */
+static void edge_members (int n, const int *lab, int m0, int *size, int *start, int *member)
+{
+    memset (size, 0, (size_t)m0 * sizeof (*size));
+    for (int h = 0; h < n; h++)
+        size[lab[h]]++;
+    start[0] = 0;
+    for (int q = 0; q < m0; q++)
+        start[q + 1] = start[q] + size[q];
+    memset (size, 0, (size_t)m0 * sizeof (*size)); /* counts again as filled */
+    for (int h = 0; h < n; h++)
+        member[start[lab[h]] + size[lab[h]]++] = h;
+}
+
+/* The EDGE_CANDIDATES clusters of least mean figure to the hosts of
+ * from[0..nfrom) (itself left out; empty clusters and skip left out),
+ * lowest index on ties, into cand; returns how many.  sum: m0 scratch.
+ * The medians are priced for these only: a cluster whose one pair was
+ * measured far off still ranks among the first few by its mean.
+ */
+#define EDGE_CANDIDATES 16
+
+static int edge_nearest (const double *x, int n, const int *from, int nfrom, const int *lab, int m0,
+                         const int *size, double *sum, int skip, int *cand)
+{
+    int nc = 0;
+
+    memset (sum, 0, (size_t)m0 * sizeof (*sum));
+    for (int f = 0; f < nfrom; f++)
+        for (int j = 0; j < n; j++)
+            if (j != from[f])
+                sum[lab[j]] += AT (x, n, from[f], j);
+    for (int q = 0; q < m0; q++) {
+        int p;
+        if (q == skip || size[q] == 0 || (nfrom == 1 && size[q] == 1 && lab[from[0]] == q))
+            continue;
+        double mq = sum[q] / size[q];
+        if (nc == EDGE_CANDIDATES && !(mq < sum[cand[nc - 1]] / size[cand[nc - 1]]))
+            continue;
+        p = nc < EDGE_CANDIDATES ? nc++ : nc - 1;
+        while (p > 0 && mq < sum[cand[p - 1]] / size[cand[p - 1]]) {
+            cand[p] = cand[p - 1];
+            p--;
+        }
+        cand[p] = q;
+    }
+    return nc;
+}
+
+/* The median figure between the hosts of clusters q and r (members as
+ * edge_members lists them), val room for their pairs.
+ */
+static double edge_between (const double *x, int n, const int *start, const int *member, int q,
+                            int r, double *val)
+{
+    size_t k = 0, t = 0,
+           all = (size_t)(start[q + 1] - start[q]) * (size_t)(start[r + 1] - start[r]);
+    size_t stride = all > FIT_MAX_PAIRS ? (all + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS : 1;
+
+    for (int a = start[q]; a < start[q + 1]; a++)
+        for (int b = start[r]; b < start[r + 1]; b++, t++)
+            if (t % stride == 0)
+                val[k++] = AT (x, n, member[a], member[b]);
+    return fit_median (val, k);
+}
+
+/* The median figure within cluster q, NaN for one host; as edge_between. */
+static double edge_within (const double *x, int n, const int *start, const int *member, int q,
+                           double *val)
+{
+    size_t k = 0, t = 0, s = (size_t)(start[q + 1] - start[q]), all = s * (s - (s > 0)) / 2;
+    size_t stride = all > FIT_MAX_PAIRS ? (all + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS : 1;
+
+    for (int a = start[q]; a < start[q + 1]; a++)
+        for (int b = a + 1; b < start[q + 1]; b++, t++)
+            if (t % stride == 0)
+                val[k++] = AT (x, n, member[a], member[b]);
+    return k ? fit_median (val, k) : NAN;
+}
+
+/* Two edge clusters of two hosts or more whose median figure between them
+ * is at most EDGE_MERGE times the lower of their own medians are one edge
+ * that a pair measured far off split (the clustering's average let it):
+ * merged, each into the nearest such, until none is left.
+ */
+static void edge_merge (const double *x, int n, int *lab, int m0, int *size, int *start,
+                        int *member, double *val, double *intra, double *sum)
+{
+    for (bool merged = true; merged;) {
+        merged = false;
+        edge_members (n, lab, m0, size, start, member);
+        for (int q = 0; q < m0; q++) {
+            int best = -1, cand[EDGE_CANDIDATES], nc;
+            double bestmed = INFINITY;
+            if (size[q] < 2)
+                continue;
+            nc = edge_nearest (x, n, member + start[q], size[q], lab, m0, size, sum, q, cand);
+            for (int i = 0; i < nc; i++) {
+                int r = cand[i];
+                double med;
+                if (size[r] < 2)
+                    continue;
+                med = edge_between (x, n, start, member, q, r, val);
+                if (med < bestmed || (med == bestmed && r < best)) {
+                    bestmed = med;
+                    best = r;
+                }
+            }
+            if (best < 0 || !(bestmed <= EDGE_MERGE * fmin (intra[q], intra[best])))
+                continue;
+            /* one cluster now: best's hosts to q, q's own median again */
+            for (int a = start[best]; a < start[best + 1]; a++)
+                lab[member[a]] = q;
+            edge_members (n, lab, m0, size, start, member);
+            intra[q] = edge_within (x, n, start, member, q, val);
+            merged = true;
+        }
+    }
+}
+
 static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *m)
 {
-    int n = d->nhosts, m0 = 0, *size = NULL, *dense = NULL;
-    double *sum = NULL, *intra = NULL;
+    int n = d->nhosts, m0 = 0, *size = NULL, *dense = NULL, *start = NULL, *member = NULL;
+    int *next = NULL, rc = -1;
+    double *val = NULL, *intra = NULL, *sum = NULL;
+    size_t nval = (size_t)n;
 
-    size = malloc ((size_t)d->nvertices * sizeof (*size));
+    size = calloc ((size_t)n + 1, sizeof (*size));
     dense = malloc ((size_t)d->nvertices * sizeof (*dense));
-    sum = malloc ((size_t)n * sizeof (*sum));
+    start = malloc (((size_t)n + 1) * sizeof (*start));
+    member = malloc ((size_t)n * sizeof (*member));
+    next = malloc ((size_t)n * sizeof (*next));
     intra = malloc ((size_t)n * sizeof (*intra));
-    if (!size || !dense || !sum || !intra) {
-        free (size);
-        free (dense);
-        free (sum);
-        free (intra);
-        errno = ENOMEM;
-        return -1;
-    }
+    sum = malloc ((size_t)n * sizeof (*sum));
+    if (!size || !dense || !start || !member || !next || !intra || !sum)
+        goto done;
     for (int v = 0; v < d->nvertices; v++)
         dense[v] = -1;
     for (int h = 0; h < n; h++) {
@@ -1473,51 +1620,57 @@ static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *
         if (dense[v] < 0)
             dense[v] = m0++;
         lab[h] = dense[v];
-    }
-    /* intra[q]: the mean figure within cut cluster q, NaN for one host */
-    memset (size, 0, (size_t)m0 * sizeof (*size));
-    memset (intra, 0, (size_t)m0 * sizeof (*intra));
-    for (int h = 0; h < n; h++) {
         size[lab[h]]++;
-        for (int j = h + 1; j < n; j++)
-            if (lab[j] == lab[h])
-                intra[lab[h]] += AT (x, n, h, j);
     }
+    /* room for a row, or the pairs edge_within and edge_between take */
+    if (nval < FIT_MAX_PAIRS + 1)
+        nval = FIT_MAX_PAIRS + 1;
+    if (!(val = malloc (nval * sizeof (*val))))
+        goto done;
+    /* intra[q]: the median figure within cut cluster q, NaN for one host */
+    edge_members (n, lab, m0, size, start, member);
     for (int q = 0; q < m0; q++)
-        intra[q] = size[q] > 1 ? intra[q] / ((double)size[q] * (size[q] - 1) / 2) : NAN;
+        intra[q] = edge_within (x, n, start, member, q, val);
+    /* sweeps: every host to the cluster of least median figure to it (the
+     * median: one pair measured far off, as a busy machine gives, must not
+     * move a host), all hosts against the same clusters, then moved */
     for (int sweep = 0; sweep < LEVEL_SWEEPS; sweep++) {
         int moved = 0;
-        memset (size, 0, (size_t)m0 * sizeof (*size));
-        for (int h = 0; h < n; h++)
-            size[lab[h]]++;
+        edge_members (n, lab, m0, size, start, member);
         for (int h = 0; h < n; h++) {
-            int best = lab[h];
-            double bestmean = INFINITY;
-            memset (sum, 0, (size_t)m0 * sizeof (*sum));
-            for (int j = 0; j < n; j++)
-                if (j != h)
-                    sum[lab[j]] += AT (x, n, h, j);
-            for (int q = 0; q < m0; q++) {
-                int others = size[q] - (q == lab[h]);
-                if (others > 0 && sum[q] / others < bestmean) {
-                    bestmean = sum[q] / others;
+            int best = lab[h], cand[EDGE_CANDIDATES + 1], alone = size[lab[h]] == 1;
+            int ncand = edge_nearest (x, n, &h, 1, lab, m0, size, sum, -1, cand);
+            double bestmed = INFINITY;
+            cand[ncand++] = lab[h];
+            for (int i = 0; i < ncand; i++) {
+                int q = cand[i];
+                size_t k = 0;
+                for (int a = start[q]; a < start[q + 1]; a++)
+                    if (member[a] != h)
+                        val[k++] = AT (x, n, h, member[a]);
+                if (k == 0)
+                    continue;
+                /* a host alone at the cut by its nearest host there: noise
+                 * slows a pair far more often than it speeds one, and
+                 * with two or three hosts a median is a mean */
+                double med = alone ? fit_min (val, k) : fit_median (val, k);
+                if (med < bestmed || (med == bestmed && q < best)) {
+                    bestmed = med;
                     best = q;
                 }
             }
             /* a host alone joins a cluster only as one of its own: a host
              * alone on its switch is its own edge */
-            if (size[lab[h]] == 1 && !(bestmean <= EDGE_JOIN * intra[best]))
+            if (alone && !(bestmed <= EDGE_JOIN * intra[best]))
                 best = lab[h];
-            if (best != lab[h]) {
-                size[lab[h]]--;
-                size[best]++;
-                lab[h] = best;
-                moved++;
-            }
+            next[h] = best;
+            moved += best != lab[h];
         }
+        memcpy (lab, next, (size_t)n * sizeof (*lab));
         if (!moved)
             break;
     }
+    edge_merge (x, n, lab, m0, size, start, member, val, intra, sum);
     /* renumber the clusters left, in order of their lowest host */
     for (int q = 0; q < m0; q++)
         dense[q] = -1;
@@ -1527,11 +1680,19 @@ static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *
             dense[lab[h]] = (*m)++;
         lab[h] = dense[lab[h]];
     }
+    rc = 0;
+done:
+    if (rc < 0)
+        errno = ENOMEM;
     free (size);
     free (dense);
-    free (sum);
+    free (start);
+    free (member);
+    free (next);
+    free (val);
     free (intra);
-    return 0;
+    free (sum);
+    return rc;
 }
 
 struct cut_vote {

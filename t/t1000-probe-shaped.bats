@@ -59,11 +59,15 @@ row_of() {
 
 @test "inter-switch pairs are measured by their lead message alone, intra-switch pairs stream" {
 	# 16 of the 28 pairs cross the switches: 64 KiB at 12 MB/s takes 5 ms,
-	# past the 2 ms that is enough; inside a switch it takes 0.5 ms.
+	# past the 2 ms that is enough; inside a switch it takes 0.5 ms, but a
+	# rank descheduled on these shared cores can stretch one past 2 ms
+	# (seen: 17 of 28, twice in CI): every crossing pair, and at most two
+	# more.
 	run run_probe 8 -v -o "$SHARE/lead.json"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *", 16 of 28 pairs by their lead message alone,"* ]]
+	lead=$(sed -n 's/.*, \([0-9]*\) of 28 pairs by their lead message alone,.*/\1/p' <<<"$output")
+	[ -n "$lead" ] && [ "$lead" -ge 16 ] && [ "$lead" -le 18 ]
 	run "$SHARE/topomap" netmap show "$SHARE/lead.json"
 	[[ "$output" == *"lead 65536 B, enough after 2 ms, then stream 1 x 262144 B"* ]]
 	run run_probe 8 -v --bw-enough 0 -o "$SHARE/nolead.json"
