@@ -287,10 +287,16 @@ static double pair_mean (int n, const double *m, int i, int j)
     return 0.5 * (AT (m, n, i, j) + AT (m, n, j, i));
 }
 
-/* out: every pair's pair_mean of m (with min_rule, the smaller direction
- * where one is over ASYM_MAX times the other), diagonal 0; out may be m.
- * In tiles of PAIR_TILE, so that both directions are read from cache (at
- * thousands of hosts a column is a cache miss per entry).
+/* out: every pair's pair_mean of m, diagonal 0; out may be m.  In tiles of
+ * PAIR_TILE, so that both directions are read from cache (at thousands of
+ * hosts a column is a cache miss per entry).
+ *
+ * With min_rule, for latencies: both directions of a pair measure the same
+ * round trip and differ by noise only, which may be large on a busy
+ * machine: averaging them copes, and classes wider than noise fall back to
+ * clustering.  Noise only adds to a round trip (a rank descheduled, an
+ * interrupt), so where one direction is more than ASYM_MAX times the
+ * other, the smaller is the pair's.
  */
 #define PAIR_TILE 64
 
@@ -1033,6 +1039,20 @@ done:
     return t;
 }
 
+/* t if it passes topo_check, else NULL with errp set and errno EINVAL (or
+ * ENOMEM), t destroyed.
+ */
+static topo_t *tree_checked (topo_t *t, tm_error_t *errp)
+{
+    if (topo_check (t, errp) < 0) {
+        int saved = errno == ENOMEM ? ENOMEM : EINVAL;
+        topo_destroy (t);
+        errno = saved;
+        return NULL;
+    }
+    return t;
+}
+
 /* The switch tree of dendrogram d (n hosts) whose merge s lies in band
  * band[s] of nb: a merge and its parent in one band are one switch, at
  * level band + 1.  NULL with errp set and errno EINVAL when it is no tree
@@ -1099,12 +1119,7 @@ static topo_t *levels_tree (const topo_t *d, const int *band, int nb, tm_error_t
             gid[e] = t->ngroups++;
         t->group[h] = gid[e];
     }
-    if (topo_check (t, errp) < 0) {
-        int saved = errno == ENOMEM ? ENOMEM : EINVAL;
-        topo_destroy (t);
-        t = NULL;
-        errno = saved;
-    }
+    t = tree_checked (t, errp);
 done:
     free (rep);
     free (id);
@@ -1160,18 +1175,6 @@ done:
     return t;
 }
 
-/* sym: the latency of each pair, diagonal 0.  Both directions of a pair
- * measure the same round trip and differ by noise only, which may be large
- * on a busy machine: averaging them copes, and classes wider than noise
- * fall back to clustering.  Noise only adds to a round trip (a rank
- * descheduled, an interrupt), so where one direction is more than
- * ASYM_MAX times the other, the smaller is the pair's.
- */
-static void lat_symmetric (int n, const double *lat_us, double *sym)
-{
-    pair_matrix (n, lat_us, true, sym);
-}
-
 /* topo_infer's checks of its input: 0, or -1 with errp set and errno
  * EINVAL; *p the parameters to use (dflt when p is NULL).
  */
@@ -1191,7 +1194,8 @@ static int infer_check (int n, const double *lat_us, const topo_params_t **p, to
     return 0;
 }
 
-/* topo_infer past its checks, on sym (lat_symmetric's) of n >= 2 hosts. */
+/* topo_infer past its checks, on sym (pair_matrix's of the latencies, by
+ * its min_rule) of n >= 2 hosts. */
 static topo_t *infer_sym (int n, const double *sym, const topo_params_t *p, tm_error_t *errp)
 {
     int *class = NULL, *hops = NULL;
@@ -1270,7 +1274,7 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
         errprintf (errp, "out of memory");
         return NULL;
     }
-    lat_symmetric (n, lat_us, sym);
+    pair_matrix (n, lat_us, true, sym);
     t = infer_sym (n, sym, p, errp);
     free (sym);
     return t;
@@ -1418,27 +1422,34 @@ static bool fit_accepts (int k, double res, double sep)
     return k >= 2 && res <= TOPO_FIT_RESIDUAL && sep >= TOPO_FIT_SEP;
 }
 
-/* Whether tree a (ka hop classes, accepted by topo_fit or not: a_ok) is
- * to be taken over tree b (kb, b_ok): an accepted tree over one that is
- * not; then the one that tells more levels apart; then the better fit.
+/* Of *best (kbest hop classes, accepted by topo_fit or not: *best_ok) and
+ * cand (k classes, accepted), the tree to take in *best: an accepted tree
+ * over one that is not; then the one that tells more levels apart; then
+ * the better fit.  The other is destroyed.
  */
-static bool better_tree (const topo_t *a, int ka, bool a_ok, const topo_t *b, int kb, bool b_ok)
+static void keep_better (topo_t **best, int *kbest, bool *best_ok, topo_t *cand, int k)
 {
-    if (!b || a_ok != b_ok)
-        return !b || a_ok;
-    return ka > kb || (ka == kb && a->residual < b->residual);
+    if (*best && *best_ok &&
+        !(k > *kbest || (k == *kbest && cand->residual < (*best)->residual))) {
+        topo_destroy (cand);
+        return;
+    }
+    topo_destroy (*best);
+    *best = cand;
+    *kbest = k;
+    *best_ok = true;
 }
 
 /* The trees of levels by cuts: the dendrogram d (topo_cluster's of x)
  * cut at merges cut[0] < ... < cut[k-1] (merge s lies below cut c when
  * s < c).
  *
- * edge_labels: level 1, the edge (x symmetric).  The clusters of the forest below cut
- * c, numbered in order of their lowest host; then every host goes to the
- * edge cluster of least mean figure to it (itself left out), again until
- * none moves (at most LEVEL_SWEEPS times), which brings home a host that
- * noise merged late or into the wrong cluster; a host alone only as
- * EDGE_JOIN says.  lab[h] the cluster of
+ * edge_labels: level 1, the edge (x symmetric).  The clusters of the
+ * forest below cut c, numbered in order of their lowest host; then every
+ * host goes to the edge cluster of least median figure to it (itself left
+ * out), again until none moves (at most LEVEL_SWEEPS times), which brings
+ * home a host that noise merged late or into the wrong cluster; a host
+ * alone only as EDGE_JOIN says; then edge_merge.  lab[h] the cluster of
  * host h, *m how many.  -1 on ENOMEM.
  *
  * cuts_tree: level l + 1 puts each level-l cluster under the cluster
@@ -1547,7 +1558,7 @@ static double edge_between (const double *x, int n, const int *start, const int 
 static double edge_within (const double *x, int n, const int *start, const int *member, int q,
                            double *val)
 {
-    size_t k = 0, t = 0, s = (size_t)(start[q + 1] - start[q]), all = s * (s - (s > 0)) / 2;
+    size_t k = 0, t = 0, s = (size_t)(start[q + 1] - start[q]), all = s < 2 ? 0 : s * (s - 1) / 2;
     size_t stride = all > FIT_MAX_PAIRS ? (all + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS : 1;
 
     for (int a = start[q]; a < start[q + 1]; a++)
@@ -1782,12 +1793,7 @@ static topo_t *cuts_tree (const topo_t *d, const int *lab, int m0, const int *cu
         }
     t->ngroups = m0;
     memcpy (t->group, lab, (size_t)n * sizeof (*lab));
-    if (topo_check (t, errp) < 0) {
-        int saved = errno == ENOMEM ? ENOMEM : EINVAL;
-        topo_destroy (t);
-        t = NULL;
-        errno = saved;
-    }
+    t = tree_checked (t, errp);
 done:
     free (cv);
     free (first);
@@ -1839,6 +1845,7 @@ static topo_t *infer_by_gaps (int n, const double *x, const topo_t *dx, topo_sig
     int nedge = 0, edge_cut[LEVEL_TRIES], edge_m[LEVEL_TRIES], *edge_lab[LEVEL_TRIES] = {NULL};
     double bestres = NAN, bestsep = NAN;
     topo_t *made = NULL, *best = NULL;
+    bool best_ok = true; /* every tree kept here is accepted */
     const topo_t *d = dx;
 
     if (!d && !(d = made = topo_cluster (n, x, errp)))
@@ -1902,13 +1909,10 @@ static topo_t *infer_by_gaps (int n, const double *x, const topo_t *dx, topo_sig
             bestres = res;
             bestsep = sep;
         }
-        if (!fit_accepts (nc, res, sep) || !better_tree (t, nc, true, best, kbest, true)) {
+        if (fit_accepts (nc, res, sep))
+            keep_better (&best, &kbest, &best_ok, t, nc);
+        else
             topo_destroy (t);
-            continue;
-        }
-        topo_destroy (best);
-        best = t;
-        kbest = nc;
     }
     if (best) {
         *classes = kbest;
@@ -1960,12 +1964,12 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
             }
     if (!(sym = malloc ((size_t)n * (size_t)n * sizeof (*sym))))
         goto nomem;
-    lat_symmetric (n, lat_us, sym);
+    pair_matrix (n, lat_us, true, sym);
     if (!(lat = infer_sym (n, sym, p, errp)))
         goto fail;
 
     /* The latencies' tree as topo_infer found it, their levels by gaps,
-     * the transfer times' levels by gaps: better_tree's choice.  (The
+     * the transfer times' levels by gaps: keep_better's choice.  (The
      * first may fail topo_fit: Lawrence & Yuan's classes can split levels
      * the figures do not tell apart.) */
     if (lat->model == TOPO_TREE) {
@@ -1979,15 +1983,9 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     if (p->lat_gaps) {
         /* topo_infer's groups are the latencies' dendrogram */
         const topo_t *dlat = lat && lat->model == TOPO_GROUPS ? lat : NULL;
-        if ((cand = infer_by_gaps (n, sym, dlat, TOPO_SIGNAL_LATENCY, &k, &whylat))) {
-            if (better_tree (cand, k, true, best, kbest, best_ok)) {
-                topo_destroy (best);
-                best = cand;
-                kbest = k;
-                best_ok = true;
-            } else
-                topo_destroy (cand);
-        } else if (errno == ENOMEM)
+        if ((cand = infer_by_gaps (n, sym, dlat, TOPO_SIGNAL_LATENCY, &k, &whylat)))
+            keep_better (&best, &kbest, &best_ok, cand, k);
+        else if (errno == ENOMEM)
             goto nomem;
     }
     if (bw_MBps) {
@@ -1997,15 +1995,9 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
             for (int j = 0; j < n; j++)
                 AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
         pair_matrix (n, cost, false, cost);
-        if ((cand = infer_by_gaps (n, cost, NULL, TOPO_SIGNAL_BANDWIDTH, &k, &whybw))) {
-            if (better_tree (cand, k, true, best, kbest, best_ok)) {
-                topo_destroy (best);
-                best = cand;
-                kbest = k;
-                best_ok = true;
-            } else
-                topo_destroy (cand);
-        } else if (errno == ENOMEM)
+        if ((cand = infer_by_gaps (n, cost, NULL, TOPO_SIGNAL_BANDWIDTH, &k, &whybw)))
+            keep_better (&best, &kbest, &best_ok, cand, k);
+        else if (errno == ENOMEM)
             goto nomem;
     }
     free (sym);
