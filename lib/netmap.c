@@ -1,15 +1,16 @@
 /* netmap.c: the netmap file, written and read with json-c.
  *
- * Schema 2.  Every key is required and no other key is allowed:
+ * Schema 3.  Every key is required and no other key is allowed:
  *
  *   {
- *     "schema": 2,
+ *     "schema": 3,
  *     "kind": "topomap-netmap",
  *     "hosts": ["n0", "n1", ...],
  *     "latency_us": [[...], ...],
  *     "latency_ci_us": [[...], ...],
  *     "bandwidth_MBps": [[...], ...],
  *     "samples": [[...], ...],
+ *     "measured": [[...], ...],
  *     "params": {"lat_bytes": 1024, "bw_bytes": 262144, "bw_messages": 1,
  *                "bw_enough_ms": 2.0, "min_samples": 5, "max_samples": 200,
  *                "ci_rel": 0.03, "budget_s": 10, "concurrency": 0},
@@ -34,7 +35,10 @@
  *           latency_us, latency_ci_us: finite numbers >= 0 (microseconds);
  *           bandwidth_MBps: finite numbers > 0 (1e6 bytes/s); samples:
  *           integers >= 0.  On the diagonal (intra-node figures) the three
- *           figures may be null: not measured, NaN in memory.
+ *           figures may be null: not measured, NaN in memory.  measured:
+ *           integers >= 0, how many times the probe measured the pair (0:
+ *           its figures were inferred from the tree; 2: measured again, the
+ *           better figures kept); symmetric, 0 on a diagonal of nulls.
  * params    how the probe measured (netmap_params_t): integers >= 0,
  *           max_samples >= min_samples; ci_rel, budget_s, bw_enough_ms
  *           finite >= 0 (bw_enough_ms absent: 0, as before it existed).
@@ -46,8 +50,10 @@
  *           signal: what it was inferred from; residual: topo_fit's on that
  *           signal, finite >= 0, null when not known.
  *
- * Schema 1 (before topomap inferred trees from bandwidth too) is read as
- * well: its topology has neither signal nor residual (latency, unknown).
+ * Schemas 1 and 2 are read as well: they have no measured matrix (every
+ * pair measured once, a null diagonal entry not at all), and schema 1
+ * (before topomap inferred trees from bandwidth too) has neither signal
+ * nor residual in its topology (latency, unknown).
  *
  * The writer refuses a netmap that the reader would reject.  It writes
  * hosts, each matrix row and each topology array on one line, numbers in
@@ -76,6 +82,13 @@
 #define NETMAP_MAX_BYTES (64 * 1024 * 1024)
 
 static const char *const netmap_keys[] = {
+    "schema",         "kind",     "hosts",    "latency_us", "latency_ci_us",
+    "bandwidth_MBps", "samples",  "measured", "params",     "measure_s",
+    "jobid",          "timestamp", "topology", NULL,
+};
+
+/* Schemas 1 and 2: the same without measured. */
+static const char *const netmap_keys_2[] = {
     "schema",         "kind",     "hosts",  "latency_us", "latency_ci_us",
     "bandwidth_MBps", "samples",  "params", "measure_s",  "jobid",
     "timestamp",      "topology", NULL,
@@ -252,6 +265,16 @@ static int netmap_check (const netmap_t *nm, tm_error_t *errp)
             if (NETMAP_AT (nm, samples, i, j) < 0)
                 return errprintf (errp, "samples[%d][%d]: negative (%s to %s)", i, j, nm->hosts[i],
                                   nm->hosts[j]);
+            if (NETMAP_AT (nm, measured, i, j) < 0)
+                return errprintf (errp, "measured[%d][%d]: negative (%s to %s)", i, j,
+                                  nm->hosts[i], nm->hosts[j]);
+            if (NETMAP_AT (nm, measured, i, j) != NETMAP_AT (nm, measured, j, i))
+                return errprintf (errp, "measured[%d][%d]: %d, but %d from %s to %s", i, j,
+                                  NETMAP_AT (nm, measured, i, j), NETMAP_AT (nm, measured, j, i),
+                                  nm->hosts[j], nm->hosts[i]);
+            if (i == j && isnan (NETMAP_AT (nm, lat_us, i, i)) && NETMAP_AT (nm, measured, i, i))
+                return errprintf (errp, "measured[%d][%d]: %d, but %s's intra-node figures are null",
+                                  i, i, NETMAP_AT (nm, measured, i, i), nm->hosts[i]);
         }
     if (netmap_check_params (&nm->params, errp) < 0)
         return -1;
@@ -292,7 +315,8 @@ netmap_t *netmap_create (int n, const char *const *hosts, tm_error_t *errp)
     nm->lat_ci_us = calloc (nn, sizeof (*nm->lat_ci_us));
     nm->bw_MBps = calloc (nn, sizeof (*nm->bw_MBps));
     nm->samples = calloc (nn, sizeof (*nm->samples));
-    if (!nm->lat_us || !nm->lat_ci_us || !nm->bw_MBps || !nm->samples)
+    nm->measured = calloc (nn, sizeof (*nm->measured));
+    if (!nm->lat_us || !nm->lat_ci_us || !nm->bw_MBps || !nm->samples || !nm->measured)
         goto nomem;
     for (int i = 0; i < n; i++) {
         NETMAP_AT (nm, lat_us, i, i) = NAN;
@@ -322,6 +346,7 @@ void netmap_destroy (netmap_t *nm)
     free (nm->lat_ci_us);
     free (nm->bw_MBps);
     free (nm->samples);
+    free (nm->measured);
     topo_destroy (nm->topo);
     free (nm);
     errno = saved;
@@ -471,6 +496,7 @@ static json_object *netmap_to_json (const netmap_t *nm, const char *timestamp)
         jsonfile_add (o, "bandwidth_MBps", netmap_json_matrix (nm->n, nm->bw_MBps, NULL), false) <
             0 ||
         jsonfile_add (o, "samples", netmap_json_matrix (nm->n, NULL, nm->samples), false) < 0 ||
+        jsonfile_add (o, "measured", netmap_json_matrix (nm->n, NULL, nm->measured), false) < 0 ||
         jsonfile_add (o, "params", netmap_json_params (&nm->params), false) < 0 ||
         jsonfile_add (o, "measure_s", jsonfile_double (nm->measure_s), false) < 0 ||
         jsonfile_add (o, "jobid", json_object_new_string (nm->jobid), false) < 0 ||
@@ -818,7 +844,7 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
 {
     netmap_t *nm = NULL;
     const char **names = NULL;
-    json_object *v, *lat, *ci, *bw, *samples;
+    json_object *v, *lat, *ci, *bw, *samples, *measured = NULL;
     const char *s;
     int64_t x, schema;
     int n = 0;
@@ -834,18 +860,20 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
     if (jsonfile_get (o, "", "schema", json_type_int, &v, errp) < 0 ||
         netmap_json_int (v, "schema", INT64_MIN, INT64_MAX, &x, errp) < 0)
         goto error;
-    if (x != 1 && x != NETMAP_SCHEMA) {
-        errprintf (errp, "schema %" PRId64 ", expected 1 or %d", x, NETMAP_SCHEMA);
+    if (x < 1 || x > NETMAP_SCHEMA) {
+        errprintf (errp, "schema %" PRId64 ", expected 1 to %d", x, NETMAP_SCHEMA);
         goto error;
     }
     schema = x;
-    if (jsonfile_keys (o, "", netmap_keys, errp) < 0 || netmap_json_hosts (o, &names, &n, errp) < 0)
+    if (jsonfile_keys (o, "", schema < 3 ? netmap_keys_2 : netmap_keys, errp) < 0 ||
+        netmap_json_hosts (o, &names, &n, errp) < 0)
         goto error;
     /* Shapes first: they bound what netmap_create allocates. */
     if (netmap_json_shape (o, "latency_us", n, &lat, errp) < 0 ||
         netmap_json_shape (o, "latency_ci_us", n, &ci, errp) < 0 ||
         netmap_json_shape (o, "bandwidth_MBps", n, &bw, errp) < 0 ||
-        netmap_json_shape (o, "samples", n, &samples, errp) < 0)
+        netmap_json_shape (o, "samples", n, &samples, errp) < 0 ||
+        (schema >= 3 && netmap_json_shape (o, "measured", n, &measured, errp) < 0))
         goto error;
     if (!(nm = netmap_create (n, names, errp))) {
         err = errno;
@@ -855,6 +883,7 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
         netmap_json_fill (ci, "latency_ci_us", n, nm->lat_ci_us, NULL, errp) < 0 ||
         netmap_json_fill (bw, "bandwidth_MBps", n, nm->bw_MBps, NULL, errp) < 0 ||
         netmap_json_fill (samples, "samples", n, NULL, nm->samples, errp) < 0 ||
+        (measured && netmap_json_fill (measured, "measured", n, NULL, nm->measured, errp) < 0) ||
         netmap_json_params_read (o, &nm->params, errp) < 0)
         goto error;
     if (jsonfile_get (o, "", "measure_s", json_type_double, &v, errp) < 0 ||
@@ -877,6 +906,10 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
         errprintf (errp, "timestamp: not a UTC time YYYY-MM-DDTHH:MM:SSZ");
         goto error;
     }
+    if (!measured) /* schemas 1 and 2: every figure there measured once */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                NETMAP_AT (nm, measured, i, j) = i != j || !isnan (NETMAP_AT (nm, lat_us, i, i));
     if (netmap_json_topo_read (o, n, schema, &nm->topo, errp) < 0 || netmap_check (nm, errp) < 0)
         goto error;
     free (names);

@@ -16,7 +16,7 @@
 #include "lib/error.h"
 #include "lib/topology.h"
 
-#define NETMAP_SCHEMA 2
+#define NETMAP_SCHEMA 3
 
 typedef struct {
     size_t lat_bytes;      /* ping-pong message size */
@@ -39,6 +39,9 @@ typedef struct {
     double *lat_ci_us;     /* [n*n] 95% CI half-width of lat_us */
     double *bw_MBps;       /* [n*n] bandwidth, 1e6 bytes/s */
     int *samples;          /* [n*n] latency samples taken */
+    int *measured;         /* [n*n] times the probe measured the pair: 0 for
+                              a pair not measured (its figures inferred
+                              from the tree), 2 for one measured again */
     netmap_params_t params;
     double measure_s;      /* wall time spent measuring */
     char jobid[32];        /* Slurm job id, "" when unknown */

@@ -114,13 +114,13 @@ double netmap_measure_bound (const netmap_t *nm)
 
     for (int a = 0; a < nm->n; a++)
         for (int b = a; b < nm->n; b++) {
-            int k = NETMAP_AT (nm, samples, a, b);
+            int k = NETMAP_AT (nm, samples, a, b), times = NETMAP_AT (nm, measured, a, b);
             double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b);
             double sent;
-            if (k <= 0 || !isfinite (lat) || !(bw > 0))
+            if (k <= 0 || times <= 0 || !isfinite (lat) || !(bw > 0))
                 continue;
             sent = netmap_lead_enough (p, lead / (bw * 1e6)) ? lead : lead + stream;
-            total += (double)k * 2 * lat * 1e-6 + sent / (bw * 1e6);
+            total += (double)k * 2 * lat * 1e-6 + times * sent / (bw * 1e6);
         }
     return total;
 }
@@ -151,6 +151,21 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
     if (bound > 0)
         fprintf (f, "measuring: %.3f s against a lower bound of %.3f s (ratio %.2f)\n",
                  nm->measure_s, bound, nm->measure_s / bound);
+    long pairs = 0, measured = 0, again = 0;
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++) {
+            pairs++;
+            measured += NETMAP_AT (nm, measured, a, b) > 0;
+            again += NETMAP_AT (nm, measured, a, b) > 1;
+        }
+    if (pairs > 0) {
+        fprintf (f, "pairs: %ld of %ld measured", measured, pairs);
+        if (measured < pairs)
+            fprintf (f, ", the others' figures from the tree");
+        if (again > 0)
+            fprintf (f, "; %ld measured again, in doubt (the better figures kept)", again);
+        fputc ('\n', f);
+    }
     if (!nm->topo)
         fprintf (f, "model: none\n");
     else {

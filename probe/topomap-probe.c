@@ -10,8 +10,11 @@
  * time.  In each pair the lower leader pings: small messages until the 95%
  * confidence interval is narrow enough (lib/stats.c), then for bandwidth a
  * lead message and, unless that alone took long enough to measure (a slow
- * path), a short stream of large messages.  Rank 0 gathers the figures,
- * infers the topology (lib/topology.c) and writes the netmap (lib/netmap.c).
+ * path), a short stream of large messages.  Rank 0 gathers the figures;
+ * the pairs whose figures a switch tree cannot explain (lib/pairs.h: most
+ * likely slowed by something else on the machine) are measured again and
+ * keep their better figures.  Rank 0 infers the topology (lib/topology.c)
+ * and writes the netmap (lib/netmap.c).
  */
 #include "config.h"
 
@@ -29,6 +32,7 @@
 #include <unistd.h>
 
 #include "lib/netmap.h"
+#include "lib/pairs.h"
 #include "lib/schedule.h"
 #include "lib/stats.h"
 #include "lib/topology.h"
@@ -50,6 +54,9 @@ enum {
 
 static const char *prog = "topomap-probe";
 static int rank, size;
+/* --doubt: a pair costing this many times its minimax path is measured
+ * again (lib/pairs.h); 0 never */
+static double doubt_ratio = 2;
 
 static void usage (FILE *f)
 {
@@ -74,6 +81,8 @@ static void usage (FILE *f)
              "  -j, --concurrency N    measure at most N pairs at once; 0 for a whole\n"
              "                         round (default %d)\n"
              "  -t, --budget SECONDS   give up after this long (default %g)\n"
+             "      --doubt RATIO      measure a pair again when it costs RATIO times\n"
+             "                         the path through other hosts; 0 never (default %g)\n"
              "  -v, --verbose          print a summary on standard output\n"
              "  -h, --help             print this help\n"
              "  -V, --version          print the version\n"
@@ -81,7 +90,7 @@ static void usage (FILE *f)
              "Exit status: 0 written, 1 failed, 2 bad usage, 3 time budget exceeded.\n",
              prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.bw_enough_ms, d.min_samples,
              d.max_samples,
-             d.ci_rel, d.concurrency, d.budget_s);
+             d.ci_rel, d.concurrency, d.budget_s, doubt_ratio);
 }
 
 /* Report a usage or setup error once (from rank 0) and leave. */
@@ -129,6 +138,7 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
         {"min-samples", required_argument, 0, 1}, {"max-samples", required_argument, 0, 2},
         {"ci", required_argument, 0, 'c'},        {"budget", required_argument, 0, 't'},
         {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
+        {"doubt", required_argument, 0, 3},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
     };
@@ -171,6 +181,11 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             if (parse_long (optarg, 2, 100000, &v) < 0)
                 leave (EXIT_USAGE, "--max-samples: '%s' is not a number from 2 to 100000", optarg);
             p->max_samples = (int)v;
+            break;
+        case 3:
+            if (parse_double (optarg, -1, 1000, &doubt_ratio) < 0 ||
+                (doubt_ratio != 0 && doubt_ratio < 1))
+                leave (EXIT_USAGE, "--doubt: '%s' is not 0 or a ratio in [1, 1000]", optarg);
             break;
         case 'c':
             if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
@@ -402,6 +417,70 @@ static void respond (int peer, const netmap_params_t *p, char *buf, char *stream
     free (req);
 }
 
+/* Measure pairs[0..npairs) in their order, into this rank's share of res
+ * (5 m*m matrices, both directions of each pair: latency, its CI,
+ * bandwidth, samples, lead only).  Pair j starts once pair
+ * j - p->concurrency has finished (a token from its initiator), so at
+ * most `concurrency` pairs run at once; 0 means as many as the order
+ * lets.  A host is in one pair at a time since it works through its pairs
+ * in this order.
+ */
+static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_t *p, int m,
+                           char *buf, char *stream, double *rtt, double *res)
+{
+    size_t mm = (size_t)m * (size_t)m;
+
+    for (int j = 0; j < npairs; j++) {
+        const pair_t *q = &pairs[j];
+        if (rank == q->init) {
+            if (p->concurrency > 0 && j >= p->concurrency)
+                wait_token (pairs[j - p->concurrency].init);
+            pair_result_t r;
+            measure (q->resp, p, buf, rtt, &r);
+            for (int twice = 0; twice < 2; twice++) {
+                size_t i = twice ? (size_t)q->b * (size_t)m + (size_t)q->a
+                                 : (size_t)q->a * (size_t)m + (size_t)q->b;
+                res[i] = r.lat_us;
+                res[mm + i] = r.ci_us;
+                res[2 * mm + i] = r.bw_MBps;
+                res[3 * mm + i] = r.samples;
+                res[4 * mm + i] = r.lead_only;
+            }
+            if (p->concurrency > 0 && j + p->concurrency < npairs)
+                MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p->concurrency].init, TAG_TOKEN,
+                          MPI_COMM_WORLD);
+        } else if (rank == q->resp)
+            respond (q->init, p, buf, stream);
+    }
+}
+
+/* The pairs in doubt after their second measurement (again: res's
+ * layout): the lower latency with its CI, the higher bandwidth with its
+ * lead flag, the samples of both (something on the machine only ever
+ * slows a measurement).
+ */
+static void keep_better (double *all, const double *again, int m, const pairs_t *doubt, int nd,
+                         int *measured)
+{
+    size_t mm = (size_t)m * (size_t)m;
+
+    for (int j = 0; j < nd; j++)
+        for (int twice = 0; twice < 2; twice++) {
+            size_t i = twice ? (size_t)doubt[j].b * (size_t)m + (size_t)doubt[j].a
+                             : (size_t)doubt[j].a * (size_t)m + (size_t)doubt[j].b;
+            if (again[i] < all[i]) {
+                all[i] = again[i];
+                all[mm + i] = again[mm + i];
+            }
+            if (again[2 * mm + i] > all[2 * mm + i]) {
+                all[2 * mm + i] = again[2 * mm + i];
+                all[4 * mm + i] = again[4 * mm + i];
+            }
+            all[3 * mm + i] += again[3 * mm + i];
+            measured[i] = 2;
+        }
+}
+
 int main (int argc, char **argv)
 {
     netmap_params_t p;
@@ -416,6 +495,7 @@ int main (int argc, char **argv)
 
     signal (SIGALRM, on_alarm);
     alarm ((unsigned)ceil (p.budget_s));
+    double t_start = MPI_Wtime ();
 
     int ok = rank != 0 || output_writable (out, why, sizeof (why)) == 0;
     MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -486,11 +566,8 @@ int main (int argc, char **argv)
     if (!buf || !stream || !rtt || !res || !all || !peer)
         leave (EXIT_FAIL, "out of memory");
 
-    /* The measurements in order: intra-node pairs first, then the pairs of
-     * node leaders round by round.  Pair j starts once pair j - p.concurrency
-     * has finished (a token from its initiator), so at most `concurrency`
-     * pairs run at once; 0 means a whole round at once.  A node is in one
-     * pair at a time since it works through its pairs in this order. */
+    /* The measurements in order (measure_pairs): intra-node pairs first,
+     * then the pairs of node leaders round by round. */
     int npairs = 0;
     pair_t *pairs = malloc (((size_t)m * (size_t)(m + 1) / 2) * sizeof (*pairs));
     if (!pairs)
@@ -507,32 +584,48 @@ int main (int argc, char **argv)
 
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = MPI_Wtime ();
-    for (int j = 0; j < npairs; j++) {
-        const pair_t *q = &pairs[j];
-        if (rank == q->init) {
-            if (p.concurrency > 0 && j >= p.concurrency)
-                wait_token (pairs[j - p.concurrency].init);
-            pair_result_t r;
-            measure (q->resp, &p, buf, rtt, &r);
-            for (int twice = 0; twice < 2; twice++) {
-                size_t i = twice ? (size_t)q->b * (size_t)m + (size_t)q->a
-                                 : (size_t)q->a * (size_t)m + (size_t)q->b;
-                res[i] = r.lat_us;
-                res[mm + i] = r.ci_us;
-                res[2 * mm + i] = r.bw_MBps;
-                res[3 * mm + i] = r.samples;
-                res[4 * mm + i] = r.lead_only;
-            }
-            if (p.concurrency > 0 && j + p.concurrency < npairs)
-                MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p.concurrency].init, TAG_TOKEN,
-                          MPI_COMM_WORLD);
-        } else if (rank == q->resp)
-            respond (q->init, &p, buf, stream);
+    measure_pairs (pairs, npairs, &p, m, buf, stream, rtt, res);
+    MPI_Reduce (res, all, 5 * (int)mm, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    /* The pairs in doubt (lib/pairs.h), measured again: at most one in
+     * eight (and four), and no more than half the time the budget has
+     * left at the pace of the first pass would take. */
+    int *measured = calloc (mm, sizeof (int)), nd = 0;
+    pairs_t *doubt = malloc ((size_t)(npairs / 8 + 4) * sizeof (*doubt));
+    if (!measured || !doubt)
+        leave (EXIT_FAIL, "out of memory");
+    for (int j = 0; j < npairs; j++)
+        measured[(size_t)pairs[j].a * (size_t)m + (size_t)pairs[j].b] =
+            measured[(size_t)pairs[j].b * (size_t)m + (size_t)pairs[j].a] = 1;
+    if (rank == 0 && doubt_ratio > 0 && npairs > 0) {
+        double pace = (MPI_Wtime () - t0) / npairs;
+        double left = p.budget_s - (MPI_Wtime () - t_start);
+        int max = npairs / 8 + 4;
+        tm_error_t e;
+        if (pace > 0 && left / 2 / pace < max)
+            max = left > 0 ? (int)(left / 2 / pace) : 0;
+        if ((nd = pairs_doubt (m, all, all + 2 * mm, measured, doubt_ratio, max, doubt, &e)) < 0 ||
+            pairs_rounds (m, doubt, nd, &e) < 0) {
+            fprintf (stderr, "%s: %s: no pair measured again\n", prog, e.text);
+            nd = 0;
+        }
+    }
+    MPI_Bcast (&nd, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (nd > 0) {
+        MPI_Bcast (doubt, 2 * nd, MPI_INT, 0, MPI_COMM_WORLD);
+        for (int j = 0; j < nd; j++)
+            pairs[j] = (pair_t){leader[doubt[j].a], leader[doubt[j].b], doubt[j].a, doubt[j].b};
+        memset (res, 0, 5 * mm * sizeof (*res));
+        measure_pairs (pairs, nd, &p, m, buf, stream, rtt, res);
+        MPI_Reduce (rank == 0 ? MPI_IN_PLACE : res, res, 5 * (int)mm, MPI_DOUBLE, MPI_SUM, 0,
+                    MPI_COMM_WORLD);
+        if (rank == 0)
+            keep_better (all, res, m, doubt, nd, measured);
     }
     free (pairs);
+    free (doubt);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
 
-    MPI_Reduce (res, all, 5 * (int)mm, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce (&measure_s, &max_measure_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
     int rc = 0;
@@ -561,6 +654,7 @@ int main (int argc, char **argv)
                 NETMAP_AT (nm, lat_ci_us, a, b) = all[mm + i];
                 NETMAP_AT (nm, bw_MBps, a, b) = all[2 * mm + i];
                 NETMAP_AT (nm, samples, a, b) = (int)all[3 * mm + i];
+                NETMAP_AT (nm, measured, a, b) = measured[i];
             }
         nm->params = p;
         nm->measure_s = max_measure_s;
@@ -578,21 +672,21 @@ int main (int argc, char **argv)
             fprintf (stderr, "%s: %s\n", prog, e.text);
             rc = EXIT_FAIL;
         } else if (verbose) {
-            int lead_only = 0, measured = 0;
+            int lead_only = 0, npairs_measured = 0;
             for (int a = 0; a < m; a++)
                 for (int b = a; b < m; b++)
                     if (a != b || second[a] != -1) {
-                        measured++;
+                        npairs_measured++;
                         lead_only += all[4 * mm + (size_t)a * (size_t)m + (size_t)b] > 0;
                     }
-            printf ("%s: %d hosts, %d rounds, measured in %.3f s, %s model, %d of %d pairs "
-                    "by their lead message alone, wrote %s\n",
-                    prog, m, schedule_rounds (m), max_measure_s,
+            printf ("%s: %d hosts, %d rounds, %d pair%s measured again, measured in %.3f s, "
+                    "%s model, %d of %d pairs by their lead message alone, wrote %s\n",
+                    prog, m, schedule_rounds (m), nd, nd == 1 ? "" : "s", max_measure_s,
                     !nm->topo                                   ? "no"
                     : nm->topo->model == TOPO_GROUPS            ? "groups"
                     : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
                                                                 : "tree (latency)",
-                    lead_only, measured, out);
+                    lead_only, npairs_measured, out);
         }
     done:
         netmap_destroy (nm);
@@ -608,6 +702,7 @@ int main (int argc, char **argv)
     free (res);
     free (all);
     free (peer);
+    free (measured);
     MPI_Finalize ();
     return rc;
 }

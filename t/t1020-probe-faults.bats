@@ -51,6 +51,27 @@ exited() {
 	[[ "$output" == *"--bw-enough: '-1' is not a number of milliseconds"* ]]
 }
 
+@test "pairs in doubt are measured again, at most one in eight and four; --doubt 0 never" {
+	# At --doubt 1 every pair off the minimum spanning tree of either
+	# signal is in doubt: 3 of the 4 nodes' 6 pairs at least, capped at 4.
+	run run_probe 4 --doubt 1 -v -o "$SHARE/doubt.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local again
+	again=$(sed -n 's/.*, \([0-9]*\) pairs* measured again,.*/\1/p' <<<"$output")
+	[ "$again" -ge 3 ] && [ "$again" -le 4 ]
+	run "$SHARE/topomap" netmap show "$SHARE/doubt.json"
+	[[ "$output" == *"pairs: 6 of 6 measured; $again measured again, in doubt"* ]]
+	run run_probe 4 --doubt 0 -v -o "$SHARE/doubt.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", 0 pairs measured again,"* ]]
+	run "$SHARE/topomap" netmap show "$SHARE/doubt.json"
+	[[ "$output" == *"pairs: 6 of 6 measured"$'\n'* ]]
+	run run_probe 2 --doubt 0.5 -o "$SHARE/x.json"
+	exited 2
+	[[ "$output" == *"--doubt: '0.5' is not 0 or a ratio in [1, 1000]"* ]]
+}
+
 @test "a missing output exits 2" {
 	run run_probe 2
 	exited 2

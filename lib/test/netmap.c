@@ -44,7 +44,9 @@ static netmap_t *make_netmap (int n, topo_model_t model)
             NETMAP_AT (nm, lat_ci_us, i, j) = 0.1 * (i + 1) / 7;
             NETMAP_AT (nm, bw_MBps, i, j) = 12345.678 / (1 + i + j);
             NETMAP_AT (nm, samples, i, j) = 5 + i * n + j;
+            NETMAP_AT (nm, measured, i, j) = 1 + (i + j == 3);
         }
+    NETMAP_AT (nm, measured, 0, 0) = 1;
     NETMAP_AT (nm, lat_us, 0, 0) = 0.25;
     NETMAP_AT (nm, lat_ci_us, 0, 0) = 0.0;
     NETMAP_AT (nm, bw_MBps, 0, 0) = 5000;
@@ -240,8 +242,10 @@ static void test_layout (void)
     in_dir (path, "layout.json");
     if (nm && netmap_write (nm, path, NULL) == 0)
         text = read_file (path, &len);
-    ok (text && strstr (text, "\"schema\":2,") && strstr (text, "\"kind\":\"topomap-netmap\","),
+    ok (text && strstr (text, "\"schema\":3,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
+    ok (text && strstr (text, "\"measured\":[\n    [1, 1, 1],\n    [1, 0, 2],\n    [1, 2, 0]\n  ],"),
+        "how often each pair was measured is written, a row a line");
     ok (text && strstr (text, "\"timestamp\":\"2026-11-20T21:44:50Z\""),
         "the timestamp is written in UTC ISO 8601");
     ok (text && strstr (text, "[1.3333333333333333, null, 2.333333333333333]"),
@@ -290,8 +294,10 @@ static void test_bound (void)
 
     /* Pairs 0-1 and 1-2 at 1 and 100 MB/s; 0-2 and the diagonal unmeasured. */
     for (int a = 0; a < 3; a++)
-        for (int c = 0; c < 3; c++)
+        for (int c = 0; c < 3; c++) {
             NETMAP_AT (nm, samples, a, c) = 0;
+            NETMAP_AT (nm, measured, a, c) = 1;
+        }
     NETMAP_AT (nm, samples, 0, 1) = 10;
     NETMAP_AT (nm, lat_us, 0, 1) = 50;
     NETMAP_AT (nm, bw_MBps, 0, 1) = 1;
@@ -311,6 +317,16 @@ static void test_bound (void)
             fabs (b - (ping + 100000 / 1e6 + 500000 / 1e8)) < 1e-12,
         "bound with a lead: the slow pair's lead alone (100 ms), the fast pair's lead and "
         "stream (%g s)", b);
+    NETMAP_AT (nm, measured, 1, 2) = 2;
+    b = netmap_measure_bound (nm);
+    ok (fabs (b - (ping + 100000 / 1e6 + 2 * 500000 / 1e8)) < 1e-12,
+        "bound of a pair measured twice: its samples once (all of both), its lead and stream "
+        "twice (%g s)", b);
+    NETMAP_AT (nm, measured, 1, 2) = 0;
+    b = netmap_measure_bound (nm);
+    ok (fabs (b - (10 * 2 * 50e-6 + 100000 / 1e6)) < 1e-12,
+        "bound without the pair not measured (%g s)", b);
+    NETMAP_AT (nm, measured, 1, 2) = 1;
     nm->params.bw_bytes = 3;
     ok (netmap_lead_bytes (&nm->params) == 1, "a lead message is at least one byte");
     /* The fuzzer's reproducer: "samples":[[1073741824]] overflowed k * 2. */
@@ -462,8 +478,16 @@ static const struct {
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
 } edits[] = {
-    {SET, "/schema", "3", "schema 3, expected 1 or 2"},
-    {SET, "/schema", "1", "unknown key 'topology.signal'"},
+    {SET, "/schema", "4", "schema 4, expected 1 to 3"},
+    {SET, "/schema", "0", "schema 0, expected 1 to 3"},
+    {SET, "/schema", "2", "unknown key 'measured'"},
+    {SET, "/schema", "1", "unknown key 'measured'"},
+    {DEL, "", "measured", "missing key 'measured'"},
+    {SET, "/measured/1", "[1, 0]", "measured: row 1 has 2 entries, expected 3"},
+    {SET, "/measured/0/2", "-1", "measured[0][2]: negative (n0 to n2)"},
+    {SET, "/measured/0/2", "1.5", "measured[0][2]: not an integer"},
+    {SET, "/measured/0/2", "2", "measured[0][2]: 2, but 1 from n2 to n0"},
+    {SET, "/measured/1/1", "1", "measured[1][1]: 1, but n1's intra-node figures are null"},
     {SET, "/schema", "\"1\"", "schema: not an integer"},
     {SET, "/kind", "\"topomap-profile\"", "kind 'topomap-profile', expected 'topomap-netmap'"},
     {SET, "/latency_us/1", "[1, 2, 3, 4]", "latency_us: row 1 has 4 entries, expected 3"},
@@ -535,10 +559,20 @@ static void test_read_schema1 (const char *good)
     snprintf (p1, sizeof (p1), "%s/schema1a.json", dir);
     snprintf (p2, sizeof (p2), "%s/schema1b.json", dir);
     snprintf (p3, sizeof (p3), "%s/schema1c.json", dir);
-    if (edit_json (good, p1, SET, "/schema", "1") == 0 &&
-        edit_json (p1, p2, DEL, "/topology", "signal") == 0 &&
-        edit_json (p2, p3, DEL, "/topology", "residual") == 0)
-        nm = netmap_read (p3, &e);
+    if (edit_json (good, p1, SET, "/schema", "2") == 0 &&
+        edit_json (p1, p2, DEL, "", "measured") == 0)
+        nm = netmap_read (p2, &e);
+    ok (nm && nm->topo && nm->topo->signal == TOPO_SIGNAL_BANDWIDTH &&
+            NETMAP_AT (nm, measured, 0, 2) == 1 && NETMAP_AT (nm, measured, 2, 1) == 1 &&
+            NETMAP_AT (nm, measured, 0, 0) == 1 && NETMAP_AT (nm, measured, 1, 1) == 0,
+        "netmap_read reads schema 2: every pair measured once, a null diagonal not at all (%s)",
+        e.text);
+    netmap_destroy (nm);
+    nm = NULL;
+    if (edit_json (p2, p1, SET, "/schema", "1") == 0 &&
+        edit_json (p1, p3, DEL, "/topology", "signal") == 0 &&
+        edit_json (p3, p2, DEL, "/topology", "residual") == 0)
+        nm = netmap_read (p2, &e);
     ok (nm && nm->topo && nm->topo->model == TOPO_TREE &&
             nm->topo->signal == TOPO_SIGNAL_LATENCY && isnan (nm->topo->residual),
         "netmap_read reads schema 1: a tree from latency, residual not known (%s)", e.text);

@@ -1,0 +1,41 @@
+/* pairs.h: the probe's lists of pairs beyond "every pair once"
+ * (lib/schedule.h): the pairs whose figures are in doubt and are measured
+ * again, in rounds of disjoint pairs.
+ *
+ * A figure is in doubt where it breaks the ultrametric inequality of a
+ * switch tree by far: in a tree, the cost between hosts a and b is at most
+ * the larger cost of any path a - c - ... - b.  A busy machine, a burst on
+ * a link or a scheduler's hiccup slow a single measurement; they do not
+ * speed one.  So a pair that costs ratio times the minimax path over the
+ * other pairs (the subdominant ultrametric, from the minimum spanning
+ * tree) was most likely slowed, and its second measurement decides.
+ */
+#ifndef TOPOMAP_PAIRS_H
+#define TOPOMAP_PAIRS_H
+
+#include "lib/error.h"
+
+typedef struct {
+    int a, b; /* hosts, a < b */
+} pairs_t;
+
+/* The pairs in doubt among n hosts (n * n matrices, row a from host a;
+ * diagonals ignored): measured[a * n + b] > 0 and the pair's latency
+ * (lat_us) or transfer time (1 / bw_MBps; either matrix may be NULL)
+ * is more than ratio times the minimax path between a and b over the
+ * measured pairs; the two directions of a pair are taken together (the
+ * lower latency, the mean transfer time).  At most max of them, the
+ * farthest off first, in out[].  Returns how many; -1 with errp set on
+ * bad arguments (EINVAL) or ENOMEM.
+ */
+int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *measured,
+                 double ratio, int max, pairs_t *out, tm_error_t *errp);
+
+/* Reorder p[0..np) (hosts below n) into rounds of disjoint pairs, the
+ * rounds in order: each pair in the round after the later of its two
+ * hosts' pairs before it, so each host meets its pairs in their order.  Returns the number of
+ * rounds; -1 with errp set on bad arguments (EINVAL) or ENOMEM.
+ */
+int pairs_rounds (int n, pairs_t *p, int np, tm_error_t *errp);
+
+#endif

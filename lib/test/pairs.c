@@ -1,0 +1,173 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/pairs.h"
+#include "lib/test/tap.h"
+
+static unsigned long long seed;
+
+/* Deterministic uniform number in [0, 1). */
+static double urand (void)
+{
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(seed >> 11) / 9007199254740992.0;
+}
+
+/* A factor within +-rel of 1. */
+static double noise (double rel)
+{
+    return 1 + rel * (2 * urand () - 1);
+}
+
+#define N           12
+#define AT(m, i, j) ((m)[(i)*N + (j)])
+
+/* 3level-12: hosts in 4 edges of 3, edges 0-1 and 2-3 under one
+ * aggregation switch each; the level of the pair's top switch (1, 2, 3).
+ */
+static int level (int a, int b)
+{
+    return a / 3 == b / 3 ? 1 : a / 6 == b / 6 ? 2 : 3;
+}
+
+/* Figures of a three-level tree, within +-rel of 10/30/45 us and
+ * 120/35/12 MB/s per level, both directions alike; every pair measured.
+ */
+static void tree (double rel, double *lat, double *bw, int *measured)
+{
+    static const double l[] = {0, 10, 30, 45}, w[] = {0, 120, 35, 12};
+
+    for (int a = 0; a < N; a++)
+        for (int b = a; b < N; b++) {
+            double x = a == b ? 2 : l[level (a, b)] * noise (rel);
+            double y = a == b ? 5000 : w[level (a, b)] * noise (rel);
+            AT (lat, a, b) = AT (lat, b, a) = x;
+            AT (bw, a, b) = AT (bw, b, a) = y;
+            AT (measured, a, b) = AT (measured, b, a) = 1;
+        }
+}
+
+static void test_doubt (void)
+{
+    double lat[N * N], bw[N * N];
+    int measured[N * N], np, clean = 1;
+    pairs_t out[N * N];
+    tm_error_t e;
+
+    for (seed = 1; seed <= 5; seed++) {
+        tree (0.2, lat, bw, measured);
+        np = pairs_doubt (N, lat, bw, measured, 2, N * N, out, &e);
+        if (np != 0) {
+            diag ("seed %llu: %d pairs in doubt, the first %d-%d", seed, np, out[0].a, out[0].b);
+            clean = 0;
+        }
+    }
+    ok (clean, "+-20 %% noise on a three-level tree: no pair in doubt (5 seeds)");
+
+    /* one edge pair's bandwidth cut to a tenth and one pair's latency
+     * across two edges five times: those two, the bandwidth's first (the
+     * farther off: about 10 against 5) */
+    seed = 7;
+    tree (0.2, lat, bw, measured);
+    AT (bw, 3, 5) = AT (bw, 5, 3) = 12;
+    AT (lat, 1, 4) = AT (lat, 4, 1) = 150;
+    np = pairs_doubt (N, lat, bw, measured, 2, N * N, out, &e);
+    ok (np == 2 && out[0].a == 3 && out[0].b == 5 && out[1].a == 1 && out[1].b == 4,
+        "a slowed edge pair and a slowed latency are in doubt, farthest off first (%d: %d-%d)", np,
+        np > 0 ? out[0].a : -1, np > 0 ? out[0].b : -1);
+    ok (pairs_doubt (N, lat, bw, measured, 2, 1, out, &e) == 1 && out[0].a == 3 && out[0].b == 5,
+        "at most max pairs, the farthest off");
+    ok (pairs_doubt (N, NULL, bw, measured, 2, N * N, out, &e) == 1 &&
+            pairs_doubt (N, lat, NULL, measured, 2, N * N, out, &e) == 1 && out[0].a == 1,
+        "each signal alone finds its own slowed pair");
+    ok (pairs_doubt (N, lat, bw, measured, 20, N * N, out, &e) == 0,
+        "at ratio 20 neither is in doubt");
+    /* one direction slowed: the pair's lower latency is its figure */
+    tree (0, lat, bw, measured);
+    AT (lat, 2, 9) = 400;
+    ok (pairs_doubt (N, lat, NULL, measured, 2, N * N, out, &e) == 0,
+        "a latency slowed one way only is no doubt: the pair takes the lower");
+    AT (bw, 0, 1) = 10;
+    ok (pairs_doubt (N, NULL, bw, measured, 2, N * N, out, &e) == 1 && out[0].a == 0 &&
+            out[0].b == 1,
+        "a bandwidth slowed one way: the mean transfer time puts the pair in doubt");
+
+    /* pairs not measured: never in doubt, never a path */
+    tree (0, lat, bw, measured);
+    AT (bw, 3, 5) = AT (bw, 5, 3) = 28;
+    AT (measured, 3, 4) = AT (measured, 4, 3) = 0;
+    AT (measured, 4, 5) = AT (measured, 5, 4) = 0;
+    ok (pairs_doubt (N, NULL, bw, measured, 2, N * N, out, &e) == 0,
+        "with its edge's other pairs not measured, a slow pair has no path to doubt it by");
+    AT (measured, 3, 4) = AT (measured, 4, 3) = 1;
+    AT (measured, 3, 5) = AT (measured, 5, 3) = 0;
+    AT (bw, 4, 5) = AT (bw, 5, 4) = 28;
+    np = pairs_doubt (N, NULL, bw, measured, 2, N * N, out, &e);
+    ok (np == 0, "a pair not measured is never in doubt, nor a path (%d)", np);
+
+    ok (pairs_doubt (N, lat, bw, measured, 0.5, N, out, &e) < 0 && errno == EINVAL,
+        "a ratio below 1 is refused");
+    ok (pairs_doubt (0, lat, bw, measured, 2, N, out, &e) < 0 && errno == EINVAL,
+        "no hosts is refused");
+    ok (pairs_doubt (1, lat, bw, measured, 2, 1, out, &e) == 0, "one host: no pair");
+}
+
+static void test_rounds (void)
+{
+    pairs_t p[] = {{0, 1}, {0, 2}, {3, 4}, {1, 2}, {2, 5}, {1, 3}, {4, 5}};
+    int np = (int)(sizeof (p) / sizeof (p[0])), r, disjoint = 1, order = 1, nr = 0;
+    pairs_t q[sizeof (p) / sizeof (p[0])];
+    tm_error_t e;
+
+    memcpy (q, p, sizeof (p));
+    r = pairs_rounds (6, q, np, &e);
+    /* each pair after its hosts' pairs before it: {0-1, 3-4}, {0-2},
+     * {1-2}, {2-5, 1-3}, {4-5} */
+    ok (r == 5, "pairs_rounds: 5 rounds (%d)", r);
+    /* cut q into rounds where a host repeats */
+    {
+        int busy[6] = {0};
+        for (int i = 0; i < np; i++) {
+            if (i == 0 || busy[q[i].a] || busy[q[i].b]) {
+                memset (busy, 0, sizeof (busy));
+                nr++;
+            }
+            busy[q[i].a] = busy[q[i].b] = 1;
+        }
+    }
+    disjoint = nr == r;
+    /* each host meets its pairs in the input order */
+    for (int h = 0; h < 6; h++) {
+        int k = 0;
+        for (int i = 0; i < np; i++)
+            if (q[i].a == h || q[i].b == h) {
+                while (k < np && p[k].a != h && p[k].b != h)
+                    k++;
+                if (k == np || p[k].a != q[i].a || p[k].b != q[i].b)
+                    order = 0;
+                k++;
+            }
+    }
+    ok (disjoint, "the pairs fall in %d runs of disjoint pairs (%d)", r, nr);
+    ok (order, "each host meets its pairs in their order");
+    ok (q[0].a == 0 && q[0].b == 1 && q[1].a == 3 && q[1].b == 4 && q[2].a == 0 && q[2].b == 2 &&
+            q[4].a == 2 && q[4].b == 5 && q[5].a == 1 && q[5].b == 3,
+        "the first round is 0-1, 3-4, the second 0-2; 2-5 and 1-3 share the fourth");
+    ok (pairs_rounds (6, q, 0, &e) == 0, "no pairs: no rounds");
+    q[0] = (pairs_t){2, 2};
+    ok (pairs_rounds (6, q, 1, &e) < 0 && errno == EINVAL && strstr (e.text, "pair 0 (2, 2)"),
+        "a pair of one host is refused: %s", e.text);
+    q[0] = (pairs_t){1, 6};
+    ok (pairs_rounds (6, q, 1, &e) < 0 && errno == EINVAL, "a host out of range is refused");
+}
+
+int main (void)
+{
+    test_doubt ();
+    test_rounds ();
+    return done_testing ();
+}
