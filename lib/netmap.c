@@ -24,7 +24,8 @@
  *       "height": [V numbers],
  *       "ngroups": G,
  *       "group": [n integers],
- *       "signal": "latency" or "bandwidth",
+ *       "signal": "latency", "bandwidth" or "site" (schema 3: the site's
+ *                 topology.conf, lib/topoconf.h),
  *       "residual": a number or null
  *     }
  *   }
@@ -241,8 +242,10 @@ static int netmap_check_topo (const netmap_t *nm, tm_error_t *errp)
     for (int v = 0; v < t->nvertices; v++)
         if (!isfinite (t->height[v]) || t->height[v] < 0)
             return errprintf (errp, "topology.height[%d]: not a finite number >= 0", v);
-    if (t->signal != TOPO_SIGNAL_LATENCY && t->signal != TOPO_SIGNAL_BANDWIDTH)
-        return errprintf (errp, "topology.signal: %d, not latency or bandwidth", (int)t->signal);
+    if (t->signal != TOPO_SIGNAL_LATENCY && t->signal != TOPO_SIGNAL_BANDWIDTH &&
+        t->signal != TOPO_SIGNAL_SITE)
+        return errprintf (errp, "topology.signal: %d, not latency, bandwidth or site",
+                          (int)t->signal);
     if (!isnan (t->residual) && !(isfinite (t->residual) && t->residual >= 0))
         return errprintf (errp, "topology.residual: not a finite number >= 0 or null");
     return 0;
@@ -452,7 +455,9 @@ static json_object *netmap_json_topo (const topo_t *t)
 {
     json_object *o;
     const char *model = t->model == TOPO_TREE ? "tree" : "groups";
-    const char *signal = t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency";
+    const char *signal = t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth"
+                         : t->signal == TOPO_SIGNAL_SITE    ? "site"
+                                                            : "latency";
 
     if (!(o = json_object_new_object ()))
         return NULL;
@@ -760,7 +765,7 @@ static int netmap_json_topo_list (json_object *o, const char *key, size_t len, i
 }
 
 /* Schema 2's signal and residual of a topology. */
-static int netmap_json_topo_fit (json_object *to, topo_t *t, tm_error_t *errp)
+static int netmap_json_topo_fit (json_object *to, topo_t *t, int64_t schema, tm_error_t *errp)
 {
     json_object *v;
     const char *s;
@@ -772,9 +777,11 @@ static int netmap_json_topo_fit (json_object *to, topo_t *t, tm_error_t *errp)
         t->signal = TOPO_SIGNAL_LATENCY;
     else if (strcmp (s, "bandwidth") == 0)
         t->signal = TOPO_SIGNAL_BANDWIDTH;
+    else if (strcmp (s, "site") == 0 && schema >= 3)
+        t->signal = TOPO_SIGNAL_SITE;
     else
-        return errprintf (errp, "topology.signal: '%s', expected 'latency' or 'bandwidth'",
-                          jsonfile_quote (s));
+        return errprintf (errp, "topology.signal: '%s', expected 'latency', 'bandwidth'%s",
+                          jsonfile_quote (s), schema >= 3 ? " or 'site'" : "");
     if (!json_object_object_get_ex (to, "residual", &v))
         return errprintf (errp, "missing key 'topology.residual'");
     if (netmap_json_number (v, "topology.residual", true, &t->residual, errp) < 0)
@@ -831,7 +838,7 @@ static int netmap_json_topo_read (json_object *o, int n, int64_t schema, topo_t 
     if (netmap_json_topo_list (to, "parent", (size_t)nvertices, -1, t->parent, NULL, errp) < 0 ||
         netmap_json_topo_list (to, "height", (size_t)nvertices, 0, NULL, t->height, errp) < 0 ||
         netmap_json_topo_list (to, "group", (size_t)n, 0, t->group, NULL, errp) < 0 ||
-        (schema > 1 && netmap_json_topo_fit (to, t, errp) < 0)) {
+        (schema > 1 && netmap_json_topo_fit (to, t, schema, errp) < 0)) {
         topo_destroy (t);
         return -1;
     }

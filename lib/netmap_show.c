@@ -172,6 +172,7 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
         const topo_t *t = nm->topo;
         fprintf (f, "model: %s, %d %s, %d group%s:",
                  t->model == TOPO_GROUPS ? "groups (hierarchical clustering on latency)"
+                 : t->signal == TOPO_SIGNAL_SITE      ? "tree (the site's topology.conf)"
                  : t->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (the bandwidths fit a switch tree)"
                                                       : "tree (the latencies fit a switch tree)",
                  t->nvertices - t->nhosts, t->model == TOPO_TREE ? "switches" : "clusters",

@@ -157,12 +157,26 @@ int topo_check (const topo_t *t, tm_error_t *errp)
                           errno == ENOMEM ? "out of memory" : "the parents form a cycle, not a tree");
     if (roots != 1)
         return errprintf (errp, "%d roots, need exactly one", roots);
-    /* Every switch or cluster joins at least two subtrees, so a tree of n
-     * hosts has at most 2n-1 vertices: this bounds the depth that readers
-     * of a topology (and their recursion) can meet. */
-    if (t->nvertices > 2 * t->nhosts - 1)
+    /* A cluster joins two subtrees, so a dendrogram of n hosts has at
+     * most 2n-1 vertices.  A switch may have one child (a host alone on
+     * its edge switch, a switch over one other in a site's tree), but no
+     * vertex lies TOPO_MAX_DEPTH or more below the root.  Either bounds
+     * the depth that readers of a topology (and their recursion) meet. */
+    if (t->model == TOPO_GROUPS && t->nvertices > 2 * t->nhosts - 1)
         return errprintf (errp, "%d vertices for %d hosts, at most %d in a tree", t->nvertices,
                           t->nhosts, 2 * t->nhosts - 1);
+    if (t->model == TOPO_TREE) {
+        if (t->nvertices / TOPO_MAX_DEPTH > t->nhosts)
+            return errprintf (errp, "%d vertices for %d hosts, at most %d in a tree",
+                              t->nvertices, t->nhosts, TOPO_MAX_DEPTH * t->nhosts);
+        for (int h = 0; h < t->nhosts; h++) {
+            int d = 0;
+            for (int u = t->parent[h]; u != -1; u = t->parent[u])
+                if (++d >= TOPO_MAX_DEPTH)
+                    return errprintf (errp, "host %d lies %d or more switches below the root",
+                                      h, TOPO_MAX_DEPTH);
+        }
+    }
     if (t->nhosts > 1)
         for (int h = 0; h < t->nhosts; h++)
             if (t->parent[h] == -1)

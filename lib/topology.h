@@ -19,15 +19,20 @@
 
 #include "lib/error.h"
 
+/* No vertex of a switch tree lies this many switches below its root. */
+#define TOPO_MAX_DEPTH 64
+
 typedef enum {
     TOPO_TREE = 1,
     TOPO_GROUPS = 2,
 } topo_model_t;
 
-/* The measurement a topology was inferred from. */
+/* The measurement a topology was inferred from, or the site's own
+ * description of its switches (lib/topoconf.h). */
 typedef enum {
     TOPO_SIGNAL_LATENCY = 1,
     TOPO_SIGNAL_BANDWIDTH = 2,
+    TOPO_SIGNAL_SITE = 3,
 } topo_signal_t;
 
 typedef struct {

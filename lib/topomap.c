@@ -1,6 +1,6 @@
 /* topomap: the command-line front end.  See topomap(1).
  *
- *   topomap netmap show|draw ...
+ *   topomap netmap show|draw|export|import ...
  *   topomap profile show|export|import|list|rm|draw ...
  *   topomap plan --profile P --netmap N [...]
  *   topomap recorder [--libdir DIR] EXE
@@ -16,14 +16,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/compat.h"
 #include "lib/draw.h"
 #include "lib/exeid.h"
+#include "lib/file.h"
 #include "lib/mapper.h"
 #include "lib/netmap.h"
 #include "lib/planfile.h"
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
+#include "lib/topoconf.h"
 
 enum {
     EXIT_FAIL = 1,
@@ -37,6 +40,10 @@ static void usage (FILE *f)
     fprintf (f,
              "Usage: %s netmap show FILE                  print a netmap: hosts, topology, matrices\n"
              "       %s netmap draw -o OUT.svg FILE       picture a netmap's matrices\n"
+             "       %s netmap export [--format slurm-topology] [-o OUT] FILE\n"
+             "                                            its switch tree as Slurm's topology.conf\n"
+             "       %s netmap import [--hosts LIST] -o OUT TOPOLOGY.CONF\n"
+             "                                            a netmap of a topology.conf's tree and figures\n"
              "       %s profile show [--top N] FILE       print a profile: totals, heaviest pairs\n"
              "       %s profile export [--what bytes|msgs] FILE\n"
              "                                            print a profile's matrix as CSV\n"
@@ -54,7 +61,7 @@ static void usage (FILE *f)
              "                                            place the ranks of P on the nodes of N\n"
              "       %s recorder [--libdir DIR] EXE        the PMPI recorder to preload into EXE\n"
              "       %s --help | --version\n",
-             prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
+             prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 /* Report a failure of a library call, the way every command does. */
@@ -104,12 +111,105 @@ static int draw_args (const char *cmd, int argc, char **argv, const char **outp)
     return optind;
 }
 
+/* netmap export [--format slurm-topology] [-o OUT] FILE */
+static int netmap_export_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out = "-";
+    char *text = NULL;
+    size_t len = 0;
+    netmap_t *nm;
+    tm_error_t e;
+    FILE *f;
+    int c, rc;
+
+    while ((c = getopt_long (argc, argv, "f:o:", longopts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else if (c != 'f' || strcmp (optarg, "slurm-topology") != 0)
+            return c == 'f' ? bad_usage ("netmap export", "--format: only slurm-topology")
+                            : EXIT_USAGE;
+    }
+    if (argc - optind != 1)
+        return bad_usage ("netmap export", "expected one FILE");
+    if (!(nm = netmap_read (argv[optind], &e)))
+        return fail (&e);
+    if (!(f = open_memstream (&text, &len))) {
+        netmap_destroy (nm);
+        fprintf (stderr, "%s: netmap export: %s\n", prog, strerror (errno));
+        return EXIT_FAIL;
+    }
+    rc = topoconf_write (f, nm, argv[optind], &e);
+    if (fclose (f) != 0 && rc == 0)
+        rc = errprintf (&e, "%s", strerror (errno));
+    if (rc == 0 && file_replace (out, text, len, 0644, &e) < 0)
+        rc = -1;
+    if (rc < 0)
+        fprintf (stderr, "%s: netmap export: %s: %s\n", prog, argv[optind], e.text);
+    free (text);
+    netmap_destroy (nm);
+    return rc < 0 ? EXIT_FAIL : 0;
+}
+
+/* netmap import [--hosts LIST] -o OUT TOPOLOGY.CONF */
+static int netmap_import_cmd (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "hosts", required_argument, NULL, 'H' },
+        { "output", required_argument, NULL, 'o' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out = NULL, *list = NULL;
+    char **hosts = NULL;
+    int n = 0, c, rc = EXIT_FAIL;
+    topoconf_level_t levels[TOPOCONF_LEVELS];
+    netmap_t *nm = NULL;
+    topo_t *t;
+    tm_error_t e;
+
+    while ((c = getopt_long (argc, argv, "H:o:", longopts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else if (c == 'H')
+            list = optarg;
+        else
+            return EXIT_USAGE;
+    }
+    if (!out || argc - optind != 1)
+        return bad_usage ("netmap import", "expected -o OUT and one TOPOLOGY.CONF");
+    if (list && !(hosts = compat_hostlist_expand (list, &n, &e))) {
+        fprintf (stderr, "%s: netmap import: --hosts: %s\n", prog, e.text);
+        return EXIT_USAGE;
+    }
+    if (!(t = topoconf_read (argv[optind], &n, &hosts, levels, &e)))
+        fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
+    else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
+        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, argv[optind], e.text,
+                 errno == EINVAL ? ": give them in the file (topomap(1))" : "");
+    else if (netmap_write (nm, out, &e) < 0)
+        fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
+    else
+        rc = 0;
+    netmap_destroy (nm);
+    compat_names_free (hosts, n);
+    return rc;
+}
+
 static int netmap_cmd (int argc, char **argv)
 {
     const char *out;
     netmap_t *nm;
     tm_error_t e;
     int rc, i;
+
+    if (argc >= 1 && !strcmp (argv[0], "export"))
+        return netmap_export_cmd (argc, argv);
+    if (argc >= 1 && !strcmp (argv[0], "import"))
+        return netmap_import_cmd (argc, argv);
 
     if (argc >= 1 && !strcmp (argv[0], "draw")) {
         if ((i = draw_args ("netmap draw", argc, argv, &out)) < 0)
@@ -121,7 +221,9 @@ static int netmap_cmd (int argc, char **argv)
         return rc;
     }
     if (argc < 1 || strcmp (argv[0], "show") != 0) {
-        fprintf (stderr, "%s: netmap: unknown or missing command%s%s (expected show or draw)\n",
+        fprintf (stderr,
+                 "%s: netmap: unknown or missing command%s%s (expected show, draw, export or "
+                 "import)\n",
                  prog, argc ? " " : "", argc ? argv[0] : "");
         return EXIT_USAGE;
     }

@@ -5,7 +5,7 @@
 # Sets SLURM_CPPFLAGS, SLURM_LDFLAGS, SLURM_LIBS, SLURM_VERSION_STR.
 #
 # What differs between the Slurm generations topomap builds against
-# (22.05 to 26.05) is detected here and used in spank/compat.c only:
+# (22.05 to 26.05) is detected here and used in lib/compat.c only:
 #   HAVE_SLURM_HOSTLIST_PTR  hostlist_t is an opaque struct and the
 #                            hostlist functions take hostlist_t * (23.11+);
 #                            before, hostlist_t was itself a pointer.

@@ -41,7 +41,7 @@
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
 #include "lib/srunargs.h"
-#include "spank/compat.h"
+#include "lib/compat.h"
 
 SPANK_PLUGIN (topomap, 1);
 

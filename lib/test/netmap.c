@@ -540,7 +540,7 @@ static const struct {
     {DEL, "/params", "budget_s", "missing key 'params.budget_s'"},
     {DEL, "/topology", "group", "missing key 'topology.group'"},
     {SET, "/topology/signal", "\"noise\"",
-     "topology.signal: 'noise', expected 'latency' or 'bandwidth'"},
+     "topology.signal: 'noise', expected 'latency', 'bandwidth' or 'site'"},
     {SET, "/topology/residual", "-1", "topology.residual: below 0"},
     {SET, "/topology/residual", "\"small\"", "topology.residual: not a finite number"},
     {DEL, "/topology", "signal", "missing key 'topology.signal'"},
@@ -569,6 +569,15 @@ static void test_read_schema1 (const char *good)
         e.text);
     netmap_destroy (nm);
     nm = NULL;
+    if (edit_json (good, p3, SET, "/topology/signal", "\"site\"") == 0)
+        nm = netmap_read (p3, &e);
+    ok (nm && nm->topo && nm->topo->signal == TOPO_SIGNAL_SITE,
+        "netmap_read reads a tree from the site's topology.conf (%s)", e.text);
+    netmap_destroy (nm);
+    nm = NULL;
+    ok (edit_json (p2, p1, SET, "/topology/signal", "\"site\"") == 0 && !netmap_read (p1, &e) &&
+            strstr (e.text, "topology.signal: 'site', expected 'latency', 'bandwidth'"),
+        "schema 2 has no site signal: %s", e.text);
     if (edit_json (p2, p1, SET, "/schema", "1") == 0 &&
         edit_json (p1, p3, DEL, "/topology", "signal") == 0 &&
         edit_json (p3, p2, DEL, "/topology", "residual") == 0)

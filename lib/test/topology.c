@@ -474,13 +474,31 @@ static void test_check (void)
     ok (topo_check (t, &e) < 0, "a host under a host is refused");
     topo_destroy (t);
 
-    /* 2 hosts under switch 2 under root 3: a switch of one child */
+    /* 2 hosts under switch 2 under root 3: a switch of one child, as a
+     * site's tree may have; as groups, more than a dendrogram can have */
     t = topo_alloc (TOPO_TREE, 2, 4, &e);
     t->parent[0] = 2;
     t->parent[1] = 2;
     t->parent[2] = 3;
+    ok (topo_check (t, &e) == 0, "a switch of one child is a tree's: %s", e.text);
+    t->model = TOPO_GROUPS;
     ok (topo_check (t, &e) < 0 && strstr (e.text, "at most 3"),
-        "more vertices than a tree of 2 hosts can have are refused: %s", e.text);
+        "more vertices than a dendrogram of 2 hosts can have are refused: %s", e.text);
+    topo_destroy (t);
+    /* a chain of switches: TOPO_MAX_DEPTH below the root is too deep */
+    t = topo_alloc (TOPO_TREE, 2, 1 + TOPO_MAX_DEPTH, &e);
+    t->parent[0] = t->parent[1] = 2;
+    for (int v = 2; v < TOPO_MAX_DEPTH; v++)
+        t->parent[v] = v + 1;
+    ok (topo_check (t, &e) == 0, "a host %d switches below the root: %s", TOPO_MAX_DEPTH - 1,
+        e.text);
+    topo_destroy (t);
+    t = topo_alloc (TOPO_TREE, 2, 2 + TOPO_MAX_DEPTH, &e);
+    t->parent[0] = t->parent[1] = 2;
+    for (int v = 2; v < 1 + TOPO_MAX_DEPTH; v++)
+        t->parent[v] = v + 1;
+    ok (topo_check (t, &e) < 0 && strstr (e.text, "host 0 lies 64 or more switches below"),
+        "a host %d switches below the root is refused: %s", TOPO_MAX_DEPTH, e.text);
     topo_destroy (t);
     topo_destroy (NULL);
     ok (1, "topo_destroy accepts NULL");

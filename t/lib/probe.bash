@@ -3,8 +3,6 @@
 # The probe of MPI_FAMILY (lib/mpi.sh), staged as $SHARE/$MPI_PROBE.
 PROBE=$MPI_PROBE_BUILT
 TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
-# Open MPI's own allocations are not ours to account for.
-export LSAN_OPTIONS=suppressions=$TOPOMAP_SRCDIR/t/lsan.supp:print_suppressions=0
 
 # run_probe NODES [ARGS...]: the probe on NODES nodes, one rank each.
 # The emulated nodes share this machine's two cores, so pairs measured at

@@ -1,6 +1,9 @@
-/* compat.h: what differs between the Slurm releases the plugin runs under
- * (22.05 to 26.05), and srun's private interface, in one place.  A new
- * Slurm release changes spank/compat.c and m4/x_ac_slurm.m4, nothing else.
+/* compat.h: what differs between the Slurm releases topomap runs under
+ * (22.05 to 26.05), and srun's private interface, in one place.  The
+ * plugin (libtopomap-slurm-plain: libslurm's functions come from srun or
+ * slurmstepd) and the command-line tool (libtopomap-slurm, linked with
+ * libslurm) use it.  A new
+ * Slurm release changes lib/compat.c and m4/x_ac_slurm.m4, nothing else.
  *
  * Compile time (configure, m4/x_ac_slurm.m4):
  *   HAVE_SLURM_HOSTLIST_PTR   the hostlist functions take hostlist_t *.
@@ -19,8 +22,8 @@
  *                                  plugins' options)
  *   slurm_xfree                    frees what those return
  */
-#ifndef TOPOMAP_SPANK_COMPAT_H
-#define TOPOMAP_SPANK_COMPAT_H
+#ifndef TOPOMAP_COMPAT_H
+#define TOPOMAP_COMPAT_H
 
 #include <stddef.h>
 
@@ -34,6 +37,12 @@
  */
 char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp);
 void compat_names_free (char **names, int n);
+
+/* names[0..n) as one Slurm host list, sorted, duplicates dropped, ranges
+ * compressed ("n[1-4],m2"), in a new string (free()); each name taken as
+ * one host, never as a list.  NULL, errp set, out of memory or for n < 1.
+ */
+char *compat_hostlist_ranged (const char *const *names, int n, tm_error_t *errp);
 
 /* Free what slurm_load_ctl_conf returned (NULL: nothing). */
 void compat_conf_free (slurm_conf_t *conf);

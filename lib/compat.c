@@ -13,7 +13,7 @@
 #include <slurm/slurm.h>
 
 #include "lib/srunargs.h"
-#include "spank/compat.h"
+#include "lib/compat.h"
 
 #if HAVE_SLURM_HOSTLIST_PTR
 typedef hostlist_t *compat_hostlist_t; /* Slurm 23.11 and later */
@@ -59,6 +59,39 @@ void compat_names_free (char **names, int n)
     for (int i = 0; names && i < n; i++)
         free (names[i]);
     free (names);
+}
+
+char *compat_hostlist_ranged (const char *const *names, int n, tm_error_t *errp)
+{
+    compat_hostlist_t hl;
+    char *buf = NULL, *more;
+    size_t len = 256;
+
+    if (n < 1 || !(hl = slurm_hostlist_create (NULL))) {
+        errprintf (errp, n < 1 ? "no host to list" : "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (slurm_hostlist_push_host (hl, names[i]) != 1) {
+            errprintf (errp, "'%s': not a host name", errsafe (names[i], 200));
+            slurm_hostlist_destroy (hl);
+            return NULL;
+        }
+    slurm_hostlist_uniq (hl);
+    /* slurm_hostlist_ranged_string: -1 when buf is too small */
+    for (;; len *= 2) {
+        if (len > ((size_t)1 << 28) || !(more = realloc (buf, len))) {
+            free (buf);
+            buf = NULL;
+            errprintf (errp, "out of memory");
+            break;
+        }
+        buf = more;
+        if (slurm_hostlist_ranged_string (hl, len, buf) >= 0)
+            break;
+    }
+    slurm_hostlist_destroy (hl);
+    return buf;
 }
 
 void compat_conf_free (slurm_conf_t *conf)

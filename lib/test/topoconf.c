@@ -1,0 +1,290 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/compat.h"
+#include "lib/error.h"
+#include "lib/test/tap.h"
+#include "lib/test/support.h"
+#include "lib/topoconf.h"
+
+/* contrib/topologies/3level-12.topo as Slurm's topology.conf, with some
+ * of what Slurm's parser allows: keys in any case, comments, a line
+ * continued, LinkSpeed. */
+static const char three_level[] = "# 3level-12\n"
+                                  "#topomap level=1 latency_us=10 bandwidth_MBps=120\n"
+                                  "#topomap level=2 latency_us=30 bandwidth_MBps=35\n"
+                                  "#topomap level=3 latency_us=45 bandwidth_MBps=12\n"
+                                  "SwitchName=e1 Nodes=n[1-3]   # first edge\n"
+                                  "switchname=e2 nodes=n[4-6] LinkSpeed=100\n"
+                                  "SwitchName=e3 \\\n"
+                                  "  Nodes=n[7-9]\n"
+                                  "SwitchName=e4 Nodes=n[10-12]\n"
+                                  "SwitchName=agg1 Switches=e[1-2]\n"
+                                  "SwitchName=agg2 Switches=e[3-4]\n"
+                                  "SwitchName=core Switches=agg[1-2]\n";
+
+static char conf[PATH_MAX];
+
+static topo_t *read_text (const char *text, int *n, char ***hosts, topoconf_level_t *levels,
+                          tm_error_t *e)
+{
+    write_file (conf, text, strlen (text), 0644);
+    return topoconf_read (conf, n, hosts, levels, e);
+}
+
+/* The canonical nested form of t over names, as netmap show prints it. */
+static char *nested (topo_t *t, int n, char **names)
+{
+    netmap_t *nm = netmap_create (n, (const char *const *)names, NULL);
+    char *buf = NULL, *line, *end;
+    size_t len = 0;
+    FILE *f = open_memstream (&buf, &len);
+
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (a != b)
+                NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, bw_MBps, a, b) = 1;
+    nm->topo = t;
+    netmap_show (f, nm, "x");
+    fclose (f);
+    nm->topo = NULL;
+    netmap_destroy (nm);
+    line = strstr (buf, "tree: ");
+    if (!line) {
+        free (buf);
+        return strdup ("(no tree)");
+    }
+    end = strchr (line, '\n');
+    *end = '\0';
+    line = strdup (line + 6);
+    free (buf);
+    return line;
+}
+
+static void test_read (void)
+{
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    char **hosts = NULL, *s;
+    int n = 0;
+    tm_error_t e = {""};
+    topo_t *t = read_text (three_level, &n, &hosts, lv, &e);
+
+    ok (t && n == 12 && !strcmp (hosts[0], "n1") && !strcmp (hosts[11], "n12"),
+        "every node of the file, in its order, without a host list (%s)", e.text);
+    s = t ? nested (t, n, hosts) : strdup ("");
+    ok (!strcmp (s, "(((n1 n2 n3) (n4 n5 n6)) ((n7 n8 n9) (n10 n11 n12)))"),
+        "the three-level tree: %s", s);
+    free (s);
+    ok (t && t->nvertices == 19 && t->ngroups == 4 && t->height[12] == 1 && t->height[18] == 3 &&
+            t->signal == TOPO_SIGNAL_SITE,
+        "7 switches, 4 groups, the edge at level 1 and the core at 3, from the site");
+    ok (lv[1].lat_us == 10 && lv[2].bw_MBps == 35 && lv[3].lat_us == 45 && isnan (lv[4].lat_us),
+        "the figures of levels 1 to 3, none for level 4");
+
+    netmap_t *nm = t ? topoconf_netmap (t, n, (const char *const *)hosts, lv, &e) : NULL;
+    ok (nm && NETMAP_AT (nm, lat_us, 0, 2) == 10 && NETMAP_AT (nm, bw_MBps, 0, 4) == 35 &&
+            NETMAP_AT (nm, lat_us, 11, 0) == 45 && NETMAP_AT (nm, measured, 0, 1) == 0 &&
+            isnan (NETMAP_AT (nm, lat_us, 3, 3)),
+        "its netmap: each pair its level's figures, none measured (%s)", e.text);
+
+    /* written and read back: the same tree, and the same text again */
+    char out1[PATH_MAX], out2[PATH_MAX], *text1 = NULL, *text2 = NULL;
+    size_t len;
+    snprintf (out1, sizeof (out1), "%s/out1.conf", dir);
+    snprintf (out2, sizeof (out2), "%s/out2.conf", dir);
+    FILE *f = fopen (out1, "w");
+    int rc = nm ? topoconf_write (f, nm, "test", &e) : -1;
+    fclose (f);
+    text1 = read_file (out1, &len);
+    ok (rc == 0 && text1 && strstr (text1, "\nSwitchName=l1s1 Nodes=n[1-3]\n") &&
+            strstr (text1, "\nSwitchName=l1s4 Nodes=n[10-12]\n") &&
+            strstr (text1, "\nSwitchName=l2s2 Switches=l1s[3-4]\n") &&
+            strstr (text1, "\nSwitchName=l3s1 Switches=l2s[1-2]\n") &&
+            strstr (text1, "\n#topomap level=2 latency_us=30 bandwidth_MBps=35\n"),
+        "written: switches named for their level, compressed lists, the levels' figures");
+    char **hosts2 = NULL;
+    int n2 = 0;
+    topo_t *t2 = topoconf_read (out1, &n2, &hosts2, lv, &e);
+    s = t2 ? nested (t2, n2, hosts2) : strdup ("");
+    ok (!strcmp (s, "(((n1 n2 n3) (n4 n5 n6)) ((n7 n8 n9) (n10 n11 n12)))"),
+        "read back, the same tree: %s (%s)", s, e.text);
+    free (s);
+    netmap_t *nm2 = t2 ? topoconf_netmap (t2, n2, (const char *const *)hosts2, lv, &e) : NULL;
+    f = fopen (out2, "w");
+    rc = nm2 ? topoconf_write (f, nm2, "test", &e) : -1;
+    fclose (f);
+    text2 = read_file (out2, &len);
+    ok (rc == 0 && text1 && text2 && !strcmp (text1, text2),
+        "topology.conf -> netmap -> topology.conf -> netmap -> topology.conf: the same text");
+    free (text1);
+    free (text2);
+    netmap_destroy (nm);
+    netmap_destroy (nm2);
+    compat_names_free (hosts2, n2);
+    compat_names_free (hosts, n);
+
+    /* some hosts: the tree above them only, the root their nearest switch */
+    const char *some[] = {"n5", "n1", "n2"};
+    char **hp = (char **)some;
+    n = 3;
+    t = read_text (three_level, &n, &hp, lv, &e);
+    s = t ? nested (t, n, (char **)some) : strdup ("");
+    ok (!strcmp (s, "((n5) (n1 n2))") && t && t->nvertices == 6,
+        "three hosts under agg1: agg1 the root over two edges: %s (%s)", s, e.text);
+    free (s);
+    topo_destroy (t);
+
+    /* two roots: a switch over them */
+    n = 3;
+    const char *two[] = {"a1", "b1", "b2"};
+    hp = (char **)two;
+    t = read_text ("SwitchName=x Nodes=a[1-2]\nSwitchName=y Nodes=b[1-2]\n", &n, &hp, lv, &e);
+    s = t ? nested (t, n, (char **)two) : strdup ("");
+    ok (!strcmp (s, "((a1) (b1 b2))") && t && t->height[t->nvertices - 1] == 2,
+        "hosts under two roots: a switch of its own over them: %s (%s)", s, e.text);
+    free (s);
+    topo_destroy (t);
+
+    /* one leaf switch: the tree is that switch */
+    n = 2;
+    hp = (char **)some + 1;
+    t = read_text (three_level, &n, &hp, lv, &e);
+    ok (t && t->nvertices == 3 && t->parent[2] == -1, "two hosts of one edge: one switch");
+    topo_destroy (t);
+}
+
+/* A netmap tree with hosts and a switch under one switch: written with an
+ * extra leaf for the hosts. */
+static void test_write_mixed (void)
+{
+    const char *names[] = {"h1", "h2", "h3"};
+    netmap_t *nm = netmap_create (3, names, NULL);
+    static const int parent[] = {3, 3, 4, 4, -1};
+    char *buf = NULL;
+    size_t len = 0;
+    tm_error_t e = {""};
+    FILE *f;
+
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            if (a != b) {
+                NETMAP_AT (nm, lat_us, a, b) = a / 2 == b / 2 ? 5 : 9;
+                NETMAP_AT (nm, bw_MBps, a, b) = a / 2 == b / 2 ? 100 : 40;
+            }
+    f = open_memstream (&buf, &len);
+    ok (topoconf_write (f, nm, "x", &e) < 0 && errno == EINVAL && strstr (e.text, "no topology"),
+        "no tree, nothing written: %s", e.text);
+    nm->topo = topo_alloc (TOPO_TREE, 3, 5, NULL);
+    memcpy (nm->topo->parent, parent, sizeof (parent));
+    nm->topo->height[3] = 1;
+    nm->topo->height[4] = 1;
+    nm->topo->ngroups = 2;
+    nm->topo->group[2] = 1;
+    ok (topoconf_write (f, nm, "x", &e) == 0, "a tree is written");
+    fclose (f);
+    ok (buf && strstr (buf, "\nSwitchName=l1s1 Nodes=h[1-2]\n") &&
+            strstr (buf, "\nSwitchName=l1s3 Nodes=h3\n") &&
+            strstr (buf, "\nSwitchName=l1s2 Switches=l1s[1,3]\n"),
+        "the hosts of a switch that has a child switch too go on a leaf of their own");
+    free (buf);
+    nm->topo->model = TOPO_GROUPS;
+    f = open_memstream (&buf, &len);
+    ok (topoconf_write (f, nm, "x", &e) < 0 && strstr (e.text, "groups, not a switch tree"),
+        "groups are refused: %s", e.text);
+    fclose (f);
+    free (buf);
+    netmap_destroy (nm);
+}
+
+static void test_faults (void)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"SwitchName=s1 Nodes=n1 oops\n", ":1: 'oops': not KEY=VALUE"},
+        {"SwitchName=s1 Nodes=n1 Colour=red\n", ":1: unknown key 'Colour'"},
+        {"BlockName=b1 Nodes=n1\n", ":1: BlockName: topology/block's file"},
+        {"Nodes=n1 SwitchName=s1\n", ":1: Nodes= before SwitchName="},
+        {"SwitchName=s1 Nodes=n1 nodes=n2\n", ":1: Nodes= given twice"},
+        {"# x\nSwitchName=s1 Nodes=n1 Switches=s2\n",
+         ":2: switch 's1' has both Nodes= and Switches="},
+        {"SwitchName=s1\n", ":1: switch 's1' has neither Nodes= nor Switches="},
+        {"SwitchName=s1 Nodes=n1\nSwitchName=s1 Nodes=n2\n",
+         ":2: switch 's1' already defined on line 1"},
+        {"SwitchName=s1 Nodes=n1\nSwitchName=t Switches=s[1-2]\n",
+         ":2: switch 't': child switch 's2' is not defined"},
+        {"SwitchName=s1 Nodes=n1\nSwitchName=t Switches=t,s1\n",
+         ":2: switch 't': child switch 't' is itself"},
+        {"SwitchName=s1 Nodes=n1\nSwitchName=a Switches=s1\nSwitchName=b Switches=s1\n",
+         ":3: switch 's1' is under both 'a' (line 2) and 'b'"},
+        {"SwitchName=s1 Nodes=n1\nSwitchName=a Switches=b\nSwitchName=b Switches=a\n", ": a loop"},
+        {"SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n2\n",
+         ":2: node 'n2' is under both switch 's1' (line 1) and 's2'"},
+        {"SwitchName=s1 Nodes=n[3-1]\n", ":1: Nodes='n[3-1]': not a host list"},
+        {"# nothing\n", ": no SwitchName= line"},
+        {"#topomap level=0 latency_us=1 bandwidth_MBps=1\nSwitchName=s1 Nodes=n1\n",
+         ":1: level=0: not a level from 1 to 15"},
+        {"#topomap level=1 latency_us=-1 bandwidth_MBps=1\nSwitchName=s1 Nodes=n1\n",
+         ":1: latency_us=-1: not a number > 0"},
+        {"#topomap level=1 latency_us=1\nSwitchName=s1 Nodes=n1\n",
+         ":1: the figures of a level need"},
+        {"SwitchName=s1 Nodes=n1\x01\n", ":1: a control character"},
+    };
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    tm_error_t e;
+
+    for (size_t k = 0; k < sizeof (bad) / sizeof (bad[0]); k++) {
+        char **hosts = NULL;
+        int n = 0;
+        topo_t *t;
+        e.text[0] = '\0';
+        t = read_text (bad[k].text, &n, &hosts, lv, &e);
+        ok (!t && errno == EINVAL && strstr (e.text, conf) == e.text &&
+                strstr (e.text, bad[k].want),
+            "refused, naming the file, line and fault: %s", e.text);
+        topo_destroy (t);
+        compat_names_free (hosts, n);
+    }
+    char **hp;
+    int n = 2;
+    const char *gone[] = {"n1", "x7"};
+    hp = (char **)gone;
+    ok (!read_text (three_level, &n, &hp, lv, &e) && errno == EINVAL &&
+            strstr (e.text, ": node 'x7' is under no switch"),
+        "a host of the allocation under no switch is refused: %s", e.text);
+    write_file (conf, "SwitchName=s1 Nodes=n1\0", 23, 0644);
+    hp = NULL;
+    ok (!topoconf_read (conf, &n, &hp, lv, &e) && strstr (e.text, "a NUL byte"),
+        "a NUL byte is refused: %s", e.text);
+    hp = NULL;
+    ok (!topoconf_read ("/nonexistent/topology.conf", &n, &hp, lv, &e) &&
+            strstr (e.text, "/nonexistent/topology.conf"),
+        "a missing file is named: %s", e.text);
+    /* levels without figures */
+    topo_t *t;
+    const char *three[] = {"n1", "n2", "n3"};
+    hp = (char **)three;
+    n = 3;
+    t = read_text ("SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n3\nSwitchName=r "
+                   "Switches=s[1-2]\n#topomap level=1 latency_us=2 bandwidth_MBps=9\n",
+                   &n, &hp, lv, &e);
+    ok (t && !topoconf_netmap (t, 3, three, lv, &e) && errno == EINVAL &&
+            strstr (e.text, "level 2 (n1 to n3) has no figures"),
+        "a level without figures: no netmap, naming it: %s", e.text);
+}
+
+int main (void)
+{
+    if (scratch_dir ("topoconf-test") < 0)
+        return done_testing ();
+    in_dir (conf, "topology.conf");
+    test_read ();
+    test_write_mixed ();
+    test_faults ();
+    remove_tree (dir);
+    return done_testing ();
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# topomap netmap import and export: Slurm's topology.conf in and out, the
+# round trip, and bad files: no cluster.
+
+: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
+TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+SITE=$TOPOMAP_SRCDIR/t/fixtures/topology-3level.conf
+NET=$TOPOMAP_SRCDIR/t/fixtures/net-2sw8.json
+WANT="(((n1 n6 n11 n16) (n2 n7 n12 n13)) ((n3 n8 n9 n14) (n4 n5 n10 n15)))"
+
+setup() {
+	D=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$D"
+}
+
+@test "import: the site's tree over every node of the file, each pair its level's figures" {
+	run "$TOPOMAP" netmap import -o "$D/net.json" "$SITE"
+	[ "$status" -eq 0 ]
+	run "$TOPOMAP" netmap show "$D/net.json"
+	echo "$output"
+	[[ "$output" == *"pairs: 0 of 120 measured, the others' figures from the tree"* ]]
+	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups: "* ]]
+	[[ "$output" == *"tree: $WANT"* ]]
+	# hosts in the file's order: n1-n6 share leafA (8 us), n1-n2 spine1
+	# (21 us), n1-n3 the top (40 us)
+	[[ "$(sed -n '/^latency/,/^$/p' <<<"$output" | awk '$1 == "n1" && $2 == "-" {print $3, $6, $10}')" == "8.0 21.0 40.0" ]]
+}
+
+@test "import --hosts: the tree above those hosts only, its root their nearest switch" {
+	run "$TOPOMAP" netmap import --hosts 'n[1-2],n6' -o "$D/net.json" "$SITE"
+	[ "$status" -eq 0 ]
+	run "$TOPOMAP" netmap show "$D/net.json"
+	[[ "$output" == *"tree: ((n1 n6) (n2))"* ]]
+	[[ "$output" == *"pairs: 0 of 3 measured"* ]]
+}
+
+@test "round trip: topology.conf -> netmap -> topology.conf -> netmap -> topology.conf, the same tree" {
+	"$TOPOMAP" netmap import -o "$D/a.json" "$SITE"
+	"$TOPOMAP" netmap export -o "$D/a.conf" "$D/a.json"
+	"$TOPOMAP" netmap import -o "$D/b.json" "$D/a.conf"
+	"$TOPOMAP" netmap export --format slurm-topology -o "$D/b.conf" "$D/b.json"
+	cat "$D/a.conf"
+	grep -qx 'SwitchName=l1s1 Nodes=n\[1,6,11,16\]' "$D/a.conf"
+	grep -qx 'SwitchName=l3s1 Switches=l2s\[1-2\]' "$D/a.conf"
+	grep -qx '#topomap level=2 latency_us=21 bandwidth_MBps=48' "$D/a.conf"
+	diff <(grep -v '^# from' "$D/a.conf") <(grep -v '^# from' "$D/b.conf")
+	run "$TOPOMAP" netmap show "$D/b.json"
+	[[ "$output" == *"tree: $WANT"* ]]
+}
+
+@test "export of a measured netmap: its tree, the medians of each level" {
+	"$TOPOMAP" netmap import -o "$D/a.json" "$SITE"
+	run "$TOPOMAP" netmap export "$D/a.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the site's switch tree"* ]]
+	run "$TOPOMAP" netmap export "$NET"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "topomap: netmap export: $NET: the netmap has groups, not a switch tree" ]]
+	run "$TOPOMAP" netmap export --format csv "$NET"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--format: only slurm-topology"* ]]
+}
+
+@test "a bad topology.conf: one line naming the file, line and fault; nothing written" {
+	bad() { # TEXT WANT
+		printf '%b' "$1" >"$D/bad.conf"
+		run "$TOPOMAP" netmap import -o "$D/out.json" "$D/bad.conf"
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"topomap: netmap import: $D/bad.conf$2"* ]]
+		[ ! -e "$D/out.json" ]
+	}
+	bad 'SwitchName=s1 Nodes=n1\nSwitchName=s2 Nodes=n[1-2]\n' ":2: node 'n1' is under both switch 's1' (line 1) and 's2'"
+	bad 'SwitchName=s1 Nodes=n1\nSwitchName=a Switches=s1\nSwitchName=b Switches=a,s1\n' ":3: switch 's1' is under both 'a' (line 2) and 'b'"
+	bad 'SwitchName=s1 Nodes=n1\nSwitchName=a Switches=b\nSwitchName=b Switches=a\n' ":2: switch 'a' is above itself: a loop"
+	bad 'SwitchName=s1 Nodes=n1\nSwitchName=r Switches=s[1-2]\n' ":2: switch 'r': child switch 's2' is not defined"
+	bad 'SwitchName=s1 Nodes=n1 Weight=3\n' ":1: unknown key 'Weight'"
+	bad 'SwitchName=s1 Nodes=n[1-2]\n' ": level 1 (n1 to n2) has no figures: give them in the file (topomap(1))"
+	run "$TOPOMAP" netmap import --hosts n1,x9 -o "$D/out.json" "$SITE"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"topology-3level.conf: node 'x9' is under no switch"* ]]
+	[ ! -e "$D/out.json" ]
+}
