@@ -13,6 +13,8 @@
 # comes from them (topo_infer_net); the netmap says so.  A pair slowed by
 # something else on this machine is measured again (lib/pairs.h): under a
 # busy core, 3 probes in 12 of 3level-12 lost the tree without that.
+# Last, contrib/topomap-topology writes 3level-16 as Slurm's topology.conf
+# from a batch job, and the file gives the configured tree back.
 
 load lib/cluster
 load lib/probe
@@ -65,4 +67,26 @@ tree_thrice() {
 
 @test "3level-16: the inferred tree is the configured one, three times" {
 	tree_thrice 3level-16 16
+}
+
+@test "topomap-topology: a batch job over 3level-16 writes its tree as topology.conf; never into /etc" {
+	cluster_up --topology "$TOPOLOGIES/3level-16.topo"
+	stage "$PROBE" "$TOPOMAP"
+	local want script=$TOPOMAP_SRCDIR/contrib/topomap-topology
+	want=$(configured_tree)
+	rm -f "$SHARE/topology.conf"
+	run "$script" -N 16 --mpi "$MPI_TYPE" --probe "$SHARE/$MPI_PROBE" --topomap "$SHARE/topomap" \
+		-o "$SHARE/topology.conf" -- -j 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"wrote $SHARE/topology.conf (7 switches over 16 nodes, job "* ]]
+	grep -qx 'SwitchName=l3s1 Switches=l2s\[1-2\]' "$SHARE/topology.conf"
+	run "$SHARE/topomap" netmap import -o "$SHARE/site.json" "$SHARE/topology.conf"
+	[ "$status" -eq 0 ]
+	run "$SHARE/topomap" netmap show "$SHARE/site.json"
+	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
+	[[ "$output" == *"tree: $want"* ]]
+	run "$script" -N 2 --probe "$SHARE/$MPI_PROBE" --topomap "$SHARE/topomap" -o /etc/topology.conf
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"/etc/topology.conf: writes for review, never into /etc"* ]]
 }
