@@ -16,6 +16,7 @@
 #include "lib/topoconf.h"
 
 #define TOPOCONF_MAX_BYTES (16 * 1024 * 1024)
+#define TOPOCONF_MAX_NODES (1 << 20)
 #define FIGURES_TAG        "#topomap "
 
 typedef struct {
@@ -33,6 +34,17 @@ typedef struct {
     int nsw, maxsw;
     tm_error_t *errp;
 } conf_t;
+
+/* Whether s is a name Slurm's host lists write back as they read it: a
+ * node's or a switch's, [A-Za-z0-9._-] only.
+ */
+static bool name_ok (const char *s)
+{
+    size_t len = strlen (s);
+
+    return len > 0 &&
+           strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+}
 
 /* name -> index, for bsearch */
 typedef struct {
@@ -136,6 +148,9 @@ static int parse_switch (conf_t *c, int line, char *text)
     }
     if (nword == 0)
         return 0;
+    if (!name_ok (val[0]))
+        return conf_error (c, line, "SwitchName='%s': not a name ([A-Za-z0-9._-])",
+                           errsafe (val[0], 60));
     if (val[1] && val[2])
         return conf_error (c, line,
                            "switch '%s' has both Nodes= and Switches=", errsafe (val[0], 60));
@@ -306,6 +321,16 @@ static int leaf_nodes (conf_t *c, entry_t **nodes, int *nn, char ***all)
             continue;
         if (!(names = compat_hostlist_expand (s->nodes, &n, &e)))
             return errno == ENOMEM ? nomem (c) : conf_error (c, s->line, "Nodes=%s", e.text);
+        for (int k = 0; k < n; k++)
+            if (!name_ok (names[k]) || n > TOPOCONF_MAX_NODES - *nn) {
+                int rc = n > TOPOCONF_MAX_NODES - *nn
+                             ? conf_error (c, s->line, "more than %d nodes", TOPOCONF_MAX_NODES)
+                             : conf_error (c, s->line, "Nodes=: '%s' is not a node name "
+                                                       "([A-Za-z0-9._-])",
+                                           errsafe (names[k], 60));
+                compat_names_free (names, n);
+                return rc;
+            }
         if (*nn + n > max) {
             max = 2 * (*nn + n);
             entry_t *more = realloc (*nodes, (size_t)max * sizeof (*more));

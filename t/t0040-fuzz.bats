@@ -45,6 +45,10 @@ fuzz() {
 	fuzz srunargs
 }
 
+@test "fuzz: Slurm's topology.conf, read, written and read back" {
+	fuzz topoconf
+}
+
 @test "fuzz: a harness that fails is reported with its input" {
 	# A stand-in for a harness that finds a crash, as libFuzzer reports
 	# one: the run must fail, say FAILED and name the input it kept.
