@@ -258,6 +258,15 @@ static int conf_set_recorder_dir (conf_t *c, const char *val, const char *arg, t
     return conf_path (c->recorder_dir, val, arg, errp);
 }
 
+static int conf_set_topology (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    if (!strcmp (val, "auto")) {
+        strcpy (c->topology, "auto");
+        return 0;
+    }
+    return conf_path (c->topology, val, arg, errp);
+}
+
 int conf_mpi_valid (const char *s)
 {
     size_t len = strlen (s);
@@ -347,6 +356,7 @@ static const struct {
     {"map", conf_set_map},
     {"profile", conf_set_profile},
     {"recorder_dir", conf_set_recorder_dir},
+    {"topology", conf_set_topology},
     {"verbose", conf_set_verbose},
 };
 #define CONF_NKEYS (sizeof (conf_keys) / sizeof (conf_keys[0]))

@@ -33,6 +33,11 @@
  *                      default auto
  *   recorder_dir=DIR   where topomap-recorder-<mpi>.so live; default from
  *                      the caller (the build)
+ *   topology=FILE|auto the site's switch tree in Slurm's topology.conf
+ *                      (lib/topoconf.h), with the figures of its levels:
+ *                      the netmap without a probe; auto: the topology.conf
+ *                      beside slurm.conf when TopologyPlugin is
+ *                      topology/tree; default "" (none)
  *   verbose=LEVEL      0..3; default 0
  *
  * Paths (DIR, FILE) are absolute, without control characters, shorter
@@ -78,6 +83,7 @@ typedef struct {
     conf_map_mode_t map;
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */
     char recorder_dir[CONF_PATH_MAX];
+    char topology[CONF_PATH_MAX]; /* a topology.conf, "auto", or "" = none */
     int verbose; /* 0..3 */
 } conf_t;
 

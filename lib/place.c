@@ -356,6 +356,21 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         }
     } else if (errno != ENOENT)
         SAY (in, "topomap: cached netmap %s/%s: ignored, probing again", in->netmap_dir, e.text);
+    /* The site's tree and the figures of its levels: no probe at all. */
+    if (c->topology[0] && in->site_netmap) {
+        if ((nm = in->site_netmap (c->topology, in->alloc, &e)) &&
+            place_covers (nm, in->alloc, &e) == 0) {
+            SAY (in, "topomap: netmap of the site's topology.conf (topology=%s): %d switches "
+                     "over %d nodes, no probe",
+                 c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
+            goto out;
+        }
+        netmap_destroy (nm);
+        nm = NULL;
+        if (in->note)
+            in->note ("topomap: topology=%s not used: %s; probing every pair", c->topology,
+                      e.text);
+    }
     if (place_probe_pick (in, probe, sizeof (probe), mpitype, sizeof (mpitype), errp) < 0)
         goto out;
     if (file_trusted (probe, in->uid, 0, &e) < 0) {

@@ -5,8 +5,10 @@
  *   2. the executable's profile: a file, a cached one (profile_cache), or
  *      none yet, in which case this run records one (mode auto, record);
  *   3. the allocation's netmap: cached per job in netmap_dir and shared by
- *      its steps, else measured by a nested `srun --overlap` probe step,
- *      one at a time under a lock, and measured again after the TTL;
+ *      its steps, else the site's topology.conf with the figures of its
+ *      levels (plugstack topology=, no probe), else measured by a nested
+ *      `srun --overlap` probe step, one at a time under a lock, and
+ *      measured again after the TTL;
  *   4. the plan (map_plan) over srun's own per-node counts, kept only if
  *      it is predicted to beat srun's layout by conf->min_gain, both in
  *      total communication time and at the busiest link;
@@ -26,6 +28,7 @@
 
 #include "lib/conf.h"
 #include "lib/layout.h"
+#include "lib/netmap.h"
 
 /* Environment the plugin sets for the re-executed srun and the tasks. */
 #define PLACE_ENV_REEXEC   "TOPOMAP_REEXEC"    /* the hostfile; stops a second round */
@@ -65,8 +68,17 @@ typedef struct {
                                   /* Slurm's MpiDefault and PluginDir (':'-
                                    * separated), asked only when a probe is
                                    * to run; NULL, or either left NULL: unknown */
+    netmap_t *(*site_netmap) (const char *topology, const layout_alloc_t *alloc,
+                              tm_error_t *errp);
+                                  /* conf->topology's netmap over the
+                                   * allocation's nodes (lib/topoconf.h;
+                                   * "auto" resolved); NULL with errp
+                                   * saying why; NULL: none */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
+    void (*note) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+                                  /* a line always shown (a site file not
+                                   * used, and why), or NULL */
 } place_in_t;
 
 typedef struct {

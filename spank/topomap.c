@@ -42,6 +42,7 @@
 #include "lib/recorder.h"
 #include "lib/srunargs.h"
 #include "lib/compat.h"
+#include "lib/topoconf.h"
 
 SPANK_PLUGIN (topomap, 1);
 
@@ -386,6 +387,49 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
     *plugin_dir = ctl ? ctl->plugindir : NULL;
 }
 
+/* plugstack topology=: the site's topology.conf (or, for auto, the one
+ * beside slurm.conf when Slurm's TopologyPlugin is topology/tree) over
+ * the allocation's nodes, with the figures of its levels (lib/topoconf.h).
+ */
+static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
+                              tm_error_t *errp)
+{
+    char path[CONF_PATH_MAX], **hosts = alloc->nodes;
+    topoconf_level_t levels[TOPOCONF_LEVELS];
+    int n = alloc->nnodes;
+    topo_t *t;
+
+    if (strcmp (topology, "auto") != 0)
+        snprintf (path, sizeof (path), "%s", topology);
+    else {
+        const char *slash;
+        if (!ctl && slurm_load_ctl_conf ((time_t)0, &ctl) != SLURM_SUCCESS)
+            ctl = NULL;
+        if (!ctl || !ctl->topology_plugin || strcmp (ctl->topology_plugin, "topology/tree") != 0) {
+            errprintf (errp, "Slurm's TopologyPlugin is %s, not topology/tree",
+                       !ctl                    ? "unknown (no answer from slurmctld)"
+                       : ctl->topology_plugin ? ctl->topology_plugin
+                                               : "not set");
+            return NULL;
+        }
+        if (!ctl->slurm_conf || !(slash = strrchr (ctl->slurm_conf, '/')) ||
+            snprintf (path, sizeof (path), "%.*s/topology.conf", (int)(slash - ctl->slurm_conf),
+                      ctl->slurm_conf) >= (int)sizeof (path)) {
+            errprintf (errp, "no path to slurm.conf from slurmctld");
+            return NULL;
+        }
+    }
+    netmap_t *nm;
+    tm_error_t e;
+
+    if (!(t = topoconf_read (path, &n, &hosts, levels, errp)))
+        return NULL;
+    if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
+        errprintf (errp, "%s: %s (give each level's figures in the file: topomap(1))", path,
+                   e.text);
+    return nm;
+}
+
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
 static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
@@ -537,7 +581,9 @@ static int post_opt_local (void)
         .srun = srun,
         .mpi = mpi[0] ? mpi : NULL,
         .slurm_mpi = slurm_mpi,
+        .site_netmap = site_netmap,
         .say = say,
+        .note = log_info,
     };
     place_decide (&in, &out);
     tm.set_vars = 1; /* each outcome below sets some */

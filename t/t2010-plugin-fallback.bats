@@ -205,6 +205,48 @@ others() {
 	[ "$(grep -c '^n[0-9]$' <<<"$output")" -eq 6 ]
 }
 
+# The site's topology.conf of 2sw-interleaved, with the figures of its
+# levels (or without those of level 2), for plugstack topology=.
+site_topology() {
+	{
+		echo "SwitchName=s1 Nodes=n[1,3,5,7]"
+		echo "SwitchName=s2 Nodes=n[2,4,6,8]"
+		echo "SwitchName=core Switches=s[1-2]"
+		echo "#topomap level=1 latency_us=20 bandwidth_MBps=110"
+		[ "${1:-}" = partial ] || echo "#topomap level=2 latency_us=40 bandwidth_MBps=11"
+	} >"$SHARE/topology.conf"
+}
+
+@test "topology=FILE with each level's figures: placed with no probe at all, said with -v" {
+	site_topology
+	plugstack topology="$SHARE/topology.conf"
+	placed -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: netmap of the site's topology.conf (topology=$SHARE/topology.conf): 3 switches over 8 nodes, no probe"* ]]
+	[[ "$output" != *"topomap: probing"* ]]
+	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
+}
+
+@test "a topology.conf that is no tree, or lacks a level's figures: one line naming the file and the fault, then the probe" {
+	printf 'SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[4-8]\nSwitchName=c Switches=s[1-2]\n' >"$SHARE/topology.conf"
+	plugstack topology="$SHARE/topology.conf"
+	placed
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'topomap: topology=' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"topomap: topology=$SHARE/topology.conf not used: $SHARE/topology.conf:2: node 'n4' is under both switch 's1' (line 1) and 's2'; probing every pair"* ]]
+	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
+	site_topology partial
+	placed
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not used: $SHARE/topology.conf: level 2 ("*") has no figures (give each level's figures in the file: topomap(1)); probing every pair"* ]]
+	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
+	plugstack topology=auto
+	placed
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: topology=auto not used: Slurm's TopologyPlugin is "*", not topology/tree; probing every pair"* ]]
+	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
+}
+
 @test "a profile for another task count is not applied" {
 	run in_alloc -N8 --ntasks-per-node=1 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output"

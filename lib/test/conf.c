@@ -63,6 +63,7 @@ static void test_arguments (void)
         "verbose=3",
         "recorder_dir=/opt/lib/topomap",
         "probe_timeout=86400",
+        "topology=/etc/slurm/topology.conf",
     };
     tm_error_t e;
     conf_t c;
@@ -84,6 +85,13 @@ static void test_arguments (void)
     ok (c.verbose == 3, "verbose= sets the level");
     ok (strcmp (c.recorder_dir, "/opt/lib/topomap") == 0, "recorder_dir= sets the recorder dir");
     ok (c.probe_timeout == 86400, "probe_timeout=86400 is accepted");
+    ok (strcmp (c.topology, "/etc/slurm/topology.conf") == 0,
+        "topology= names the site's topology.conf");
+    ok (parse1 (&c, "topology=auto", &e) == 0 && strcmp (c.topology, "auto") == 0,
+        "topology=auto is accepted");
+    ok (parse1 (&c, "topology=topology.conf", &e) < 0 &&
+            strstr (e.text, "topology=topology.conf: expected an absolute path"),
+        "a relative topology= is refused: %s", e.text);
 
     ok (parse1 (&c, "probe_ttl=2147483647", &e) == 0 && c.probe_ttl == 2147483647,
         "probe_ttl up to INT_MAX is accepted");
