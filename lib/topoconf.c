@@ -13,6 +13,7 @@
 
 #include "lib/compat.h"
 #include "lib/file.h"
+#include "lib/stats.h"
 #include "lib/topoconf.h"
 
 #define TOPOCONF_MAX_BYTES (16 * 1024 * 1024)
@@ -325,8 +326,9 @@ static int leaf_nodes (conf_t *c, entry_t **nodes, int *nn, char ***all)
             if (!name_ok (names[k]) || n > TOPOCONF_MAX_NODES - *nn) {
                 int rc = n > TOPOCONF_MAX_NODES - *nn
                              ? conf_error (c, s->line, "more than %d nodes", TOPOCONF_MAX_NODES)
-                             : conf_error (c, s->line, "Nodes=: '%s' is not a node name "
-                                                       "([A-Za-z0-9._-])",
+                             : conf_error (c, s->line,
+                                           "Nodes=: '%s' is not a node name "
+                                           "([A-Za-z0-9._-])",
                                            errsafe (names[k], 60));
                 compat_names_free (names, n);
                 return rc;
@@ -605,22 +607,6 @@ fail:
     return NULL;
 }
 
-static int dbl_cmp (const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..k), reordered; NaN for k == 0. */
-static double median (double *v, size_t k)
-{
-    if (k == 0)
-        return NAN;
-    qsort (v, k, sizeof (*v), dbl_cmp);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
 /* Per level, the medians of its pairs' latency and bandwidth. */
 static int level_figures (const netmap_t *nm, const int *depth, topoconf_level_t *levels)
 {
@@ -639,7 +625,7 @@ static int level_figures (const netmap_t *nm, const int *depth, topoconf_level_t
                     lat[k] = 0.5 * (NETMAP_AT (nm, lat_us, a, b) + NETMAP_AT (nm, lat_us, b, a));
                     bw[k++] = 0.5 * (NETMAP_AT (nm, bw_MBps, a, b) + NETMAP_AT (nm, bw_MBps, b, a));
                 }
-        levels[l] = (topoconf_level_t){median (lat, k), median (bw, k)};
+        levels[l] = (topoconf_level_t){stats_median (lat, (int)k), stats_median (bw, (int)k)};
     }
     rc = 0;
 done:
