@@ -37,14 +37,21 @@ typedef struct {
 } conf_t;
 
 /* Whether s is a name Slurm's host lists write back as they read it: a
- * node's or a switch's, [A-Za-z0-9._-] only.
+ * node's or a switch's, [A-Za-z0-9._-] only, and no run of more than 18
+ * digits (libslurm reads a number beyond an unsigned long as another:
+ * "n12345678901234567890123" comes back "n00001844674407370955161").
  */
 static bool name_ok (const char *s)
 {
-    size_t len = strlen (s);
+    size_t len = strlen (s), run = 0;
 
-    return len > 0 &&
-           strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == len;
+    if (len == 0 ||
+        strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != len)
+        return false;
+    for (; *s; s++)
+        if ((run = isdigit ((unsigned char)*s) ? run + 1 : 0) > 18)
+            return false;
+    return true;
 }
 
 /* name -> index, for bsearch */
@@ -150,7 +157,9 @@ static int parse_switch (conf_t *c, int line, char *text)
     if (nword == 0)
         return 0;
     if (!name_ok (val[0]))
-        return conf_error (c, line, "SwitchName='%s': not a name ([A-Za-z0-9._-])",
+        return conf_error (c, line,
+                           "SwitchName='%s': not a name ([A-Za-z0-9._-], numbers "
+                           "of 18 digits at most)",
                            errsafe (val[0], 60));
     if (val[1] && val[2])
         return conf_error (c, line,
