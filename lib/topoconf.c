@@ -54,6 +54,49 @@ static bool name_ok (const char *s)
     return true;
 }
 
+/* Whether s is a host list as Slurm documents them, checked before
+ * libslurm parses it (24.11.5's parser never returns from
+ * "h[0hNam-30000000010073709551615]5]"): items of [A-Za-z0-9._-] and
+ * bracketed ranges "[1-4,7]" of numbers of 18 digits at most, separated
+ * by commas.
+ */
+static bool hostlist_ok (const char *s)
+{
+    const char *name = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+    bool item = false;
+
+    while (*s) {
+        if (strchr (name, *s) && *s) {
+            s++;
+            item = true;
+        } else if (*s == ',' && item) {
+            s++;
+            item = false;
+        } else if (*s == '[') {
+            s++;
+            for (;;) { /* N or N-N, then ',' or ']' */
+                for (int side = 0; side < 2; side++) {
+                    size_t d = strspn (s, "0123456789");
+                    if (d == 0 || d > 18)
+                        return false;
+                    s += d;
+                    if (side == 1 || *s != '-')
+                        break;
+                    s++;
+                }
+                if (*s == ']')
+                    break;
+                if (*s++ != ',')
+                    return false;
+            }
+            s++;
+            item = true;
+        } else
+            return false;
+    }
+    return item;
+}
+
 /* name -> index, for bsearch */
 typedef struct {
     const char *name;
@@ -281,6 +324,9 @@ static int link_switches (conf_t *c, entry_t *idx)
 
         if (!s->switches)
             continue;
+        if (!hostlist_ok (s->switches))
+            return conf_error (c, s->line, "Switches='%s': not a host list",
+                               errsafe (s->switches, 60));
         if (!(kids = compat_hostlist_expand (s->switches, &nk, &e)))
             return errno == ENOMEM ? nomem (c) : conf_error (c, s->line, "Switches=%s", e.text);
         for (int k = 0; k < nk && rc == 0; k++) {
@@ -329,6 +375,8 @@ static int leaf_nodes (conf_t *c, entry_t **nodes, int *nn, char ***all)
 
         if (!s->nodes)
             continue;
+        if (!hostlist_ok (s->nodes))
+            return conf_error (c, s->line, "Nodes='%s': not a host list", errsafe (s->nodes, 60));
         if (!(names = compat_hostlist_expand (s->nodes, &n, &e)))
             return errno == ENOMEM ? nomem (c) : conf_error (c, s->line, "Nodes=%s", e.text);
         for (int k = 0; k < n; k++)

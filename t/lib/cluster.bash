@@ -32,9 +32,10 @@ quiet() {
 # step_waits_out: standard input without the lines srun prints when it
 # waits for a step's resources, which the step before may not have freed
 # yet ("Job N step creation temporarily disabled, retrying", "Step created
-# for job N"): Slurm's own, on any cluster.
+# for job N", from 24.11 "Step created for StepId=N.S": src/srun/launch.c's
+# %ps): Slurm's own, on any cluster.
 step_waits_out() {
-	grep -v -E '^srun: (Job [0-9]+ step creation temporarily disabled, retrying|Step created for job [0-9]+$)'
+	grep -v -E '^srun: (Job [0-9]+ step creation temporarily disabled, retrying|Step created for (job [0-9]+|StepId=[0-9]+\.[0-9]+)$)'
 }
 
 # slurm_before RELEASE: the cluster's Slurm is older than RELEASE (24.05).
