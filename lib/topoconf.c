@@ -56,9 +56,9 @@ static bool name_ok (const char *s)
 
 /* Whether s is a host list as Slurm documents them, checked before
  * libslurm parses it (24.11.5's parser never returns from
- * "h[0hNam-30000000010073709551615]5]"): items of [A-Za-z0-9._-] and
- * bracketed ranges "[1-4,7]" of numbers of 18 digits at most, separated
- * by commas.
+ * "h[0hNam-30000000010073709551615]5]"): items of [A-Za-z0-9._-], each
+ * perhaps ending in a bracketed range "[1-4,7]" of numbers of 18 digits at
+ * most, separated by commas.
  */
 static bool hostlist_ok (const char *s)
 {
@@ -89,7 +89,10 @@ static bool hostlist_ok (const char *s)
                 if (*s++ != ',')
                     return false;
             }
-            s++;
+            /* a range ends its item: Slurm 24.11 reads a name after it
+             * ("h[1-2]111111111111") otherwise than it writes it back */
+            if (*++s && *s != ',')
+                return false;
             item = true;
         } else
             return false;

@@ -239,6 +239,8 @@ static void test_faults (void)
         {"SwitchName=a Nodes=h[0hNam-30000000010073709551615]5]\n",
          ":1: Nodes='h[0hNam-30000000010073709551615]5]': not a host list"},
         {"SwitchName=a Nodes=h[1-2\n", ":1: Nodes='h[1-2': not a host list"},
+        {"SwitchName=a Nodes=h[1-2]111111111111\n",
+         ":1: Nodes='h[1-2]111111111111': not a host list"},
         {"SwitchName=a Nodes=h,,g\n", ":1: Nodes='h,,g': not a host list"},
         {"SwitchName=a Nodes=n1\nSwitchName=b Switches=a[\n", ":2: Switches='a[': not a host list"},
         /* libslurm gives a longer number back as another */
