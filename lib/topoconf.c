@@ -673,26 +673,43 @@ fail:
 static int level_figures (const netmap_t *nm, const int *depth, topoconf_level_t *levels)
 {
     const topo_t *t = nm->topo;
-    size_t npairs = (size_t)nm->n * (size_t)(nm->n - 1) / 2 + 1;
+    size_t npairs = (size_t)nm->n * (size_t)(nm->n - 1) / 2 + 1, count[TOPOCONF_LEVELS + 1] = {0};
+    size_t at[TOPOCONF_LEVELS + 1], q = 0;
     double *lat = malloc (npairs * sizeof (*lat)), *bw = malloc (npairs * sizeof (*bw));
-    int rc = -1;
+    int *level = malloc (npairs * sizeof (*level)), rc = -1;
 
-    if (!lat || !bw)
+    if (!lat || !bw || !level)
         goto done;
-    for (int l = 1; l < TOPOCONF_LEVELS; l++) {
-        size_t k = 0;
-        for (int a = 0; a < nm->n; a++)
-            for (int b = a + 1; b < nm->n; b++)
-                if (pair_level (t, depth, a, b) == l) {
-                    lat[k] = 0.5 * (NETMAP_AT (nm, lat_us, a, b) + NETMAP_AT (nm, lat_us, b, a));
-                    bw[k++] = 0.5 * (NETMAP_AT (nm, bw_MBps, a, b) + NETMAP_AT (nm, bw_MBps, b, a));
-                }
-        levels[l] = (topoconf_level_t){stats_median (lat, (int)k), stats_median (bw, (int)k)};
-    }
+    /* each pair's level once, then the pairs of each level together in
+     * lat and bw, by a counting sort */
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++) {
+            int l = pair_level (t, depth, a, b);
+            level[q++] = l;
+            if (l >= 1 && l < TOPOCONF_LEVELS)
+                count[l + 1]++;
+        }
+    for (int l = 1; l < TOPOCONF_LEVELS; l++)
+        count[l + 1] += count[l];
+    memcpy (at, count, sizeof (at));
+    q = 0;
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++) {
+            int l = level[q++];
+            if (l < 1 || l >= TOPOCONF_LEVELS)
+                continue;
+            lat[at[l]] = 0.5 * (NETMAP_AT (nm, lat_us, a, b) + NETMAP_AT (nm, lat_us, b, a));
+            bw[at[l]++] = 0.5 * (NETMAP_AT (nm, bw_MBps, a, b) + NETMAP_AT (nm, bw_MBps, b, a));
+        }
+    for (int l = 1; l < TOPOCONF_LEVELS; l++)
+        levels[l] =
+            (topoconf_level_t){stats_median (lat + count[l], (int)(count[l + 1] - count[l])),
+                               stats_median (bw + count[l], (int)(count[l + 1] - count[l]))};
     rc = 0;
 done:
     free (lat);
     free (bw);
+    free (level);
     return rc;
 }
 
