@@ -372,17 +372,26 @@ static void remove_plan (const char *plan)
     close (fd);
 }
 
-/* Slurm's configuration, asked for by slurm_mpi; freed by post_opt_local. */
+/* Slurm's configuration, asked for by slurm_mpi and site_netmap; freed by
+ * post_opt_local. */
 static slurm_conf_t *ctl;
 
-/* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick),
- * through Slurm's public configuration call: an RPC to slurmctld, made
- * only when a probe is to run.
+/* ctl, through Slurm's public configuration call (an RPC to slurmctld)
+ * the first time; NULL when slurmctld does not answer.
  */
-static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
+static slurm_conf_t *slurm_ctl (void)
 {
     if (!ctl && slurm_load_ctl_conf ((time_t)0, &ctl) != SLURM_SUCCESS)
         ctl = NULL;
+    return ctl;
+}
+
+/* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick):
+ * asked only when a probe is to run.
+ */
+static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
+{
+    slurm_ctl ();
     *mpi_default = ctl ? ctl->mpi_default : NULL;
     *plugin_dir = ctl ? ctl->plugindir : NULL;
 }
@@ -403,9 +412,7 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         snprintf (path, sizeof (path), "%s", topology);
     else {
         const char *slash;
-        if (!ctl && slurm_load_ctl_conf ((time_t)0, &ctl) != SLURM_SUCCESS)
-            ctl = NULL;
-        if (!ctl || !ctl->topology_plugin || strcmp (ctl->topology_plugin, "topology/tree") != 0) {
+        if (!slurm_ctl () || !ctl->topology_plugin || strcmp (ctl->topology_plugin, "topology/tree") != 0) {
             errprintf (errp, "Slurm's TopologyPlugin is %s, not topology/tree",
                        !ctl                    ? "unknown (no answer from slurmctld)"
                        : ctl->topology_plugin ? ctl->topology_plugin
