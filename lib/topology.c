@@ -1351,7 +1351,8 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            if (i != j && !(isfinite (AT (x, n, i, j)) && AT (x, n, i, j) > 0))
+            if (i != j && !isnan (AT (x, n, i, j)) &&
+                !(isfinite (AT (x, n, i, j)) && AT (x, n, i, j) > 0))
                 return errinval (errp, "figure from host %d to host %d is %g: not finite and > 0",
                                  i, j, AT (x, n, i, j));
     npairs = (size_t)n * (size_t)(n - 1) / 2;
@@ -1369,7 +1370,9 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++, k++)
             if (k % stride == 0) {
-                hop[q] = path_switches (t->parent, depth, i, j);
+                /* a pair not measured (NaN) is in no class */
+                hop[q] =
+                    isnan (pair_mean (n, x, i, j)) ? -1 : path_switches (t->parent, depth, i, j);
                 if (hop[q] > maxhop)
                     maxhop = hop[q];
                 q++;
@@ -1381,15 +1384,16 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
     if (!count || !at || !med)
         goto nomem;
     for (q = 0; q < npairs; q++)
-        count[hop[q] + 1]++;
+        if (hop[q] >= 0)
+            count[hop[q] + 1]++;
     for (int h = 0; h <= maxhop; h++)
         count[h + 1] += count[h];
     memcpy (at, count, ((size_t)maxhop + 2) * sizeof (*at));
     k = q = 0;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++, k++)
-            if (k % stride == 0)
-                val[at[hop[q++]]++] = pair_mean (n, x, i, j);
+            if (k % stride == 0 && hop[q++] >= 0)
+                val[at[hop[q - 1]]++] = pair_mean (n, x, i, j);
     *sep = INFINITY;
     for (int h = 0, prev = -1; h <= maxhop; h++) {
         size_t lo = count[h], hi = count[h + 1];

@@ -169,8 +169,9 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp);
  * the medians of two successive classes (the larger hop count's over the
  * smaller's; +inf with one class).  Beyond 2^16 pairs, every k-th pair
  * (in the order (0,1), (0,2), ..., (1,2), ...) stands for the others.
+ * A pair with an entry NaN was not measured and is left out.
  * Returns the number of classes, -1 with errp set (errno EINVAL: t is no
- * tree of n hosts, x has an entry not finite and > 0; ENOMEM).
+ * tree of n hosts, x has an entry not NaN, finite and > 0; ENOMEM).
  */
 int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
               tm_error_t *errp);

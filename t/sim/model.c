@@ -8,8 +8,9 @@
  * one, both priced on the true one.
  *
  * Networks (hosts on edge switches; "levels" as topo_t counts them):
- *   ft2-full    2-level fat tree, 16 hosts a leaf, full bisection: one
- *               bandwidth everywhere, latency 1.0 / 1.5 us by level
+ *   ft2-full    2-level fat tree, 32 hosts a leaf (radix-64 leaf switches,
+ *               half of the ports up), full bisection: one bandwidth
+ *               everywhere, latency 1.0 / 1.5 us by level
  *   ft2-taper   the same, uplinks 3:1 tapered: 12 000 / 4 000 MB/s
  *   ft3-full    3-level fat tree, 4 leaves a pod: 1.0 / 1.5 / 2.0 us
  *   ft3-taper   uplinks 2:1 at each level: 12 000 / 6 000 / 3 000 MB/s
@@ -24,10 +25,21 @@
  * 1 +- X; 0.5 % of latencies 2-4 times (outliers); 1 % of bandwidths
  * 1.5-2.5 times (a token bucket's burst).
  *
- * Without the sampling probe (issue 14, item 4) every pair is measured:
- * pairs_measured is pairs_total.
+ * Two plans (--plan, both by default): "all" measures every pair and
+ * infers as the probe does; "sampled" runs the probe's sampling plan
+ * (lib/sample.h), each pair it asks for read from the measured netmap,
+ * and pairs_measured says how many it asked for.  time_s is the
+ * inference's time (for "sampled", the plan's own: choosing pairs,
+ * placing hosts, filling the rest), not the measuring.
  *
- * Usage: model [--nodes N[,N...]] [--topo T[,T...]] [--noise X] [--seed S]
+ * A flat switch of L edges costs a host about L / 2 pairs to find its
+ * edge whatever the plan: two hosts' figures cannot tell sibling edges
+ * apart.  Hence 32 hosts a leaf in the two-level fat trees (128 leaves at
+ * 4096 hosts, as radix-64 leaf switches build them), not 16 (256 leaves,
+ * over 8 N log2 N pairs for any plan).
+ *
+ * Usage: model [--nodes N[,N...]] [--topo T[,T...]] [--plan P[,P]]
+ *              [--noise X] [--seed S]
  * Exit 1 when a fat tree or the dragonfly does not come back exactly.
  */
 #include "config.h"
@@ -43,6 +55,7 @@
 #include "lib/mapper.h"
 #include "lib/netmap.h"
 #include "lib/profile.h"
+#include "lib/sample.h"
 #include "lib/topology.h"
 
 static uint64_t rng_state = 1;
@@ -65,8 +78,8 @@ typedef struct {
 } net_t;
 
 static const net_t nets[] = {
-    {"ft2-full", 16, 0, {0, 1.0, 1.5, 0}, {0, 12000, 12000, 0}, true},
-    {"ft2-taper", 16, 0, {0, 1.0, 1.5, 0}, {0, 12000, 4000, 0}, true},
+    {"ft2-full", 32, 0, {0, 1.0, 1.5, 0}, {0, 12000, 12000, 0}, true},
+    {"ft2-taper", 32, 0, {0, 1.0, 1.5, 0}, {0, 12000, 4000, 0}, true},
     {"ft3-full", 16, 4, {0, 1.0, 1.5, 2.0}, {0, 12000, 12000, 12000}, true},
     {"ft3-taper", 16, 4, {0, 1.0, 1.5, 2.0}, {0, 12000, 6000, 3000}, true},
     {"dragonfly", 4, 8, {0, 1.0, 1.4, 2.2}, {0, 12000, 10000, 3000}, true},
@@ -252,6 +265,52 @@ static double now (void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The sampling plan (lib/sample.h) run as the probe runs it, each pair
+ * it asks for read from the measured netmap (both directions).  Returns
+ * the netmap it saw, filled, with its topology in *u, the pairs it
+ * measured and the plan's own time (the measuring left out); NULL with
+ * errp set.
+ */
+static netmap_t *sample_run (const netmap_t *measured, const topo_params_t *tp, unsigned seed,
+                             topo_t **u, long *pairs, double *dt, tm_error_t *errp)
+{
+    int n = measured->n, k;
+    netmap_t *seen = netmap_create (n, (const char *const *)measured->hosts, errp);
+    sample_t *sp = NULL;
+    const pairs_t *ask;
+    double t0;
+
+    *u = NULL;
+    if (!seen)
+        return NULL;
+    t0 = now ();
+    if (!(sp = sample_create (n, seen->lat_us, seen->bw_MBps, seen->measured, tp, seed, errp)))
+        goto fail;
+    *dt = 0;
+    while ((k = sample_next (sp, &ask, errp)) > 0) {
+        *dt += now () - t0;
+        for (int i = 0; i < k; i++)
+            for (int d = 0; d < 2; d++) {
+                int a = d ? ask[i].b : ask[i].a, b = d ? ask[i].a : ask[i].b;
+                NETMAP_AT (seen, lat_us, a, b) = NETMAP_AT (measured, lat_us, a, b);
+                NETMAP_AT (seen, bw_MBps, a, b) = NETMAP_AT (measured, bw_MBps, a, b);
+                NETMAP_AT (seen, samples, a, b) = NETMAP_AT (measured, samples, a, b);
+                NETMAP_AT (seen, measured, a, b) = 1;
+            }
+        t0 = now ();
+    }
+    if (k < 0 || !(*u = sample_finish (sp, errp)))
+        goto fail;
+    *dt += now () - t0;
+    *pairs = sample_measured (sp);
+    sample_destroy (sp);
+    return seen;
+fail:
+    sample_destroy (sp);
+    netmap_destroy (seen);
+    return NULL;
+}
+
 static int split (char *s, char **out, int max)
 {
     int k = 0;
@@ -262,15 +321,17 @@ static int split (char *s, char **out, int max)
 
 static void usage (void)
 {
-    fprintf (stderr, "usage: model [--nodes N[,N...]] [--topo T[,T...]] [--noise X] [--seed S]\n"
-                     "topologies: ft2-full ft2-taper ft3-full ft3-taper dragonfly cloud\n");
+    fprintf (stderr,
+             "usage: model [--nodes N[,N...]] [--topo T[,T...]] [--plan all|sampled[,...]]\n"
+             "             [--noise X] [--seed S]\n"
+             "topologies: ft2-full ft2-taper ft3-full ft3-taper dragonfly cloud\n");
     exit (2);
 }
 
 int main (int argc, char **argv)
 {
-    int sizes[16] = {64, 512}, nsizes = 2, ntopos = 0, failed = 0;
-    char *topos[16];
+    int sizes[16] = {64, 512}, nsizes = 2, ntopos = 0, nplans = 2, failed = 0;
+    char *topos[16], *plans[2] = {"all", "sampled"};
     double noise = 0.2;
     uint64_t seed = 1;
 
@@ -286,7 +347,12 @@ int main (int argc, char **argv)
                     usage ();
         } else if (strcmp (argv[i], "--topo") == 0)
             ntopos = split (v, topos, 16);
-        else if (strcmp (argv[i], "--noise") == 0)
+        else if (strcmp (argv[i], "--plan") == 0) {
+            nplans = split (v, plans, 2);
+            for (int k = 0; k < nplans; k++)
+                if (strcmp (plans[k], "all") != 0 && strcmp (plans[k], "sampled") != 0)
+                    usage ();
+        } else if (strcmp (argv[i], "--noise") == 0)
             noise = atof (v);
         else if (strcmp (argv[i], "--seed") == 0)
             seed = strtoull (v, NULL, 10);
@@ -320,32 +386,51 @@ int main (int argc, char **argv)
                 fprintf (stderr, "model: out of memory at %d nodes\n", n);
                 return 1;
             }
-            topo_params_default (&tp);
-            t0 = now ();
-            u = topo_infer_net (n, measured->lat_us, measured->bw_MBps, &tp, &e);
-            dt = now () - t0;
             want = malloc ((size_t)n * sizeof (*want));
             for (int h = 0; h < n; h++)
                 want[h] = h / t->per_edge;
-            exact = t->tree && tree_exact (t, u, n);
-            a = u ? ari (u->group, want, n) : 0;
-            measured->topo = u;
-            cost = plan_vs_true (truth, measured);
-            printf ("BENCH model nodes=%d topo=%s noise=%.2f pairs_measured=%lld pairs_total=%lld "
-                    "tree_exact=%d ari=%.4f plan_cost_vs_true=%.4f time_s=%.4f model=%s "
-                    "signal=%s residual=%.3f\n",
-                    n, t->name, noise, (long long)n * (n - 1) / 2, (long long)n * (n - 1) / 2,
-                    exact, a, cost, dt,
+            for (int pl = 0; pl < nplans; pl++) {
+                bool sampled = strcmp (plans[pl], "sampled") == 0;
+                netmap_t *seen = measured;
+                long pairs = (long)n * (n - 1) / 2;
+
+                topo_params_default (&tp);
+                if (sampled) {
+                    if (!(seen = sample_run (measured, &tp, (unsigned)seed, &u, &pairs, &dt, &e))) {
+                        fprintf (stderr, "model: %s at %d nodes: sampling: %s\n", t->name, n,
+                                 e.text);
+                        return 1;
+                    }
+                } else {
+                    t0 = now ();
+                    u = topo_infer_net (n, measured->lat_us, measured->bw_MBps, &tp, &e);
+                    dt = now () - t0;
+                }
+                exact = t->tree && tree_exact (t, u, n);
+                a = u ? ari (u->group, want, n) : 0;
+                topo_destroy (seen->topo);
+                seen->topo = u;
+                cost = plan_vs_true (truth, seen);
+                printf (
+                    "BENCH model nodes=%d topo=%s noise=%.2f plan=%s pairs_measured=%ld "
+                    "pairs_total=%lld tree_exact=%d ari=%.4f plan_cost_vs_true=%.4f time_s=%.4f "
+                    "model=%s signal=%s residual=%.3f\n",
+                    n, t->name, noise, plans[pl], pairs, (long long)n * (n - 1) / 2, exact, a, cost,
+                    dt,
                     !u                      ? "none"
                     : u->model == TOPO_TREE ? "tree"
                                             : "groups",
                     u && u->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency",
                     u ? u->residual : NAN);
-            fflush (stdout);
-            if (t->tree && !exact) {
-                fprintf (stderr, "model: %s at %d nodes: the tree did not come back%s%s\n", t->name,
-                         n, e.text[0] ? ": " : "", e.text);
-                failed = 1;
+                fflush (stdout);
+                if (t->tree && !exact) {
+                    fprintf (stderr,
+                             "model: %s at %d nodes, plan %s: the tree did not come back%s%s\n",
+                             t->name, n, plans[pl], e.text[0] ? ": " : "", e.text);
+                    failed = 1;
+                }
+                if (seen != measured)
+                    netmap_destroy (seen);
             }
             free (want);
             netmap_destroy (measured);
