@@ -46,8 +46,8 @@
  * every two of which one was made after the skeleton). */
 #define SAMPLE_WEAK_SEP 1.6
 #define SAMPLE_ALL_KIDS 16
-/* Edges of at most this many hosts under a weak level are checked for
- * two clusters a level apart (every pair of their hosts measured). */
+/* The skeleton's edges of at most this many hosts are checked for two
+ * switches' hosts (every pair of their hosts measured). */
 #define SAMPLE_SPLIT_MAX 32
 /* Subtrees of at most this many hosts under a switch of a weak level (and
  * at most SAMPLE_ALL_KIDS children) are inferred from all their pairs. */
@@ -75,7 +75,9 @@ typedef struct {
     ivec_t under; /* switches: placed hosts below, in increasing order */
     int created;  /* the step in which a child was made under it */
     bool rebuilt; /* a block rebuilt or made by one: settled */
-    bool skel;    /* the skeleton's */
+    bool skel;    /* the skeleton's (a switch, or a host) */
+    bool mixed;   /* an edge whose skeleton hosts stand two levels apart */
+    bool checked; /* an edge found one switch (split_edge) */
 } vert_t;
 
 /* A host being placed: the switch it is at and what it learnt there. */
@@ -324,13 +326,14 @@ static double fig_at (const sample_t *s, int g, int l)
  * nearer than l, the pair's hosts are under one child of a switch of
  * level l.  On every signal whose two figures stand SAMPLE_SEP apart
  * the largest (a burst can make a far pair's bandwidth look near, its
- * latency stays), else on the one that separates them best.
+ * latency stays), else on the one that separates them best.  Where hosts
+ * share a machine (topo_params_t.lat_gaps 0), on bandwidth alone.
  */
 static double dist (const sample_t *s, int l, int a, int b)
 {
     double d = -INFINITY, weak = NAN, weaksep = 0;
 
-    for (int g = 0; g < 2; g++) {
+    for (int g = s->tp.lat_gaps ? 0 : 1; g < 2; g++) {
         double hi = fig_at (s, g, l), lo = l > 1 ? fig_at (s, g, l - 1) : NAN, dg;
         if (isnan (hi))
             hi = lo * SAMPLE_NEW_SEP;
@@ -444,17 +447,28 @@ sample_t *sample_create (int n, double *lat_us, double *bw_MBps, int *measured,
      * it, as the inference needs) at random places of one grid; twice
      * as many drawn, for a skeleton that shows no tree (names that do not
      * follow racks) */
-    int run = s->nskel < SAMPLE_RUN ? s->nskel : SAMPLE_RUN, slots = n / run;
+    int run = s->nskel < SAMPLE_RUN ? s->nskel : SAMPLE_RUN, slots = (n + run - 1) / run;
     int off = (int)(rnd (s) % (uint64_t)n), k = 0;
+    char *taken = calloc ((size_t)n, 1);
+    if (!taken) {
+        free (pick);
+        goto nomem;
+    }
     for (int i = 0; i < slots; i++)
         pick[i] = i;
-    for (int i = 0; k < s->maxskel; i++) {
+    for (int i = 0; i < slots && k < s->maxskel; i++) {
         int j = i + (int)(rnd (s) % (uint64_t)(slots - i)), t = pick[i];
         pick[i] = pick[j];
         pick[j] = t;
-        for (int h = 0; h < run && k < s->maxskel; h++)
-            s->skel[k++] = (off + pick[i] * run + h) % n;
+        for (int h = 0; h < run && k < s->maxskel; h++) {
+            int x = (off + pick[i] * run + h) % n; /* the last run wraps round */
+            if (!taken[x]) {
+                taken[x] = 1;
+                s->skel[k++] = x;
+            }
+        }
     }
+    free (taken);
     free (pick);
     return s;
 nomem:
@@ -534,9 +548,11 @@ static int grow_skeleton (sample_t *s, tm_error_t *errp)
                 if (p < 0)
                     s->root = vert[v];
             }
-        for (int i = 0; i < k; i++)
+        for (int i = 0; i < k; i++) {
             if (place (s, s->skel[i], vert[t->parent[i]]) < 0)
                 goto nomem;
+            s->v[s->skel[i]].skel = true;
+        }
     }
     rc = 1;
     goto done;
@@ -1084,21 +1100,72 @@ static bool apart (const sample_t *s, const int *h, const char *side, int k, dou
     return false;
 }
 
-/* Edge e (3 to SAMPLE_SPLIT_MAX hosts): the pairs of its hosts not
- * measured yet are asked for; with all measured, the top split of their
- * average-linkage clustering, where the two sides measure a level apart
- * (median distance above level 2 positive, and apart), becomes two
- * edges.  Returns
- * 1 when it asked or split, 0, -1 on ENOMEM. */
+/* The hosts h[0..k) (every pair measured) in two sides, side[i] 1 or 0:
+ * the top split of their average-linkage clustering on the distance
+ * above level 2.  Returns 1 when the sides stand a level apart (median
+ * distance across above 0, and apart), 0 when they do not (median not
+ * above 0), 2 in between, -1 on ENOMEM. */
+static int two_sides (const sample_t *s, const int *h, int k, char *side)
+{
+    double *c = malloc ((size_t)k * (size_t)k * sizeof (*c));
+    int root = 2 * k - 2, one = -1, m = 0, rc = -1;
+    topo_t *t = NULL;
+
+    if (!c)
+        return -1;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            AT (c, k, i, j) = i == j ? 0 : exp (dist (s, 2, h[i], h[j]));
+    if (!(t = topo_cluster (k, c, NULL)))
+        goto done;
+    /* side 1: the hosts under one child of the dendrogram's root (the last
+     * merge, vertex 2k - 2) */
+    for (int v = 0; v < t->nvertices; v++)
+        if (t->parent[v] == root) {
+            one = v;
+            break;
+        }
+    for (int i = 0; i < k; i++) {
+        int u = i;
+        while (u != root && u != one)
+            u = t->parent[u];
+        side[i] = u == one;
+    }
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            if (side[i] && !side[j])
+                c[m++] = dist (s, 2, h[i], h[j]);
+    rc = m == 0 || stats_median (c, m) <= 0 ? 0 : apart (s, h, side, k, c) ? 1 : 2;
+done:
+    free (c);
+    topo_destroy (t);
+    return rc;
+}
+
+/* Edge e of the skeleton (3 to SAMPLE_SPLIT_MAX hosts): where its
+ * skeleton hosts (every pair measured) stand in two sides a level apart,
+ * or fewer than three of them leave it open, the pairs of all its hosts
+ * not measured yet are asked for; with all measured, two sides a level
+ * apart become two edges.  Returns 1 when it asked or split, 0, -1 on
+ * ENOMEM. */
 static int split_edge (sample_t *s, int e)
 {
-    int k = s->v[e].under.n, *h = malloc ((size_t)k * sizeof (*h)), asked = 0, rc = -1;
-    double *c = malloc ((size_t)k * (size_t)k * sizeof (*c)), *d = NULL;
-    topo_t *t = NULL;
-    char *side = NULL;
+    int k = s->v[e].under.n, *h = malloc ((size_t)k * sizeof (*h)), ks = 0, asked = 0, rc = -1;
+    char *side = calloc ((size_t)k, 1);
 
-    if (!h || !c)
+    if (!h || !side)
         goto done;
+    if (!s->v[e].mixed) {
+        for (int i = 0; i < k; i++)
+            if (s->v[s->v[e].under.v[i]].skel)
+                h[ks++] = s->v[e].under.v[i];
+        if (ks >= 3 && (rc = two_sides (s, h, ks, side)) <= 0) {
+            s->v[e].checked = rc == 0; /* its skeleton hosts: one switch */
+            goto done;
+        }
+        /* apart, in between, or too few to tell: every pair */
+        s->v[e].mixed = true;
+    }
     memcpy (h, s->v[e].under.v, (size_t)k * sizeof (*h));
     for (int i = 0; i < k; i++)
         for (int j = i + 1; j < k; j++)
@@ -1112,58 +1179,30 @@ static int split_edge (sample_t *s, int e)
         rc = 1;
         goto done;
     }
-    for (int i = 0; i < k; i++)
-        for (int j = 0; j < k; j++)
-            AT (c, k, i, j) = i == j ? 0 : exp (dist (s, 2, h[i], h[j]));
-    if (!(t = topo_cluster (k, c, NULL)) || !(side = calloc ((size_t)k, 1)) ||
-        !(d = malloc ((size_t)k * (size_t)k * sizeof (*d))))
+    if ((rc = two_sides (s, h, k, side)) != 1) {
+        s->v[e].checked = rc >= 0;
+        rc = rc < 0 ? -1 : 0;
         goto done;
-    /* side 1: the hosts under one child of the dendrogram's root (the
-     * root is the last merge, vertex 2k - 2) */
-    {
-        int root = 2 * k - 2, one = -1, m = 0;
-        for (int v = 0; v < t->nvertices; v++)
-            if (t->parent[v] == root) {
-                one = v;
-                break;
-            }
-        for (int i = 0; i < k; i++) {
-            int u = i;
-            while (u != root && u != one)
-                u = t->parent[u];
-            side[i] = u == one;
-        }
-        for (int i = 0; i < k; i++)
-            for (int j = 0; j < k; j++)
-                if (side[i] && !side[j])
-                    d[m++] = dist (s, 2, h[i], h[j]);
-        rc = 0;
-        if (m > 0 && stats_median (d, m) > 0 && apart (s, h, side, k, d)) {
-            int ne = new_vertex (s, s->v[e].parent, 1);
-            if (ne < 0) {
+    }
+    int ne = new_vertex (s, s->v[e].parent, 1);
+    if (ne < 0) {
+        rc = -1;
+        goto done;
+    }
+    for (int i = 0; i < k; i++)
+        if (side[i]) {
+            ivec_remove (&s->v[e].kid, h[i]);
+            ivec_remove (&s->v[e].under, h[i]);
+            s->v[h[i]].parent = ne;
+            if (ivec_push (&s->v[ne].kid, h[i]) < 0 || ivec_insert (&s->v[ne].under, h[i]) < 0) {
                 rc = -1;
                 goto done;
             }
-            for (int i = 0; i < k; i++)
-                if (side[i]) {
-                    ivec_remove (&s->v[e].kid, h[i]);
-                    ivec_remove (&s->v[e].under, h[i]);
-                    s->v[h[i]].parent = ne;
-                    if (ivec_push (&s->v[ne].kid, h[i]) < 0 ||
-                        ivec_insert (&s->v[ne].under, h[i]) < 0) {
-                        rc = -1;
-                        goto done;
-                    }
-                }
-            rc = 1;
         }
-    }
+    rc = 1;
 done:
     free (h);
-    free (c);
-    free (d);
     free (side);
-    topo_destroy (t);
     return rc;
 }
 
@@ -1360,7 +1399,8 @@ static int verify (sample_t *s)
      * level apart is split */
     for (int e = s->n, nv = s->nv; e < nv; e++) {
         int r;
-        if (s->v[e].level != 1 || !s->v[e].skel || s->v[e].rebuilt || s->v[e].under.n < 3 ||
+        if (s->v[e].level != 1 || !s->v[e].skel || s->v[e].rebuilt || s->v[e].checked ||
+            s->v[e].under.n < 3 ||
             s->v[e].under.n > SAMPLE_SPLIT_MAX)
             continue;
         if ((r = split_edge (s, e)) < 0)
@@ -1576,54 +1616,14 @@ nomem:
     return errprintf (errp, "out of memory");
 }
 
-/* Median of the measured pairs' latencies and bandwidths (the mean of
- * their directions) in each of nb buckets; bucket[k] of done[k], -1 for
- * none.  NaN where a bucket has no pair. */
-static int bucket_medians (const sample_t *s, const int *bucket, int nb, double *lat, double *bw)
+/* The level nearest l with figures (level_figures'). */
+static int level_known (const sample_t *s, int l)
 {
-    size_t *count = calloc ((size_t)nb + 1, sizeof (*count)),
-           *at = calloc ((size_t)nb + 1, sizeof (*at));
-    double *vl = malloc (((size_t)s->ndone + 1) * sizeof (*vl));
-    double *vb = malloc (((size_t)s->ndone + 1) * sizeof (*vb));
-    int rc = -1;
-
-    if (!count || !at || !vl || !vb)
-        goto done;
-    for (long k = 0; k < s->ndone; k++)
-        if (bucket[k] >= 0)
-            count[bucket[k] + 1]++;
-    for (int g = 0; g < nb; g++)
-        count[g + 1] += count[g];
-    memcpy (at, count, ((size_t)nb + 1) * sizeof (*at));
-    for (long k = 0; k < s->ndone; k++)
-        if (bucket[k] >= 0) {
-            int a = s->done[k].a, b = s->done[k].b, n = s->n;
-            size_t i = at[bucket[k]]++;
-            double x = AT (s->lat, n, a, b), y = AT (s->lat, n, b, a);
-            vl[i] = fmax (x, y) > 2 * fmin (x, y) ? fmin (x, y) : 0.5 * (x + y);
-            vb[i] = 0.5 * (AT (s->bw, n, a, b) + AT (s->bw, n, b, a));
-        }
-    for (int g = 0; g < nb; g++) {
-        lat[g] = stats_median (vl + count[g], (int)(count[g + 1] - count[g]));
-        bw[g] = stats_median (vb + count[g], (int)(count[g + 1] - count[g]));
-    }
-    rc = 0;
-done:
-    free (count);
-    free (at);
-    free (vl);
-    free (vb);
-    return rc;
-}
-
-/* The nearest bucket with figures to bucket k of nb (levels). */
-static int bucket_known (const double *lat, int nb, int k)
-{
-    for (int d = 0; d < nb; d++) {
-        if (k - d >= 0 && !isnan (lat[k - d]))
-            return k - d;
-        if (k + d < nb && !isnan (lat[k + d]))
-            return k + d;
+    for (int d = 0; d <= s->nlevels; d++) {
+        if (l - d >= 0 && !isnan (s->fig[0][l - d]))
+            return l - d;
+        if (l + d <= s->nlevels && !isnan (s->fig[0][l + d]))
+            return l + d;
     }
     return -1;
 }
@@ -1669,8 +1669,8 @@ done:
 
 topo_t *sample_finish (sample_t *s, tm_error_t *errp)
 {
-    int n = s->n, nb, *bucket = NULL;
-    double *lat = NULL, *bw = NULL, *x = NULL, sep;
+    int n = s->n;
+    double *x = NULL, sep;
     topo_t *t = NULL;
 
     if (s->stage != ST_DONE) {
@@ -1680,24 +1680,19 @@ topo_t *sample_finish (sample_t *s, tm_error_t *errp)
     if (s->all) /* every pair measured: the probe's own inference */
         return topo_infer_net (n, s->lat, s->bw, &s->tp, errp);
     /* the pairs not measured: their level's medians */
-    nb = s->v[s->root].level + 1;
-    bucket = malloc (((size_t)s->ndone + 1) * sizeof (*bucket));
-    lat = malloc ((size_t)nb * sizeof (*lat));
-    bw = malloc ((size_t)nb * sizeof (*bw));
-    if (!bucket || !lat || !bw)
-        goto nomem;
-    for (long k = 0; k < s->ndone; k++)
-        bucket[k] = join_level (s, s->done[k].a, s->done[k].b);
-    if (bucket_medians (s, bucket, nb, lat, bw) < 0)
+    if (level_figures (s, true) < 0)
         goto nomem;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
-            int k;
+            int l;
             if (AT (s->measured, n, a, b) > 0 || AT (s->measured, n, b, a) > 0)
                 continue;
-            k = bucket_known (lat, nb, join_level (s, a, b));
-            AT (s->lat, n, a, b) = AT (s->lat, n, b, a) = lat[k];
-            AT (s->bw, n, a, b) = AT (s->bw, n, b, a) = bw[k];
+            if ((l = level_known (s, join_level (s, a, b))) < 0) {
+                errinval (errp, "sampling plan: no pair measured to fill the others from");
+                goto fail;
+            }
+            AT (s->lat, n, a, b) = AT (s->lat, n, b, a) = s->fig[0][l];
+            AT (s->bw, n, a, b) = AT (s->bw, n, b, a) = 1 / s->fig[1][l];
         }
     if (!(t = finish_topo (s, errp)))
         goto fail;
@@ -1706,16 +1701,12 @@ topo_t *sample_finish (sample_t *s, tm_error_t *errp)
         goto nomem;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++)
-            AT (x, n, a, b) = a == b ? 0
-                              : AT (s->measured, n, a, b) <= 0 && AT (s->measured, n, b, a) <= 0
-                                  ? NAN
+            AT (x, n, a, b) = a == b                                                          ? 0
+                              : AT (s->measured, n, a, b) <= 0 && AT (s->measured, n, b, a) <= 0 ? NAN
                               : s->signal == TOPO_SIGNAL_BANDWIDTH ? 1 / AT (s->bw, n, a, b)
                                                                    : AT (s->lat, n, a, b);
     if (topo_fit (t, n, x, &t->residual, &sep, errp) < 0)
         goto fail;
-    free (bucket);
-    free (lat);
-    free (bw);
     free (x);
     errclear (errp);
     return t;
@@ -1724,9 +1715,6 @@ nomem:
     errprintf (errp, "out of memory");
 fail:
     topo_destroy (t);
-    free (bucket);
-    free (lat);
-    free (bw);
     free (x);
     return NULL;
 }

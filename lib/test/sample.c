@@ -319,9 +319,52 @@ static void test_small (void)
     free (t.perm);
 }
 
+/* Every size from 2 to 70 hosts (two switches, names interleaved): the
+ * plan ends with a topology, asking only for pairs of two hosts in range
+ * that it had not asked for. */
+static void test_sizes (void)
+{
+    int bad = 0, first = 0;
+
+    for (int n = 2; n <= 70 && !bad; n++) {
+        double *lat = malloc ((size_t)n * n * sizeof (*lat)), *bw = malloc ((size_t)n * n * sizeof (*bw));
+        int *measured = calloc ((size_t)n * n, sizeof (*measured)), k;
+        const pairs_t *ask;
+        tm_error_t e = {""};
+        sample_t *sp = sample_create (n, lat, bw, measured, NULL, (unsigned)n, &e);
+        topo_t *u = NULL;
+
+        seed = (unsigned long long)n;
+        while (sp && (k = sample_next (sp, &ask, &e)) > 0)
+            for (int i = 0; i < k; i++) {
+                int a = ask[i].a, b = ask[i].b, same = a % 2 == b % 2;
+                if (a < 0 || b >= n || a >= b || AT (measured, n, a, b))
+                    bad = 1;
+                else {
+                    AT (lat, n, a, b) = AT (lat, n, b, a) = (same ? 10 : 40) * (1 + 0.1 * urand ());
+                    AT (bw, n, a, b) = AT (bw, n, b, a) = (same ? 120 : 12) * (1 + 0.1 * urand ());
+                    AT (measured, n, a, b) = AT (measured, n, b, a) = 1;
+                }
+            }
+        if (!sp || !(u = sample_finish (sp, &e)) || (n > 2 && u->ngroups != 2)) {
+            diag ("%d hosts: %s", n, u ? "not two groups" : e.text);
+            bad = 1;
+        }
+        if (bad)
+            first = n;
+        topo_destroy (u);
+        sample_destroy (sp);
+        free (lat);
+        free (bw);
+        free (measured);
+    }
+    ok (!bad, "2 to 70 hosts on two switches: two groups, each pair asked for once (%d)", first);
+}
+
 int main (void)
 {
     test_skeleton ();
+    test_sizes ();
     test_trees ();
     test_cloud ();
     test_faults ();
