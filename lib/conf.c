@@ -306,6 +306,14 @@ static int conf_set_probe_pairs (conf_t *c, const char *val, const char *arg, tm
     return 0;
 }
 
+static int conf_set_probe_plan (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    if (strcmp (val, "auto") != 0 && strcmp (val, "all") != 0 && strcmp (val, "sampled") != 0)
+        return conf_fail (errp, arg, "expected auto, all or sampled");
+    snprintf (c->probe_plan, sizeof (c->probe_plan), "%s", val);
+    return 0;
+}
+
 static int conf_set_min_gain (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
     if (!conf_fraction (val, &c->min_gain))
@@ -352,6 +360,7 @@ static const struct {
     {"probe_ttl", conf_set_probe_ttl},
     {"probe_timeout", conf_set_probe_timeout},
     {"probe_pairs", conf_set_probe_pairs},
+    {"probe_plan", conf_set_probe_plan},
     {"min_gain", conf_set_min_gain},
     {"map", conf_set_map},
     {"profile", conf_set_profile},
@@ -370,6 +379,7 @@ void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich
               probe_mpich_default ? probe_mpich_default : "");
     c->probe_ttl = 3600;
     c->probe_timeout = 30;
+    snprintf (c->probe_plan, sizeof (c->probe_plan), "auto");
     c->min_gain = 0.05;
     c->map = MAP_MODE_AUTO;
     c->profile = PROFILE_MODE_AUTO;

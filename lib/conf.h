@@ -25,6 +25,10 @@
  *                      default 30
  *   probe_pairs=N      pairs the probe measures at once (its --concurrency);
  *                      0, the default, a whole round
+ *   probe_plan=PLAN    the probe's --plan: all (every pair), sampled (the
+ *                      pairs a sampling plan chooses, the others inferred
+ *                      from the switch tree) or auto (sampled from 64
+ *                      nodes on); default auto
  *   min_gain=FRACTION  least predicted gain over srun's layout for a plan
  *                      to be applied, a decimal 0..1; default 0.05
  *   map=MODE           default of --topo-map: auto, bandwidth, latency, off,
@@ -79,6 +83,7 @@ typedef struct {
     int probe_ttl;     /* seconds >= 0 */
     int probe_timeout; /* seconds 1..86400 */
     int probe_pairs;   /* probe --concurrency, 0 a whole round */
+    char probe_plan[8]; /* probe --plan: "auto", "all" or "sampled" */
     double min_gain;   /* 0..1 */
     conf_map_mode_t map;
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */

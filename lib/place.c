@@ -111,7 +111,7 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
     char *argv[] = {
         (char *)in->srun, "--overlap", "--job-name=topomap-probe", "-N", nodes, "-n", nodes,
         "--ntasks-per-node=1", mpi, nodelist, "--quiet", (char *)probe, "-o", (char *)tmp,
-        "-t", budget, "-j", pairs, NULL,
+        "-t", budget, "-j", pairs, "--plan", (char *)c->probe_plan, NULL,
     };
 
     if ((pid = fork ()) < 0)

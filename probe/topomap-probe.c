@@ -33,6 +33,7 @@
 
 #include "lib/netmap.h"
 #include "lib/pairs.h"
+#include "lib/sample.h"
 #include "lib/schedule.h"
 #include "lib/stats.h"
 #include "lib/topology.h"
@@ -57,6 +58,11 @@ static int rank, size;
 /* --doubt: a pair costing this many times its minimax path is measured
  * again (lib/pairs.h); 0 never */
 static double doubt_ratio = 2;
+/* --plan: every pair, the sampling plan (lib/sample.h), or the sampling
+ * plan from PLAN_AUTO_HOSTS hosts on */
+static enum { PLAN_AUTO, PLAN_ALL, PLAN_SAMPLED } plan = PLAN_AUTO;
+static const char *const plan_names[] = {"auto", "all", "sampled", NULL};
+#define PLAN_AUTO_HOSTS 64
 
 static void usage (FILE *f)
 {
@@ -83,6 +89,9 @@ static void usage (FILE *f)
              "  -t, --budget SECONDS   give up after this long (default %g)\n"
              "      --doubt RATIO      measure a pair again when it costs RATIO times\n"
              "                         the path through other hosts; 0 never (default %g)\n"
+             "      --plan PLAN        all: every pair; sampled: about n log n pairs, the\n"
+             "                         others inferred from the switch tree they show;\n"
+             "                         auto: sampled from %d hosts on (default auto)\n"
              "  -v, --verbose          print a summary on standard output\n"
              "  -h, --help             print this help\n"
              "  -V, --version          print the version\n"
@@ -90,7 +99,7 @@ static void usage (FILE *f)
              "Exit status: 0 written, 1 failed, 2 bad usage, 3 time budget exceeded.\n",
              prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.bw_enough_ms, d.min_samples,
              d.max_samples,
-             d.ci_rel, d.concurrency, d.budget_s, doubt_ratio);
+             d.ci_rel, d.concurrency, d.budget_s, doubt_ratio, PLAN_AUTO_HOSTS);
 }
 
 /* Report a usage or setup error once (from rank 0) and leave. */
@@ -138,7 +147,7 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
         {"min-samples", required_argument, 0, 1}, {"max-samples", required_argument, 0, 2},
         {"ci", required_argument, 0, 'c'},        {"budget", required_argument, 0, 't'},
         {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
-        {"doubt", required_argument, 0, 3},
+        {"doubt", required_argument, 0, 3},       {"plan", required_argument, 0, 4},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
     };
@@ -187,6 +196,15 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
                 (doubt_ratio != 0 && doubt_ratio < 1))
                 leave (EXIT_USAGE, "--doubt: '%s' is not 0 or a ratio in [1, 1000]", optarg);
             break;
+        case 4: {
+            int k = 0;
+            while (plan_names[k] && strcmp (plan_names[k], optarg) != 0)
+                k++;
+            if (!plan_names[k])
+                leave (EXIT_USAGE, "--plan: '%s' is not auto, all or sampled", optarg);
+            plan = k == 0 ? PLAN_AUTO : k == 1 ? PLAN_ALL : PLAN_SAMPLED;
+            break;
+        }
         case 'c':
             if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
                 leave (EXIT_USAGE, "--ci: '%s' is not a fraction in (0, 1]", optarg);
@@ -417,19 +435,20 @@ static void respond (int peer, const netmap_params_t *p, char *buf, char *stream
     free (req);
 }
 
-/* Measure pairs[0..npairs) in their order, into this rank's share of res
- * (5 m*m matrices, both directions of each pair: latency, its CI,
- * bandwidth, samples, lead only).  Pair j starts once pair
- * j - p->concurrency has finished (a token from its initiator), so at
- * most `concurrency` pairs run at once; 0 means as many as the order
- * lets.  A host is in one pair at a time since it works through its pairs
- * in this order.
- */
-static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_t *p, int m,
-                           char *buf, char *stream, double *rtt, double *res)
-{
-    size_t mm = (size_t)m * (size_t)m;
+/* A pair's figures: latency, its CI, bandwidth, samples, lead only. */
+#define FIGS 5
 
+/* Measure pairs[0..npairs) in their order: pair j's figures into
+ * out[FIGS * j ...] on its initiator, zeros elsewhere (summed onto rank
+ * 0).  Pair j starts once pair j - p->concurrency has finished (a token
+ * from its initiator), so at most `concurrency` pairs run at once; 0
+ * means as many as the order lets.  A host is in one pair at a time since
+ * it works through its pairs in this order.
+ */
+static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_t *p, char *buf,
+                           char *stream, double *rtt, double *out)
+{
+    memset (out, 0, (size_t)npairs * FIGS * sizeof (*out));
     for (int j = 0; j < npairs; j++) {
         const pair_t *q = &pairs[j];
         if (rank == q->init) {
@@ -437,48 +456,137 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
                 wait_token (pairs[j - p->concurrency].init);
             pair_result_t r;
             measure (q->resp, p, buf, rtt, &r);
-            for (int twice = 0; twice < 2; twice++) {
-                size_t i = twice ? (size_t)q->b * (size_t)m + (size_t)q->a
-                                 : (size_t)q->a * (size_t)m + (size_t)q->b;
-                res[i] = r.lat_us;
-                res[mm + i] = r.ci_us;
-                res[2 * mm + i] = r.bw_MBps;
-                res[3 * mm + i] = r.samples;
-                res[4 * mm + i] = r.lead_only;
-            }
+            out[FIGS * j] = r.lat_us;
+            out[FIGS * j + 1] = r.ci_us;
+            out[FIGS * j + 2] = r.bw_MBps;
+            out[FIGS * j + 3] = r.samples;
+            out[FIGS * j + 4] = r.lead_only;
             if (p->concurrency > 0 && j + p->concurrency < npairs)
                 MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p->concurrency].init, TAG_TOKEN,
                           MPI_COMM_WORLD);
         } else if (rank == q->resp)
             respond (q->init, p, buf, stream);
     }
+    MPI_Reduce (rank == 0 ? MPI_IN_PLACE : out, out, FIGS * npairs, MPI_DOUBLE, MPI_SUM, 0,
+                MPI_COMM_WORLD);
 }
 
-/* The pairs in doubt after their second measurement (again: res's
- * layout): the lower latency with its CI, the higher bandwidth with its
- * lead flag, the samples of both (something on the machine only ever
- * slows a measurement).
+/* Rank 0: the figures of pairs[0..npairs) (out, as measure_pairs left
+ * them) into both directions of all (FIGS m*m matrices) and measured.
+ * Measured again (again), a pair keeps the lower latency with its CI and
+ * the higher bandwidth with its lead flag, and the samples of both
+ * (something on the machine only ever slows a measurement).
  */
-static void keep_better (double *all, const double *again, int m, const pairs_t *doubt, int nd,
-                         int *measured)
+static void store (double *all, int *measured, int m, const pair_t *pairs, int npairs,
+                   const double *out, int again)
 {
     size_t mm = (size_t)m * (size_t)m;
 
-    for (int j = 0; j < nd; j++)
+    for (int j = 0; j < npairs; j++)
         for (int twice = 0; twice < 2; twice++) {
-            size_t i = twice ? (size_t)doubt[j].b * (size_t)m + (size_t)doubt[j].a
-                             : (size_t)doubt[j].a * (size_t)m + (size_t)doubt[j].b;
-            if (again[i] < all[i]) {
-                all[i] = again[i];
-                all[mm + i] = again[mm + i];
+            const double *f = out + FIGS * j;
+            size_t i = twice ? (size_t)pairs[j].b * (size_t)m + (size_t)pairs[j].a
+                             : (size_t)pairs[j].a * (size_t)m + (size_t)pairs[j].b;
+            if (!again || f[0] < all[i]) {
+                all[i] = f[0];
+                all[mm + i] = f[1];
             }
-            if (again[2 * mm + i] > all[2 * mm + i]) {
-                all[2 * mm + i] = again[2 * mm + i];
-                all[4 * mm + i] = again[4 * mm + i];
+            if (!again || f[2] > all[2 * mm + i]) {
+                all[2 * mm + i] = f[2];
+                all[4 * mm + i] = f[4];
             }
-            all[3 * mm + i] += again[3 * mm + i];
-            measured[i] = 2;
+            all[3 * mm + i] = again ? all[3 * mm + i] + f[3] : f[3];
+            measured[i] = again ? 2 : 1;
         }
+}
+
+/* Broadcast from rank 0 without spinning (see wait_quietly): rank 0 may
+ * take a while choosing the next pairs, on cores the others share. */
+static void bcast_quietly (void *data, int count, MPI_Datatype type)
+{
+    MPI_Request req;
+
+    MPI_Ibcast (data, count, type, 0, MPI_COMM_WORLD, &req);
+    wait_quietly (&req);
+}
+
+/* The sampling plan (lib/sample.h) over the m node leaders: rank 0
+ * chooses each batch of pairs, every rank measures its share, rank 0
+ * stores the figures.  Returns the topology found (rank 0; NULL on other
+ * ranks and on failure, errp saying why) and in *nbatches the batches.
+ */
+static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t *p,
+                                const topo_params_t *tp, char *buf, char *stream, double *rtt,
+                                double *all, int *measured, int *nbatches, tm_error_t *errp)
+{
+    size_t mm = (size_t)m * (size_t)m;
+    sample_t *sp = NULL;
+    pairs_t *q = NULL;
+    pair_t *list = NULL;
+    double *out = NULL;
+    topo_t *t = NULL;
+    int k = 0, cap = 0;
+
+    *nbatches = 0;
+    if (rank == 0 && !(sp = sample_create (m, all, all + 2 * mm, measured, tp, 1, errp)))
+        k = -1;
+    for (;;) {
+        const pairs_t *ask;
+        if (rank == 0 && k >= 0) {
+            k = sample_next (sp, &ask, errp);
+            if (k > cap) {
+                pairs_t *nq = realloc (q, (size_t)k * sizeof (*q));
+                if (!nq) {
+                    errprintf (errp, "out of memory");
+                    k = -1;
+                } else {
+                    q = nq;
+                    cap = k;
+                }
+            }
+            if (k > 0) {
+                memcpy (q, ask, (size_t)k * sizeof (*q));
+                if (pairs_rounds (m, q, k, errp) < 0)
+                    k = -1;
+            }
+        }
+        bcast_quietly (&k, 1, MPI_INT);
+        if (k <= 0)
+            break;
+        if (rank != 0 && k > cap) {
+            pairs_t *nq = realloc (q, (size_t)k * sizeof (*q));
+            if (!nq) {
+                fprintf (stderr, "%s: out of memory\n", prog);
+                MPI_Abort (MPI_COMM_WORLD, EXIT_FAIL);
+            }
+            q = nq;
+            cap = k;
+        }
+        bcast_quietly (q, 2 * k, MPI_INT);
+        pair_t *nl = realloc (list, (size_t)k * sizeof (*list));
+        double *no = realloc (out, (size_t)k * FIGS * sizeof (*out));
+        if (nl)
+            list = nl;
+        if (no)
+            out = no;
+        if (!nl || !no) {
+            fprintf (stderr, "%s: out of memory\n", prog);
+            MPI_Abort (MPI_COMM_WORLD, EXIT_FAIL);
+        }
+        for (int j = 0; j < k; j++)
+            list[j] = (pair_t){leader[q[j].a], leader[q[j].b], q[j].a, q[j].b};
+        measure_pairs (list, k, p, buf, stream, rtt, out);
+        if (rank == 0)
+            store (all, measured, m, list, k, out, 0);
+        (*nbatches)++;
+    }
+    if (rank == 0 && k == 0)
+        t = sample_finish (sp, errp);
+    sample_destroy (sp);
+    free (q);
+    free (list);
+    free (out);
+    return t;
 }
 
 int main (int argc, char **argv)
@@ -559,23 +667,29 @@ int main (int argc, char **argv)
     char *buf = calloc (1, buf_len), *stream = malloc (stream_len);
     double *rtt = malloc ((size_t)p.max_samples * sizeof (double));
     size_t mm = (size_t)m * (size_t)m;
-    /* Per pair: latency, CI, bandwidth, samples, lead only; summed onto
-     * rank 0. */
-    double *res = calloc (5 * mm, sizeof (double)), *all = calloc (5 * mm, sizeof (double));
-    int *peer = malloc ((size_t)m * sizeof (int));
-    if (!buf || !stream || !rtt || !res || !all || !peer)
+    /* On rank 0, FIGS m*m matrices: latency, CI, bandwidth, samples, lead
+     * only; and how many times each pair was measured. */
+    double *all = calloc (FIGS * mm, sizeof (double));
+    int *measured = calloc (mm, sizeof (int)), *peer = malloc ((size_t)m * sizeof (int));
+    int sampled = plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS);
+    if (!buf || !stream || !rtt || !all || !measured || !peer)
         leave (EXIT_FAIL, "out of memory");
+    topo_params_t tp;
+    topo_params_default (&tp);
+    tp.lat_gaps = !shared_machine;
 
     /* The measurements in order (measure_pairs): intra-node pairs first,
-     * then the pairs of node leaders round by round. */
-    int npairs = 0;
+     * then the pairs of node leaders round by round, or as the sampling
+     * plan asks for them. */
+    int npairs = 0, nbatches = 0;
     pair_t *pairs = malloc (((size_t)m * (size_t)(m + 1) / 2) * sizeof (*pairs));
-    if (!pairs)
+    double *res = malloc (((size_t)m * (size_t)(m + 1) / 2 * FIGS + 1) * sizeof (*res));
+    if (!pairs || !res)
         leave (EXIT_FAIL, "out of memory");
     for (int h = 0; h < m; h++)
         if (second[h] != -1)
             pairs[npairs++] = (pair_t){leader[h], second[h], h, h};
-    for (int round = 0; round < schedule_rounds (m); round++) {
+    for (int round = 0; !sampled && round < schedule_rounds (m); round++) {
         schedule_round (m, round, peer);
         for (int h = 0; h < m; h++)
             if (peer[h] > h)
@@ -584,23 +698,38 @@ int main (int argc, char **argv)
 
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = MPI_Wtime ();
-    measure_pairs (pairs, npairs, &p, m, buf, stream, rtt, res);
-    MPI_Reduce (res, all, 5 * (int)mm, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    measure_pairs (pairs, npairs, &p, buf, stream, rtt, res);
+    if (rank == 0)
+        store (all, measured, m, pairs, npairs, res, 0);
+    topo_t *topo = NULL;
+    tm_error_t serr = {""};
+    if (sampled) {
+        topo = measure_sampled (m, leader, &p, &tp, buf, stream, rtt, all, measured, &nbatches,
+                                &serr);
+        ok = rank != 0 || topo;
+        MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!ok)
+            leave (EXIT_FAIL, "sampling plan: %s", serr.text);
+    }
+    int nmeasured = 0; /* pairs of hosts measured, the diagonal's too (rank 0) */
+    for (int a = 0; a < m; a++)
+        for (int b = a; b < m; b++)
+            nmeasured += measured[(size_t)a * (size_t)m + (size_t)b] > 0;
+    MPI_Bcast (&nmeasured, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
     /* The pairs in doubt (lib/pairs.h), measured again: at most one in
      * eight (and four), and no more than half the time the budget has
-     * left at the pace of the first pass would take. */
-    int *measured = calloc (mm, sizeof (int)), nd = 0;
-    pairs_t *doubt = malloc ((size_t)(npairs / 8 + 4) * sizeof (*doubt));
-    if (!measured || !doubt)
+     * left at the pace of the first pass would take.  Not after the
+     * sampling plan: it confirmed each of its choices by several hosts,
+     * and a sparse set of pairs has few paths to judge a pair by. */
+    int nd = 0;
+    pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
+    if (!doubt)
         leave (EXIT_FAIL, "out of memory");
-    for (int j = 0; j < npairs; j++)
-        measured[(size_t)pairs[j].a * (size_t)m + (size_t)pairs[j].b] =
-            measured[(size_t)pairs[j].b * (size_t)m + (size_t)pairs[j].a] = 1;
-    if (rank == 0 && doubt_ratio > 0 && npairs > 0) {
-        double pace = (MPI_Wtime () - t0) / npairs;
+    if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled) {
+        double pace = (MPI_Wtime () - t0) / nmeasured;
         double left = p.budget_s - (MPI_Wtime () - t_start);
-        int max = npairs / 8 + 4;
+        int max = nmeasured / 8 + 4;
         tm_error_t e;
         if (pace > 0 && left / 2 / pace < max)
             max = left > 0 ? (int)(left / 2 / pace) : 0;
@@ -615,15 +744,13 @@ int main (int argc, char **argv)
         MPI_Bcast (doubt, 2 * nd, MPI_INT, 0, MPI_COMM_WORLD);
         for (int j = 0; j < nd; j++)
             pairs[j] = (pair_t){leader[doubt[j].a], leader[doubt[j].b], doubt[j].a, doubt[j].b};
-        memset (res, 0, 5 * mm * sizeof (*res));
-        measure_pairs (pairs, nd, &p, m, buf, stream, rtt, res);
-        MPI_Reduce (rank == 0 ? MPI_IN_PLACE : res, res, 5 * (int)mm, MPI_DOUBLE, MPI_SUM, 0,
-                    MPI_COMM_WORLD);
+        measure_pairs (pairs, nd, &p, buf, stream, rtt, res);
         if (rank == 0)
-            keep_better (all, res, m, doubt, nd, measured);
+            store (all, measured, m, pairs, nd, res, 1);
     }
     free (pairs);
     free (doubt);
+    free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
 
     MPI_Reduce (&measure_s, &max_measure_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -662,31 +789,36 @@ int main (int argc, char **argv)
         const char *job = getenv ("SLURM_JOB_ID");
         if (job && strlen (job) < sizeof (nm->jobid))
             strcpy (nm->jobid, job);
-        topo_params_t tp;
-        topo_params_default (&tp);
-        tp.lat_gaps = !shared_machine;
-        nm->topo = topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
+        nm->topo = sampled ? topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
+        topo = NULL;
         if (!nm->topo)
             fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
         if (netmap_write (nm, out, &e) < 0) {
             fprintf (stderr, "%s: %s\n", prog, e.text);
             rc = EXIT_FAIL;
         } else if (verbose) {
-            int lead_only = 0, npairs_measured = 0;
+            int lead_only = 0, npairs_all = 0;
+            char how[64];
             for (int a = 0; a < m; a++)
                 for (int b = a; b < m; b++)
                     if (a != b || second[a] != -1) {
-                        npairs_measured++;
-                        lead_only += all[4 * mm + (size_t)a * (size_t)m + (size_t)b] > 0;
+                        npairs_all++;
+                        lead_only += measured[(size_t)a * (size_t)m + (size_t)b] > 0 &&
+                                     all[4 * mm + (size_t)a * (size_t)m + (size_t)b] > 0;
                     }
-            printf ("%s: %d hosts, %d rounds, %d pair%s measured again, measured in %.3f s, "
-                    "%s model, %d of %d pairs by their lead message alone, wrote %s\n",
-                    prog, m, schedule_rounds (m), nd, nd == 1 ? "" : "s", max_measure_s,
+            if (sampled)
+                snprintf (how, sizeof (how), "%d batches of the sampling plan", nbatches);
+            else
+                snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
+            printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again, "
+                    "measured in %.3f s, %s model, %d of %d pairs by their lead message alone, "
+                    "wrote %s\n",
+                    prog, m, how, nmeasured, npairs_all, nd, nd == 1 ? "" : "s", max_measure_s,
                     !nm->topo                                   ? "no"
                     : nm->topo->model == TOPO_GROUPS            ? "groups"
                     : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
                                                                 : "tree (latency)",
-                    lead_only, npairs_measured, out);
+                    lead_only, nmeasured, out);
         }
     done:
         netmap_destroy (nm);
@@ -699,10 +831,10 @@ int main (int argc, char **argv)
     free (buf);
     free (stream);
     free (rtt);
-    free (res);
     free (all);
     free (peer);
     free (measured);
+    topo_destroy (topo);
     MPI_Finalize ();
     return rc;
 }

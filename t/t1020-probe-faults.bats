@@ -49,6 +49,9 @@ exited() {
 	run run_probe 2 --bw-enough -1 -o "$SHARE/x.json"
 	exited 2
 	[[ "$output" == *"--bw-enough: '-1' is not a number of milliseconds"* ]]
+	run run_probe 2 --plan some -o "$SHARE/x.json"
+	exited 2
+	[[ "$output" == *"--plan: 'some' is not auto, all or sampled"* ]]
 }
 
 @test "pairs in doubt are measured again, at most one in eight and four; --doubt 0 never" {

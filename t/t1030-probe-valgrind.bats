@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # topomap-probe under valgrind, on the emulated cluster: no memory error
 # and no leak of its own on any rank, on a run that measures and writes a
-# netmap and on a run that fails on bad input.  The probe is MPI_FAMILY's
+# netmap, on a run that fails on bad input, and on a run of the sampling
+# plan (8 nodes: the skeleton and hosts placed in its tree).  The probe is MPI_FAMILY's
 # (lib/mpi.sh).  Errors inside Open MPI are suppressed (Open MPI's own file
 # and t/valgrind-openmpi.supp), or inside MPICH's MPI_Init
 # (t/valgrind-mpich.supp); each file says what that leaves unchecked.
@@ -56,5 +57,18 @@ vg_probe() {
 	echo "$output"
 	[ "$status" -ne 0 ] && [ "$status" -ne 99 ]
 	[[ "$output" == *"/nonexistent/dir/vg.json"* ]]
+	[ -z "$(cat "$SHARE"/vg.*.log)" ]
+}
+
+@test "an 8-node probe under its sampling plan is valgrind clean on every rank" {
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
+	stage "$PROBE" "$TOPOMAP"
+	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-$MPI_FAMILY.supp" "$SHARE/"
+	run vg_probe 8 --plan sampled -t 300 -v -o "$SHARE/vg8.json"
+	cat "$SHARE"/vg.*.log
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"batches of the sampling plan"* ]]
+	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 8 ]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 }

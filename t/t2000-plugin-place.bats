@@ -207,6 +207,16 @@ setup() {
 	[[ "${lines[1]}" == "srun: topomap: netmap "*"/job"*".json, measured "*" s ago" ]]
 }
 
+@test "probe_plan=sampled: the plugin's probe samples, and the ranks are placed as ever" {
+	plugstack probe_plan=sampled
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello >/dev/null && $SHARE/topomap netmap show $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
+	[[ "$output" == *"pairs: "*" of 28 measured, the others' figures from the tree"* ]]
+	[[ "$output" == *"2 groups: [n1 n3 n5 n7] [n2 n4 n6 n8]"* ]]
+}
+
 @test "exit codes and signals of the placed step pass through" {
 	# Rank 3 exits last, so that the cluster's KillOnBadExit finds no other
 	# rank to end and srun's status is rank 3's.

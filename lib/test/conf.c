@@ -99,6 +99,14 @@ static void test_arguments (void)
         "probe_pairs=1 is accepted");
     ok (parse1 (&c, "probe_pairs=-1", &e) < 0 && strstr (e.text, "probe_pairs=-1"),
         "probe_pairs=-1 is refused: %s", e.text);
+    conf_default (&c, NULL, NULL, NULL);
+    ok (strcmp (c.probe_plan, "auto") == 0, "probe_plan is auto by default");
+    ok (parse1 (&c, "probe_plan=sampled", &e) == 0 && strcmp (c.probe_plan, "sampled") == 0 &&
+            parse1 (&c, "probe_plan=all", &e) == 0 && strcmp (c.probe_plan, "all") == 0,
+        "probe_plan=sampled and probe_plan=all are accepted");
+    ok (parse1 (&c, "probe_plan=some", &e) < 0 && strstr (e.text, "probe_plan=some") &&
+            strstr (e.text, "expected auto, all or sampled"),
+        "probe_plan=some is refused: %s", e.text);
     ok (parse1 (&c, "probe_timeout=1", &e) == 0 && c.probe_timeout == 1,
         "probe_timeout=1 is accepted");
     ok (parse1 (&c, "min_gain=0.05", &e) == 0 && c.min_gain == 0.05,

@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# topomap-probe --plan sampled (lib/sample.h) on the emulated cluster: the
+# switches found as every pair finds them, from far fewer pairs; the pairs
+# not measured marked so and filled from the tree; names that do not
+# follow the switches still give the configured tree; auto measures every
+# pair below 64 nodes.  (A bad --plan: t1020.)
+
+load lib/cluster
+load lib/probe
+
+setup_file() {
+	need_cluster
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+}
+
+# two_switches N: N nodes on two switches, names interleaved, 10:1.
+two_switches() {
+	local k
+	{
+		echo "switch core"
+		echo "switch s1 parent=core rate=100mbit"
+		echo "switch s2 parent=core rate=100mbit"
+		for ((k = 1; k <= $1; k++)); do
+			echo "node n$k switch=s$((2 - k % 2)) rate=1gbit"
+		done
+	} >"$BATS_FILE_TMPDIR/two-$1.topo"
+	cluster_up --topology "$BATS_FILE_TMPDIR/two-$1.topo"
+	stage "$PROBE" "$TOPOMAP"
+}
+
+@test "16 nodes on two switches: the sampled plan finds both switches from under half the pairs" {
+	two_switches 16
+	run run_probe 16 -v --plan sampled -o "$SHARE/sampled.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"16 hosts, "*" batches of the sampling plan, "* ]]
+	measured=$(sed -n 's/.* \([0-9]*\) of 120 pairs measured,.*/\1/p' <<<"$output")
+	[ -n "$measured" ] && [ "$measured" -lt 60 ]
+	run "$SHARE/topomap" netmap show "$SHARE/sampled.json"
+	echo "$output"
+	[[ "$output" == *"pairs: $measured of 120 measured, the others' figures from the tree"* ]]
+	[[ "$output" == *"2 groups: [n1 n3 n5 n7 n9 n11 n13 n15] [n2 n4 n6 n8 n10 n12 n14 n16]"* ]]
+	# a pair not measured carries its level's figures: n1's row has a
+	# bandwidth for every other node
+	[ "$(awk '/^bandwidth/ {on = 1; next} on && $1 == "n1" && $2 !~ /^n/ {print NF; exit}' \
+		<<<"$output")" -eq 17 ]
+}
+
+@test "auto below 64 nodes measures every pair" {
+	two_switches 16
+	run run_probe 16 -v -o "$SHARE/auto.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"16 hosts, 15 rounds, 120 of 120 pairs measured"* ]]
+}
+
+@test "3level-16, names scrambled across the leaves: the sampled plan gives the configured tree" {
+	cluster_up --topology "$TOPOLOGIES/3level-16.topo"
+	stage "$PROBE" "$TOPOMAP"
+	want=$(configured_tree)
+	run run_probe 16 -v --plan sampled -o "$SHARE/scrambled.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$SHARE/topomap" netmap show "$SHARE/scrambled.json"
+	echo "$output"
+	[[ "$output" == *"tree: $want"* ]]
+}
