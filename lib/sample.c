@@ -73,7 +73,6 @@ typedef struct {
     int level;    /* switches: 1 for an edge; hosts 0 */
     ivec_t kid;   /* switches: children */
     ivec_t under; /* switches: placed hosts below, in increasing order */
-    int created;  /* the step in which a child was made under it */
     bool rebuilt; /* a block rebuilt or made by one: settled */
     bool skel;    /* the skeleton's (a switch, or a host) */
     bool mixed;   /* an edge whose skeleton hosts stand two levels apart */
@@ -98,6 +97,8 @@ typedef struct {
     bool recheck; /* the nearest children screened again before "none" */
     int wait;     /* steps waited for a child to gain hosts to confirm */
     bool careful; /* placed again: every step confirmed */
+    bool founds;  /* under no child of `at`: starts one with the hosts next
+                     to it in index order that are near it */
     ivec_t extra; /* hosts under the root measured beside its children */
 } pend_t;
 
@@ -126,7 +127,6 @@ struct sample {
     pairs_t *out;  /* the last batch's pairs not measured before */
     pairs_t *done; /* every pair measured for the plan, in order */
     long ndone, capdone;
-    int batch;
 };
 
 static uint64_t rnd (sample_t *s)
@@ -578,6 +578,7 @@ static void pend_reset (pend_t *p, int at)
     p->again.n = 0;
     p->recheck = false;
     p->wait = 0;
+    p->founds = false;
     p->extra.n = 0;
 }
 
@@ -702,8 +703,10 @@ static int new_root (sample_t *s, int x)
             return -1;
     s->root = r;
     for (int h = 0; h < s->n; h++) /* the others at the old root start again */
-        if (h != x && s->pend[h].at == old)
+        if (h != x && s->pend[h].at == old) {
             s->pend[h].at = -2;
+            s->pend[h].founds = false;
+        }
     return new_subtree (s, x, r);
 }
 
@@ -887,17 +890,84 @@ static int step (sample_t *s, int x)
                 return 0;
             }
             if (nh >= 3 && median_dist (s, l + 1, x, h, nh) > SAMPLE_ABOVE) {
-                s->v[v].created = s->batch;
                 return new_root (s, x);
             }
         }
         if (l == 1)
             return place (s, x, v);
-        if (s->v[v].created == s->batch)
-            return 0; /* after the child made there this step */
-        s->v[v].created = s->batch;
-        return new_subtree (s, x, v);
+        p->founds = true; /* found_children, with the others under none */
+        return 0;
     }
+}
+
+static int founder_cmp (const void *x, const void *y, void *arg)
+{
+    const sample_t *s = arg;
+    int a = *(const int *)x, b = *(const int *)y;
+
+    if (s->pend[a].at != s->pend[b].at)
+        return s->pend[a].at - s->pend[b].at;
+    return a - b;
+}
+
+/* The hosts under no child of their switch (p->founds), by switch and in
+ * index order, into f; how many. */
+static int founders (sample_t *s, int *f)
+{
+    int k = 0;
+
+    for (int x = 0; x < s->n; x++)
+        if (s->pend[x].at >= 0 && s->pend[x].founds)
+            f[k++] = x;
+    qsort_r (f, (size_t)k, sizeof (*f), founder_cmp, s);
+    return k;
+}
+
+/* The founders: each next to the one before it under the same switch
+ * (names follow racks) is asked for that pair, where not measured yet.
+ * Returns 0, -1 on ENOMEM. */
+static int ask_founders (sample_t *s, int *f)
+{
+    int k = founders (s, f);
+
+    for (int i = 1; i < k; i++)
+        if (s->pend[f[i]].at == s->pend[f[i - 1]].at &&
+            AT (s->measured, s->n, f[i - 1], f[i]) <= 0 &&
+            AT (s->measured, s->n, f[i], f[i - 1]) <= 0 && ask (s, -1, -1, f[i - 1], f[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* The founders, with their pairs to the one before each measured: a run
+ * of founders under one switch whose successive pairs are nearer than its
+ * level makes one new child there (a chain of switches down to an edge);
+ * each founder goes on in it, placed at once where it is an edge.  Two
+ * runs that are one subtree (names that do not follow racks, a pair that
+ * measured far) are siblings for the verification to merge.  Returns 0,
+ * -1 on ENOMEM. */
+static int found_children (sample_t *s, int *f)
+{
+    int k = founders (s, f);
+
+    for (int i = 0, e; i < k; i = e) {
+        int v = s->pend[f[i]].at, c;
+        for (e = i + 1; e < k && s->pend[f[e]].at == v &&
+                        (AT (s->measured, s->n, f[e - 1], f[e]) > 0 ||
+                         AT (s->measured, s->n, f[e], f[e - 1]) > 0) &&
+                        dist (s, s->v[v].level, f[e - 1], f[e]) < 0;
+             e++)
+            ;
+        if (new_subtree (s, f[i], v) < 0)
+            return -1;
+        for (c = s->v[f[i]].parent; s->v[c].parent != v; c = s->v[c].parent)
+            ;
+        for (int j = i + 1; j < e; j++) {
+            pend_reset (&s->pend[f[j]], c);
+            if (s->v[c].level == 1 && place (s, f[j], c) < 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 /* The pairs asked for are measured: each to the host that asked. */
@@ -1022,6 +1092,7 @@ static int merge (sample_t *s, int keep, int gone)
     ivec_remove (&s->v[g->parent].kid, gone);
     g->kid.n = g->under.n = 0;
     g->parent = -1;
+    s->v[keep].rebuilt = false; /* new hosts: to be looked at again */
     return 0;
 }
 
@@ -1429,11 +1500,12 @@ static int verify (sample_t *s)
         for (e = i; e < k && nt[e].key[0] == j && nt[e].key[1] == c1 && nt[e].key[2] == c2; e++)
             ;
         med = nt[i + (e - i) / 2].val;
-        if (s->v[c1].parent != j || s->v[c2].parent != j || s->v[j].rebuilt || med >= 0)
+        if (s->v[c1].parent != j || s->v[c2].parent != j || s->v[j].rebuilt ||
+            med >= (e - i < 3 ? SAMPLE_CLEAR : 0))
             continue;
         int a[3], b[3];
-        if ((e - i >= 3 && med < -SAMPLE_CLOSE) || e - i >= 5 ||
-            (cross_pairs (s, c1, c2, 5, a, b), a[0] < 0)) {
+        if (med < 0 && ((e - i >= 3 && med < -SAMPLE_CLOSE) || e - i >= 5 ||
+                        (cross_pairs (s, c1, c2, 5, a, b), a[0] < 0))) {
             if (merge (s, c1, c2) < 0)
                 goto nomem;
             acts++;
@@ -1500,23 +1572,28 @@ nomem:
  * placed.  Returns the number of hosts not placed, -1 on ENOMEM. */
 static int place_step (sample_t *s, tm_error_t *errp)
 {
-    int left;
+    int left, *f = malloc ((size_t)s->n * sizeof (*f));
 
-    if (level_figures (s, false) < 0)
+    if (!f || level_figures (s, false) < 0)
         goto nomem;
     do {
-        s->batch++;
         s->nask = 0;
         left = 0;
+        if (found_children (s, f) < 0)
+            goto nomem;
         for (int x = 0; x < s->n; x++)
             if (s->pend[x].at != -1) {
-                if (step (s, x) < 0)
+                if (!s->pend[x].founds && step (s, x) < 0)
                     goto nomem;
                 left += s->pend[x].at != -1;
             }
+        if (ask_founders (s, f) < 0)
+            goto nomem;
     } while (s->nask == 0 && left > 0);
+    free (f);
     return left;
 nomem:
+    free (f);
     errno = ENOMEM;
     return errprintf (errp, "out of memory");
 }
