@@ -939,8 +939,8 @@ static int ask_founders (sample_t *s, int *f)
 }
 
 /* The founders, with their pairs to the one before each measured: a run
- * of founders under one switch whose successive pairs are nearer than its
- * level makes one new child there (a chain of switches down to an edge);
+ * of founders under one switch whose successive pairs are clearly nearer
+ * than its level (SAMPLE_CLEAR: one pair decides) makes one new child there (a chain of switches down to an edge);
  * each founder goes on in it, placed at once where it is an edge.  Two
  * runs that are one subtree (names that do not follow racks, a pair that
  * measured far) are siblings for the verification to merge.  Returns 0,
@@ -954,7 +954,7 @@ static int found_children (sample_t *s, int *f)
         for (e = i + 1; e < k && s->pend[f[e]].at == v &&
                         (AT (s->measured, s->n, f[e - 1], f[e]) > 0 ||
                          AT (s->measured, s->n, f[e], f[e - 1]) > 0) &&
-                        dist (s, s->v[v].level, f[e - 1], f[e]) < 0;
+                        dist (s, s->v[v].level, f[e - 1], f[e]) < -SAMPLE_CLEAR;
              e++)
             ;
         if (new_subtree (s, f[i], v) < 0)
