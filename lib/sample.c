@@ -120,6 +120,8 @@ struct sample {
     int nlevels;          /* fig has levels 0..nlevels */
     long fig_ndone;       /* pairs measured when fig was taken */
     long fig_gen;         /* how many times it was taken */
+    double *dfig;         /* [2 * ndone]: done_figures */
+    long nfig;
     pend_t *pend;         /* [n] */
     pairs_t *ask;         /* the last batch */
     int *askwho, *askkid; /* per asked pair: the host placed, the child (-1 extra) */
@@ -258,6 +260,25 @@ static int join_level (const sample_t *s, int a, int b)
     return s->v[join (s, a, b, NULL, NULL)].level;
 }
 
+/* The figures of the pairs measured, done[k]'s in dfig[2 * k ...] (both
+ * signals): taken once, as the pairs are spread over n * n matrices.
+ * Returns 0, -1 on ENOMEM. */
+static int done_figures (sample_t *s)
+{
+    if (s->nfig < s->ndone) {
+        double *f = realloc (s->dfig, (size_t)s->capdone * 2 * sizeof (*f));
+        if (!f)
+            return -1;
+        s->dfig = f;
+    }
+    for (; s->nfig < s->ndone; s->nfig++) {
+        int a = s->done[s->nfig].a, b = s->done[s->nfig].b;
+        s->dfig[2 * s->nfig] = figure (s, TOPO_SIGNAL_LATENCY, a, b);
+        s->dfig[2 * s->nfig + 1] = figure (s, TOPO_SIGNAL_BANDWIDTH, a, b);
+    }
+    return 0;
+}
+
 /* fig[][level]: the median figures of the measured pairs of placed hosts
  * joined at that level (beyond SAMPLE_FIG_PAIRS pairs, every k-th), NaN
  * for a level with none.  Taken again when forced, when the root moved up,
@@ -272,6 +293,8 @@ static int level_figures (sample_t *s, bool force)
 
     if (!force && top == s->nlevels && s->ndone < s->fig_ndone + s->fig_ndone / 4 + 64)
         return 0;
+    if (done_figures (s) < 0)
+        return -1;
     count = calloc ((size_t)top + 2, sizeof (*count));
     at = calloc ((size_t)top + 2, sizeof (*at));
     val = malloc (((size_t)s->ndone + 1) * sizeof (*val));
@@ -298,8 +321,7 @@ static int level_figures (sample_t *s, bool force)
         memcpy (at, count, ((size_t)top + 2) * sizeof (*at));
         for (long k = 0; k < s->ndone; k++)
             if (lev[k] >= 0)
-                val[at[lev[k]]++] = figure (s, g ? TOPO_SIGNAL_BANDWIDTH : TOPO_SIGNAL_LATENCY,
-                                            s->done[k].a, s->done[k].b);
+                val[at[lev[k]]++] = s->dfig[2 * k + g];
         for (int l = 0; l <= top; l++)
             s->fig[g][l] = stats_median (val + count[l], (int)(count[l + 1] - count[l]));
     }
@@ -329,7 +351,7 @@ static double fig_at (const sample_t *s, int g, int l)
  * latency stays), else on the one that separates them best.  Where hosts
  * share a machine (topo_params_t.lat_gaps 0), on bandwidth alone.
  */
-static double dist (const sample_t *s, int l, int a, int b)
+static double dist_of (const sample_t *s, int l, const double *f)
 {
     double d = -INFINITY, weak = NAN, weaksep = 0;
 
@@ -341,8 +363,7 @@ static double dist (const sample_t *s, int l, int a, int b)
             lo = hi / SAMPLE_NEW_SEP;
         if (isnan (hi))
             continue;
-        dg = log (figure (s, g ? TOPO_SIGNAL_BANDWIDTH : TOPO_SIGNAL_LATENCY, a, b)) -
-             0.5 * (log (hi) + log (lo));
+        dg = log (f[g]) - 0.5 * (log (hi) + log (lo));
         if (hi >= SAMPLE_SEP * lo)
             d = fmax (d, dg);
         else if (hi / lo > weaksep) {
@@ -352,6 +373,33 @@ static double dist (const sample_t *s, int l, int a, int b)
     }
     return isfinite (d) ? d : isnan (weak) ? 0 : weak;
 }
+
+/* dist on the one signal that tells level l from the one below best. */
+static double dist_best (const sample_t *s, int l, int a, int b)
+{
+    double best = 0, d = 0;
+
+    for (int g = s->tp.lat_gaps ? 0 : 1; g < 2; g++) {
+        double hi = fig_at (s, g, l), lo = l > 1 ? fig_at (s, g, l - 1) : NAN;
+        if (isnan (hi))
+            hi = lo * SAMPLE_NEW_SEP;
+        if (isnan (lo))
+            lo = hi / SAMPLE_NEW_SEP;
+        if (!isnan (hi) && hi / lo > best) {
+            best = hi / lo;
+            d = log (figure (s, g ? TOPO_SIGNAL_BANDWIDTH : TOPO_SIGNAL_LATENCY, a, b)) -
+                0.5 * (log (hi) + log (lo));
+        }
+    }
+    return d;
+}
+
+static double dist (const sample_t *s, int l, int a, int b)
+{
+    double f[2] = {figure (s, TOPO_SIGNAL_LATENCY, a, b), figure (s, TOPO_SIGNAL_BANDWIDTH, a, b)};
+    return dist_of (s, l, f);
+}
+
 
 /* The placed host under switch c whose index is nearest h's (skip 0),
  * or the skip-th after it in index order, round. */
@@ -940,7 +988,8 @@ static int ask_founders (sample_t *s, int *f)
 
 /* The founders, with their pairs to the one before each measured: a run
  * of founders under one switch whose successive pairs are clearly nearer
- * than its level (SAMPLE_CLEAR: one pair decides) makes one new child there (a chain of switches down to an edge);
+ * than its level on the signal that tells it best (SAMPLE_CLEAR: one pair
+ * decides) makes one new child there (a chain of switches down to an edge);
  * each founder goes on in it, placed at once where it is an edge.  Two
  * runs that are one subtree (names that do not follow racks, a pair that
  * measured far) are siblings for the verification to merge.  Returns 0,
@@ -954,7 +1003,7 @@ static int found_children (sample_t *s, int *f)
         for (e = i + 1; e < k && s->pend[f[e]].at == v &&
                         (AT (s->measured, s->n, f[e - 1], f[e]) > 0 ||
                          AT (s->measured, s->n, f[e], f[e - 1]) > 0) &&
-                        dist (s, s->v[v].level, f[e - 1], f[e]) < -SAMPLE_CLEAR;
+                        dist_best (s, s->v[v].level, f[e - 1], f[e]) < -SAMPLE_CLEAR;
              e++)
             ;
         if (new_subtree (s, f[i], v) < 0)
@@ -1491,7 +1540,7 @@ static int verify (sample_t *s)
         if (s->v[j].level < 2)
             continue;
         nt[k++] =
-            (note_t){{j, ca < cb ? ca : cb, ca < cb ? cb : ca}, dist (s, s->v[j].level, a, b), 0};
+            (note_t){{j, ca < cb ? ca : cb, ca < cb ? cb : ca}, dist_of (s, s->v[j].level, s->dfig + 2 * d), 0};
     }
     qsort (nt, (size_t)k, sizeof (*nt), note_cmp);
     for (long i = 0, e; i < k; i = e) {
@@ -1535,7 +1584,8 @@ static int verify (sample_t *s)
             continue;
         l = join_level (s, a, b);
         for (int w = 0; w < 2; w++)
-            nt[k++] = (note_t){{w ? b : a, l, 0}, dist (s, l, a, b), dist (s, l + 1, a, b)};
+            nt[k++] = (note_t){{w ? b : a, l, 0}, dist_of (s, l, s->dfig + 2 * d),
+                               dist_of (s, l + 1, s->dfig + 2 * d)};
     }
     qsort (nt, (size_t)k, sizeof (*nt), note_cmp);
     for (long i = 0, e; i < k; i = e) {
@@ -1828,5 +1878,6 @@ void sample_destroy (sample_t *s)
     free (s->askkid);
     free (s->out);
     free (s->done);
+    free (s->dfig);
     free (s);
 }
