@@ -1451,11 +1451,12 @@ done:
 }
 
 /* The verification once every host is placed: sibling subtrees whose
- * hosts measure nearer than their parent's level are one (merged, on the
- * median of three pairs or more; two more are asked for first), and a
- * host whose pairs at some level measure beyond that level's band is
- * placed again, every step confirmed (once).  Returns how many things it did,
- * -1 on ENOMEM. */
+ * hosts measure clearly nearer than their parent's level are one (merged
+ * on the median of three pairs or more, within SAMPLE_CLOSE below the
+ * threshold; where one pair is not clearly apart, two more are asked for
+ * first), and a host whose pairs at some level measure beyond that
+ * level's band is placed again, every step confirmed (once).  Returns how
+ * many things it did, -1 on ENOMEM. */
 static int verify (sample_t *s)
 {
     note_t *nt = malloc (((size_t)s->ndone * 2 + 1) * sizeof (*nt));
@@ -1553,8 +1554,7 @@ static int verify (sample_t *s)
             med >= (e - i < 3 ? SAMPLE_CLEAR : 0))
             continue;
         int a[3], b[3];
-        if (med < 0 && ((e - i >= 3 && med < -SAMPLE_CLOSE) || e - i >= 5 ||
-                        (cross_pairs (s, c1, c2, 5, a, b), a[0] < 0))) {
+        if (med < -SAMPLE_CLOSE && (e - i >= 3 || (cross_pairs (s, c1, c2, 3, a, b), a[0] < 0))) {
             if (merge (s, c1, c2) < 0)
                 goto nomem;
             acts++;
