@@ -1,29 +1,33 @@
 /* sample.h: the probe's sampling plan: O(N log N) pairs, chosen as it
  * goes, and the others inferred from the switch tree they reveal.
  *
- * 1. A skeleton: every pair among sample_skeleton(n) hosts drawn at
- *    random, and topo_infer_net over them: a tree of switches and the
- *    figures of its levels (or, with no tree, groups).
+ * 1. A skeleton: every pair among sample_skeleton(n) hosts, in runs of
+ *    consecutive index (names follow racks), and topo_infer_net over
+ *    them: a tree of switches whose levels stand apart and fit closely
+ *    (else a skeleton twice the size, else every pair).
  * 2. Every other host descends that tree from its root.  At a switch it
  *    is measured against one host under each child (children holding a
- *    host whose index is nearest its own first: names follow racks, a
- *    few children a step) until one figure is below the switch's level:
- *    under the geometric mean of that level's figure and the next one
- *    down.  A figure within SAMPLE_CLEAR of that threshold is confirmed
- *    by two more hosts under the same child, their median deciding.
- *    Under no child, the host hangs from the switch (an edge) or starts a
- *    subtree the skeleton did not see, one a step at each switch; at the
- *    root, beyond its level from most children, a new root above it.
- *    With groups, each host is measured against two hosts of every group
- *    and joins the nearest.
- * 3. sample_finish: every pair not measured takes the median figures of
- *    the measured pairs as far apart in the tree (as between those two
- *    groups, within a group).
+ *    host whose index is nearest its own first, a few children a step)
+ *    until one figure is below the switch's level: under the geometric
+ *    mean of that level's figure and the next one down.  A figure near
+ *    that threshold is confirmed by more hosts under the same child, their
+ *    median deciding (up to nine).  Under no child, the host hangs from the
+ *    switch (an edge), or founds a subtree the skeleton did not see with
+ *    the hosts next to it in index order that are clearly near it; at the
+ *    root, beyond its level from most hosts, a new root above it.
+ * 3. A verification: sibling subtrees that are one merged, mixed edges of
+ *    the skeleton split, small subtrees under levels that stand less than
+ *    1.6 apart inferred again from all their pairs, hosts whose pairs
+ *    contradict their place placed again.
+ * 4. sample_finish: every pair not measured takes the median figures of
+ *    the measured pairs as far apart in the tree.
  *
  * Finding its edge switch among L switches under one parent costs a host
  * about L / 2 pairs whatever the plan (two hosts' figures alone cannot
  * tell sibling switches apart): the plan costs n times the switches
- * under each switch on the way down, halved, plus the skeleton.
+ * under each switch on the way down, halved, plus the skeleton.  Where
+ * the skeleton shows no tree, or a level below its edges (names that do
+ * not follow the switches), every pair is measured.
  */
 #ifndef TOPOMAP_SAMPLE_H
 #define TOPOMAP_SAMPLE_H
