@@ -342,6 +342,20 @@ static double fig_at (const sample_t *s, int g, int l)
     return l >= 0 && l <= s->nlevels ? s->fig[g][l] : NAN;
 }
 
+/* The figures of level l and of the level below on signal g (0 latency,
+ * 1 transfer time) into *hi and *lo, a level with none yet taken
+ * SAMPLE_NEW_SEP from its neighbour.  false where neither has one. */
+static bool level_band (const sample_t *s, int g, int l, double *hi, double *lo)
+{
+    *hi = fig_at (s, g, l);
+    *lo = l > 1 ? fig_at (s, g, l - 1) : NAN;
+    if (isnan (*hi))
+        *hi = *lo * SAMPLE_NEW_SEP;
+    if (isnan (*lo))
+        *lo = *hi / SAMPLE_NEW_SEP;
+    return !isnan (*hi);
+}
+
 /* How far pair (a, b) measures above the threshold of level l: the
  * geometric mean of the figures of levels l and l - 1 (a level with none
  * yet taken SAMPLE_NEW_SEP from its neighbour), in log units; negative:
@@ -356,12 +370,8 @@ static double dist_of (const sample_t *s, int l, const double *f)
     double d = -INFINITY, weak = NAN, weaksep = 0;
 
     for (int g = s->tp.lat_gaps ? 0 : 1; g < 2; g++) {
-        double hi = fig_at (s, g, l), lo = l > 1 ? fig_at (s, g, l - 1) : NAN, dg;
-        if (isnan (hi))
-            hi = lo * SAMPLE_NEW_SEP;
-        if (isnan (lo))
-            lo = hi / SAMPLE_NEW_SEP;
-        if (isnan (hi))
+        double hi, lo, dg;
+        if (!level_band (s, g, l, &hi, &lo))
             continue;
         dg = log (f[g]) - 0.5 * (log (hi) + log (lo));
         if (hi >= SAMPLE_SEP * lo)
@@ -380,12 +390,8 @@ static double dist_best (const sample_t *s, int l, int a, int b)
     double best = 0, d = 0;
 
     for (int g = s->tp.lat_gaps ? 0 : 1; g < 2; g++) {
-        double hi = fig_at (s, g, l), lo = l > 1 ? fig_at (s, g, l - 1) : NAN;
-        if (isnan (hi))
-            hi = lo * SAMPLE_NEW_SEP;
-        if (isnan (lo))
-            lo = hi / SAMPLE_NEW_SEP;
-        if (!isnan (hi) && hi / lo > best) {
+        double hi, lo;
+        if (level_band (s, g, l, &hi, &lo) && hi / lo > best) {
             best = hi / lo;
             d = log (figure (s, g ? TOPO_SIGNAL_BANDWIDTH : TOPO_SIGNAL_LATENCY, a, b)) -
                 0.5 * (log (hi) + log (lo));
@@ -450,6 +456,24 @@ static int ask (sample_t *s, int who, int kid, int a, int b)
     s->askwho[s->nask] = who;
     s->askkid[s->nask++] = kid;
     return 0;
+}
+
+/* Every pair of hosts h[0..k) (h NULL: hosts 0..k-1) not measured yet
+ * asked for, for no host in particular.  Returns how many, -1 on ENOMEM. */
+static int ask_every_pair (sample_t *s, const int *h, int k)
+{
+    int asked = 0;
+
+    for (int i = 0; i < k; i++)
+        for (int j = i + 1; j < k; j++) {
+            int a = h ? h[i] : i, b = h ? h[j] : j;
+            if (AT (s->measured, s->n, a, b) > 0 || AT (s->measured, s->n, b, a) > 0)
+                continue;
+            if (ask (s, -1, -1, a, b) < 0)
+                return -1;
+            asked++;
+        }
+    return asked;
 }
 
 sample_t *sample_create (int n, double *lat_us, double *bw_MBps, int *measured,
@@ -1287,16 +1311,8 @@ static int split_edge (sample_t *s, int e)
         s->v[e].mixed = true;
     }
     memcpy (h, s->v[e].under.v, (size_t)k * sizeof (*h));
-    for (int i = 0; i < k; i++)
-        for (int j = i + 1; j < k; j++)
-            if (AT (s->measured, s->n, h[i], h[j]) <= 0 &&
-                AT (s->measured, s->n, h[j], h[i]) <= 0) {
-                if (ask (s, -1, -1, h[i], h[j]) < 0)
-                    goto done;
-                asked = 1;
-            }
-    if (asked) {
-        rc = 1;
+    if ((asked = ask_every_pair (s, h, k)) != 0) {
+        rc = asked < 0 ? -1 : 1;
         goto done;
     }
     if ((rc = two_sides (s, h, k, side)) != 1) {
@@ -1370,15 +1386,8 @@ static int rebuild_block (sample_t *s, int v)
     if (!(h = malloc ((size_t)k * sizeof (*h))))
         return -1;
     memcpy (h, s->v[v].under.v, (size_t)k * sizeof (*h));
-    for (int i = 0; i < k; i++)
-        for (int j = i + 1; j < k; j++)
-            if (AT (s->measured, n, h[i], h[j]) <= 0 && AT (s->measured, n, h[j], h[i]) <= 0) {
-                if (ask (s, -1, -1, h[i], h[j]) < 0)
-                    goto done;
-                asked = 1;
-            }
-    if (asked) {
-        rc = 1;
+    if ((asked = ask_every_pair (s, h, k)) != 0) {
+        rc = asked < 0 ? -1 : 1;
         goto done;
     }
     s->v[v].rebuilt = true; /* whatever comes of it */
@@ -1657,10 +1666,8 @@ int sample_next (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
         switch (s->stage) {
         case ST_SKELETON:
             s->nask = 0;
-            for (int i = 0; i < s->nskel; i++)
-                for (int j = i + 1; j < s->nskel; j++)
-                    if (ask (s, -1, -1, s->skel[i], s->skel[j]) < 0)
-                        goto nomem;
+            if (ask_every_pair (s, s->skel, s->nskel) < 0)
+                goto nomem;
             s->stage = ST_SKELETON_READ;
             if ((rc = ask_out (s, pairs, errp)) != 0)
                 return rc;
@@ -1718,10 +1725,8 @@ int sample_next (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
             break;
         case ST_ALL:
             s->nask = 0;
-            for (int a = 0; a < s->n; a++)
-                for (int b = a + 1; b < s->n; b++)
-                    if (ask (s, -1, -1, a, b) < 0)
-                        goto nomem;
+            if (ask_every_pair (s, NULL, s->n) < 0)
+                goto nomem;
             s->stage = ST_ALL_READ;
             if ((rc = ask_out (s, pairs, errp)) != 0)
                 return rc;

@@ -50,13 +50,19 @@ static void measure (const net_t *t, double rel, int a, int b, double *lat, doub
     AT (bw, n, a, b) = AT (bw, n, b, a) = y;
 }
 
-/* Run the plan over t as the probe would.  Returns the topology (NULL on
- * error, e says why); *pairs the pairs it asked for, *again how many it
- * asked for twice. */
-static topo_t *run (const net_t *t, double rel, unsigned s, double *lat, double *bw, int *measured,
-                    long *pairs, int *again, tm_error_t *e)
+/* Figures of pair (a, b) of a simulated network into both directions of
+ * lat and bw (n * n). */
+typedef void fill_f (const void *net, int n, int a, int b, double *lat, double *bw);
+
+/* Run the plan over n hosts as the probe would, each pair it asks for
+ * filled by fill, the matrices fresh (NaN, nothing measured).  Returns
+ * the topology (NULL on error, e says why); *pairs the pairs it asked
+ * for, *bad how many of them were no pair of two hosts a < b below n or
+ * had been asked for before. */
+static topo_t *drive (int n, unsigned s, fill_f *fill, const void *net, double *lat, double *bw,
+                      int *measured, long *pairs, int *bad, tm_error_t *e)
 {
-    int n = t->n, k;
+    int k;
     sample_t *sp;
     const pairs_t *ask;
     topo_t *u = NULL;
@@ -65,15 +71,17 @@ static topo_t *run (const net_t *t, double rel, unsigned s, double *lat, double 
     for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
         lat[i] = bw[i] = NAN;
     *pairs = 0;
-    *again = 0;
+    *bad = 0;
     if (!(sp = sample_create (n, lat, bw, measured, NULL, s, e)))
         return NULL;
     while ((k = sample_next (sp, &ask, e)) > 0)
         for (int i = 0; i < k; i++) {
             int a = ask[i].a, b = ask[i].b;
-            if (AT (measured, n, a, b))
-                (*again)++;
-            measure (t, rel, a, b, lat, bw);
+            if (a < 0 || b >= n || a >= b || AT (measured, n, a, b)) {
+                (*bad)++;
+                continue;
+            }
+            fill (net, n, a, b, lat, bw);
             AT (measured, n, a, b) = AT (measured, n, b, a) = 1;
             (*pairs)++;
         }
@@ -81,6 +89,27 @@ static topo_t *run (const net_t *t, double rel, unsigned s, double *lat, double 
         u = sample_finish (sp, e);
     sample_destroy (sp);
     return u;
+}
+
+/* A tree and its noise, for fill_tree. */
+typedef struct {
+    const net_t *t;
+    double rel;
+} noisy_t;
+
+static void fill_tree (const void *net, int n, int a, int b, double *lat, double *bw)
+{
+    const noisy_t *q = net;
+    (void)n;
+    measure (q->t, q->rel, a, b, lat, bw);
+}
+
+/* Run the plan over t as the probe would (drive). */
+static topo_t *run (const net_t *t, double rel, unsigned s, double *lat, double *bw, int *measured,
+                    long *pairs, int *again, tm_error_t *e)
+{
+    noisy_t q = {t, rel};
+    return drive (t->n, s, fill_tree, &q, lat, bw, measured, pairs, again, e);
 }
 
 /* Whether u puts every pair of hosts as many switches apart as t does;
@@ -226,36 +255,34 @@ static void test_trees (void)
     }
 }
 
+/* Racks of 16 hosts whose pairs differ at random: no tree. */
+static void fill_cloud (const void *net, int n, int a, int b, double *lat, double *bw)
+{
+    int same = a / 16 == b / 16;
+    (void)net;
+    AT (lat, n, a, b) = AT (lat, n, b, a) = same ? 10 + 10 * urand () : 20 + 40 * urand ();
+    AT (bw, n, a, b) = AT (bw, n, b, a) = same ? 1000 + 1000 * urand () : 100 + 400 * urand ();
+}
+
 /* A network with no tree: racks whose pairs differ at random.  The plan
  * still ends, with groups or a tree, and fills every pair. */
 static void test_cloud (void)
 {
-    int n = 96, k, nan = 0;
+    int n = 96, nan = 0, bad;
     double *lat = malloc ((size_t)n * n * sizeof (*lat)),
            *bw = malloc ((size_t)n * n * sizeof (*bw));
-    int *measured = calloc ((size_t)n * n, sizeof (*measured));
-    const pairs_t *ask;
+    int *measured = malloc ((size_t)n * n * sizeof (*measured));
+    long pairs;
     tm_error_t e = {""};
-    sample_t *sp = sample_create (n, lat, bw, measured, NULL, 3, &e);
-    topo_t *u = NULL;
+    topo_t *u;
 
     seed = 99;
-    while (sp && (k = sample_next (sp, &ask, &e)) > 0)
-        for (int i = 0; i < k; i++) {
-            int a = ask[i].a, b = ask[i].b, same = a / 16 == b / 16;
-            AT (lat, n, a, b) = AT (lat, n, b, a) = same ? 10 + 10 * urand () : 20 + 40 * urand ();
-            AT (bw, n, a, b) = AT (bw, n, b, a) =
-                same ? 1000 + 1000 * urand () : 100 + 400 * urand ();
-            AT (measured, n, a, b) = AT (measured, n, b, a) = 1;
-        }
-    if (sp)
-        u = sample_finish (sp, &e);
+    u = drive (n, 3, fill_cloud, NULL, lat, bw, measured, &pairs, &bad, &e);
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++)
             nan += a != b && !(AT (lat, n, a, b) > 0 && AT (bw, n, a, b) > 0);
     ok (u && nan == 0, "random racks: a topology, every pair filled (%s)", u ? "" : e.text);
     topo_destroy (u);
-    sample_destroy (sp);
     free (lat);
     free (bw);
     free (measured);
@@ -319,6 +346,15 @@ static void test_small (void)
     free (t.perm);
 }
 
+/* Two switches, names interleaved, 10:1, +-10 %. */
+static void fill_two (const void *net, int n, int a, int b, double *lat, double *bw)
+{
+    int same = a % 2 == b % 2;
+    (void)net;
+    AT (lat, n, a, b) = AT (lat, n, b, a) = (same ? 10 : 40) * (1 + 0.1 * urand ());
+    AT (bw, n, a, b) = AT (bw, n, b, a) = (same ? 120 : 12) * (1 + 0.1 * urand ());
+}
+
 /* Every size from 2 to 70 hosts (two switches, names interleaved): the
  * plan ends with a topology, asking only for pairs of two hosts in range
  * that it had not asked for. */
@@ -327,33 +363,22 @@ static void test_sizes (void)
     int bad = 0, first = 0;
 
     for (int n = 2; n <= 70 && !bad; n++) {
-        double *lat = malloc ((size_t)n * n * sizeof (*lat)), *bw = malloc ((size_t)n * n * sizeof (*bw));
-        int *measured = calloc ((size_t)n * n, sizeof (*measured)), k;
-        const pairs_t *ask;
+        double *lat = malloc ((size_t)n * n * sizeof (*lat)),
+               *bw = malloc ((size_t)n * n * sizeof (*bw));
+        int *measured = malloc ((size_t)n * n * sizeof (*measured));
+        long pairs;
         tm_error_t e = {""};
-        sample_t *sp = sample_create (n, lat, bw, measured, NULL, (unsigned)n, &e);
-        topo_t *u = NULL;
+        topo_t *u;
 
         seed = (unsigned long long)n;
-        while (sp && (k = sample_next (sp, &ask, &e)) > 0)
-            for (int i = 0; i < k; i++) {
-                int a = ask[i].a, b = ask[i].b, same = a % 2 == b % 2;
-                if (a < 0 || b >= n || a >= b || AT (measured, n, a, b))
-                    bad = 1;
-                else {
-                    AT (lat, n, a, b) = AT (lat, n, b, a) = (same ? 10 : 40) * (1 + 0.1 * urand ());
-                    AT (bw, n, a, b) = AT (bw, n, b, a) = (same ? 120 : 12) * (1 + 0.1 * urand ());
-                    AT (measured, n, a, b) = AT (measured, n, b, a) = 1;
-                }
-            }
-        if (!sp || !(u = sample_finish (sp, &e)) || (n > 2 && u->ngroups != 2)) {
+        u = drive (n, (unsigned)n, fill_two, NULL, lat, bw, measured, &pairs, &bad, &e);
+        if (!u || (n > 2 && u->ngroups != 2)) {
             diag ("%d hosts: %s", n, u ? "not two groups" : e.text);
             bad = 1;
         }
         if (bad)
             first = n;
         topo_destroy (u);
-        sample_destroy (sp);
         free (lat);
         free (bw);
         free (measured);
