@@ -651,7 +651,7 @@ netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
         for (int b = a + 1; b < n; b++) {
             int l = pair_level (t, depth, a, b);
             if (l < 1 || l >= TOPOCONF_LEVELS || isnan (levels[l].lat_us)) {
-                errno = EINVAL;
+                errno = ENODATA;
                 errprintf (errp, "level %d (%s to %s) has no figures", l, hosts[a], hosts[b]);
                 goto fail;
             }
@@ -669,8 +669,11 @@ fail:
     return NULL;
 }
 
-/* Per level, the medians of its pairs' latency and bandwidth. */
-static int level_figures (const netmap_t *nm, const int *depth, topoconf_level_t *levels)
+/* Per level, the medians of its pairs' latency and bandwidth: of the
+ * pairs measured (measured > 0) only, or of every pair; NaN for a level
+ * with none. */
+static int level_figures (const netmap_t *nm, const int *depth, bool measured_only,
+                          topoconf_level_t *levels)
 {
     const topo_t *t = nm->topo;
     size_t npairs = (size_t)nm->n * (size_t)(nm->n - 1) / 2 + 1, count[TOPOCONF_LEVELS + 1] = {0};
@@ -684,7 +687,9 @@ static int level_figures (const netmap_t *nm, const int *depth, topoconf_level_t
      * lat and bw, by a counting sort */
     for (int a = 0; a < nm->n; a++)
         for (int b = a + 1; b < nm->n; b++) {
-            int l = pair_level (t, depth, a, b);
+            int l = measured_only && NETMAP_AT (nm, measured, a, b) <= 0
+                        ? 0
+                        : pair_level (t, depth, a, b);
             level[q++] = l;
             if (l >= 1 && l < TOPOCONF_LEVELS)
                 count[l + 1]++;
@@ -710,6 +715,146 @@ done:
     free (lat);
     free (bw);
     free (level);
+    return rc;
+}
+
+/* The children of switch s, in order of their lowest host, into kid[];
+ * how many. */
+static int children (const topo_t *t, int s, int *kid)
+{
+    int nk = 0;
+
+    for (int h = 0; h < t->nhosts; h++) {
+        int v = h;
+        while (v >= 0 && t->parent[v] != s)
+            v = t->parent[v];
+        if (v < 0)
+            continue;
+        int k = 0;
+        while (k < nk && kid[k] != v)
+            k++;
+        if (k == nk)
+            kid[nk++] = v;
+    }
+    return nk;
+}
+
+/* The host under vertex v in the fewest pairs so far (uses[]), the lowest
+ * of those; with x >= 0, one not yet paired with x in out[0..np). */
+static int host_under (const topo_t *t, int v, const int *uses, int x, const pairs_t *out, int np)
+{
+    int best = -1;
+
+    for (int h = 0; h < t->nhosts; h++) {
+        int u = h, paired = 0;
+        while (u >= 0 && u != v)
+            u = t->parent[u];
+        if (u != v || (best >= 0 && uses[h] >= uses[best]))
+            continue;
+        for (int k = 0; k < np && x >= 0; k++)
+            paired |= (out[k].a == x && out[k].b == h) || (out[k].a == h && out[k].b == x);
+        if (!paired)
+            best = h;
+    }
+    return best;
+}
+
+int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_error_t *errp)
+{
+    int nv, np = 0, *sws = NULL, *kid = NULL, *uses = NULL;
+
+    if (!t || t->model != TOPO_TREE || per_level < 1 || max < 0) {
+        errno = EINVAL;
+        return errprintf (errp, "not a switch tree, or no pairs asked for");
+    }
+    nv = t->nvertices;
+    sws = malloc ((size_t)nv * sizeof (*sws));
+    kid = malloc ((size_t)nv * sizeof (*kid));
+    uses = calloc ((size_t)t->nhosts, sizeof (*uses));
+    if (!sws || !kid || !uses) {
+        errno = ENOMEM;
+        np = errprintf (errp, "out of memory");
+        goto done;
+    }
+    for (int l = 1; l < TOPOCONF_LEVELS; l++) {
+        int ns = 0, got = 0;
+        for (int v = t->nhosts; v < nv; v++)
+            if ((int)t->height[v] == l && children (t, v, kid) >= 2)
+                sws[ns++] = v;
+        /* the level's switches in turn, spread over them; the r-th visit
+         * of a switch takes its children r and r + 1 */
+        for (int j = 0; j < 2 * per_level && got < per_level && ns > 0; j++) {
+            int s = sws[(int)((long)(j % per_level) * ns / per_level) % ns], r = j / ns;
+            int nk = children (t, s, kid), x, y;
+            x = host_under (t, kid[r % nk], uses, -1, out, np);
+            if ((y = host_under (t, kid[(r + 1) % nk], uses, x, out, np)) < 0)
+                continue; /* x is paired with every host there */
+            if (x > y) {
+                int z = x;
+                x = y;
+                y = z;
+            }
+            if (np == max) {
+                errno = ENOSPC;
+                np = errprintf (errp, "more than %d pairs", max);
+                goto done;
+            }
+            out[np++] = (pairs_t){x, y};
+            uses[x]++;
+            uses[y]++;
+            got++;
+        }
+    }
+done:
+    free (sws);
+    free (kid);
+    free (uses);
+    return np;
+}
+
+int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t *errp)
+{
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    int n = nm->n, *depth = NULL, rc = -1;
+
+    if (!t || t->model != TOPO_TREE || t->nhosts != n) {
+        errno = EINVAL;
+        errprintf (errp, "not a switch tree of %d hosts", n);
+        goto done;
+    }
+    topo_t *keep = nm->topo;
+    nm->topo = t;
+    if (!(depth = depths (t)) || level_figures (nm, depth, true, lv) < 0) {
+        nm->topo = keep;
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto done;
+    }
+    nm->topo = keep;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            if (NETMAP_AT (nm, measured, a, b) > 0)
+                continue;
+            int l = pair_level (t, depth, a, b);
+            if (l < 1 || l >= TOPOCONF_LEVELS || isnan (lv[l].lat_us)) {
+                errno = EINVAL;
+                errprintf (errp, "level %d (%s to %s): no pair measured", l, nm->hosts[a],
+                           nm->hosts[b]);
+                goto done;
+            }
+            NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = lv[l].lat_us;
+            NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) = lv[l].bw_MBps;
+            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 0;
+        }
+    topo_destroy (nm->topo);
+    nm->topo = t;
+    t = NULL;
+    if (levels)
+        memcpy (levels, lv, sizeof (lv));
+    rc = 0;
+done:
+    free (depth);
+    topo_destroy (t);
     return rc;
 }
 
@@ -748,7 +893,7 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
     names = malloc (((size_t)t->nvertices + 1) * sizeof (*names));
     char (*label)[32] = malloc ((size_t)t->nvertices * 2 * sizeof (*label));
     if (!depth || !low || !extra || !sw || !names || !label ||
-        level_figures (nm, depth, levels) < 0) {
+        level_figures (nm, depth, false, levels) < 0) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto done;

@@ -28,6 +28,7 @@
 
 #include "lib/error.h"
 #include "lib/netmap.h"
+#include "lib/pairs.h"
 #include "lib/topology.h"
 
 #define TOPOCONF_LEVELS 16 /* levels with figures: 1..TOPOCONF_LEVELS - 1 */
@@ -54,10 +55,28 @@ topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t
 /* A netmap of hosts[0..n) over tree t (taken: freed on failure too): every
  * pair the figures of its level, none measured (measured 0), intra-node
  * figures not known, made now.  NULL with errp naming the first level some pair
- * needs that levels[] has no figures for (EINVAL), ENOMEM.
+ * needs that levels[] has no figures for (ENODATA), EINVAL, ENOMEM.
  */
 netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
                            const topoconf_level_t *levels, tm_error_t *errp);
+
+/* Pairs to measure the levels of tree t by, when the file gives no
+ * figures: for each level, up to per_level pairs whose nearest common
+ * switch is of that level, spread over the level's switches and their
+ * children, each host in as few pairs as the tree allows (hosts a < b,
+ * into out[0..max)).  Returns how many; -1 with errp: t is no switch tree
+ * or per_level < 1 (EINVAL), more than max pairs (ENOSPC), ENOMEM.
+ */
+int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_error_t *errp);
+
+/* Every pair of nm that was not measured (measured 0) given the medians
+ * of its level's measured pairs in tree t, which becomes nm->topo (taken:
+ * freed on failure too; the old one freed).  levels (NULL: not wanted)
+ * gets those medians, NaN for a level with no pair measured.  -1 with
+ * errp: t is no switch tree over nm's hosts, or a level some pair needs
+ * has no pair measured (EINVAL, naming the level and a pair), ENOMEM.
+ */
+int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t *errp);
 
 /* nm's switch tree as a topology.conf to f: a comment naming source, the
  * figures of each level (the medians of its pairs), then a SwitchName line

@@ -189,7 +189,9 @@ static int netmap_import_cmd (int argc, char **argv)
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, argv[optind], e.text,
-                 errno == EINVAL ? ": give them in the file (topomap(1))" : "");
+                 errno == ENODATA ? ": give them in the file, or measure them (topomap-probe(1) "
+                                    "--topology)"
+                                  : "");
     else if (netmap_write (nm, out, &e) < 0)
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else

@@ -80,7 +80,7 @@ teardown() {
 	bad 'SwitchName=s1 Nodes=n1\nSwitchName=a Switches=b\nSwitchName=b Switches=a\n' ":2: switch 'a' is above itself: a loop"
 	bad 'SwitchName=s1 Nodes=n1\nSwitchName=r Switches=s[1-2]\n' ":2: switch 'r': child switch 's2' is not defined"
 	bad 'SwitchName=s1 Nodes=n1 Weight=3\n' ":1: unknown key 'Weight'"
-	bad 'SwitchName=s1 Nodes=n[1-2]\n' ": level 1 (n1 to n2) has no figures: give them in the file (topomap(1))"
+	bad 'SwitchName=s1 Nodes=n[1-2]\n' ": level 1 (n1 to n2) has no figures: give them in the file, or measure them (topomap-probe(1) --topology)"
 	run "$TOPOMAP" netmap import --hosts n1,x9 -o "$D/out.json" "$SITE"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"topology-3level.conf: node 'x9' is under no switch"* ]]

@@ -285,9 +285,124 @@ static void test_faults (void)
     t = read_text ("SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n3\nSwitchName=r "
                    "Switches=s[1-2]\n#topomap level=1 latency_us=2 bandwidth_MBps=9\n",
                    &n, &hp, lv, &e);
-    ok (t && !topoconf_netmap (t, 3, three, lv, &e) && errno == EINVAL &&
+    ok (t && !topoconf_netmap (t, 3, three, lv, &e) && errno == ENODATA &&
             strstr (e.text, "level 2 (n1 to n3) has no figures"),
         "a level without figures: no netmap, naming it: %s", e.text);
+}
+
+/* The level of the pair a, b in t: of the figures lv gives each level,
+ * 10 * level, as topoconf_netmap sets them. */
+static int level_of (const netmap_t *levels_nm, int a, int b)
+{
+    return (int)(NETMAP_AT (levels_nm, lat_us, a, b) / 10);
+}
+
+/* A file without figures: a few pairs a level to measure, and every other
+ * pair filled from them. */
+static void test_measured (void)
+{
+    topoconf_level_t lv[TOPOCONF_LEVELS], got[TOPOCONF_LEVELS];
+    char **hosts = NULL;
+    int n = 0, np, count[4] = {0}, uses[12] = {0}, dup = 0, max_uses = 0;
+    tm_error_t e = {""};
+    pairs_t p[64];
+    topo_t *t = read_text (three_level, &n, &hosts, lv, &e);
+
+    /* levels 1..3 cost 10, 20, 30: a pair's figure says its level */
+    for (int l = 1; l < TOPOCONF_LEVELS; l++)
+        lv[l] = (topoconf_level_t){10.0 * l, 100.0 / l};
+    netmap_t *ref = t ? topoconf_netmap (t, n, (const char *const *)hosts, lv, &e) : NULL;
+    ok (ref != NULL, "the reference netmap (%s)", e.text);
+    if (!ref)
+        return;
+    np = topoconf_pairs (ref->topo, 3, p, 64, &e);
+    for (int k = 0; k < np; k++) {
+        int l = level_of (ref, p[k].a, p[k].b);
+        count[l >= 1 && l <= 3 ? l : 0]++;
+        uses[p[k].a]++;
+        uses[p[k].b]++;
+        dup |= p[k].a >= p[k].b;
+        for (int j = 0; j < k; j++)
+            dup |= p[j].a == p[k].a && p[j].b == p[k].b;
+    }
+    for (int h = 0; h < 12; h++)
+        max_uses = uses[h] > max_uses ? uses[h] : max_uses;
+    ok (np == 9 && count[1] == 3 && count[2] == 3 && count[3] == 3 && !dup,
+        "three pairs a level, none twice (%d pairs: %d %d %d)", np, count[1], count[2], count[3]);
+    ok (max_uses == 2, "18 ends over 12 hosts: none in more than two pairs (%d)", max_uses);
+    ok (topoconf_pairs (ref->topo, 1, p, 64, &e) == 3 && level_of (ref, p[0].a, p[0].b) == 1 &&
+            level_of (ref, p[1].a, p[1].b) == 2 && level_of (ref, p[2].a, p[2].b) == 3,
+        "one pair a level, the levels in order");
+    ok (topoconf_pairs (ref->topo, 3, p, 4, &e) < 0 && errno == ENOSPC, "no room for the pairs: %s",
+        e.text);
+    ok (topoconf_pairs (ref->topo, 0, p, 64, &e) < 0 && errno == EINVAL, "no pair a level: %s",
+        e.text);
+
+    /* the nine pairs measured, 10 % either side of their level's figure */
+    np = topoconf_pairs (ref->topo, 3, p, 64, &e);
+    netmap_t *nm = netmap_create (n, (const char *const *)hosts, &e);
+    for (int k = 0; k < np; k++) {
+        int a = p[k].a, b = p[k].b, l = level_of (ref, a, b);
+        double f = 1.0 + 0.1 * (k % 3 - 1);
+        NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = 10.0 * l * f;
+        NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) = 100.0 / l / f;
+        NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 1;
+    }
+    int n2 = 0;
+    char **h2 = NULL;
+    topo_t *t2 = read_text (three_level, &n2, &h2, lv, &e);
+    int rc = topoconf_fill (nm, t2, got, &e), filled = 1, kept = 1, nmeas = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            if (a == b)
+                continue;
+            int l = level_of (ref, a, b);
+            if (NETMAP_AT (nm, measured, a, b) > 0)
+                nmeas++;
+            else
+                filled &= fabs (NETMAP_AT (nm, lat_us, a, b) - 10.0 * l) < 1e-9 &&
+                          fabs (NETMAP_AT (nm, bw_MBps, b, a) - 100.0 / l) < 1e-9;
+        }
+    for (int k = 0; k < np; k++)
+        kept &= NETMAP_AT (nm, lat_us, p[k].a, p[k].b) ==
+                10.0 * level_of (ref, p[k].a, p[k].b) * (1.0 + 0.1 * (k % 3 - 1));
+    ok (rc == 0 && filled && kept && nmeas == 18,
+        "every other pair its level's median, the nine measured kept (%s)", e.text);
+    ok (rc == 0 && got[1].lat_us == 10 && got[3].lat_us == 30 &&
+            fabs (got[2].bw_MBps - 50) < 1e-9 && isnan (got[4].lat_us) && nm->topo == t2 &&
+            nm->topo->signal == TOPO_SIGNAL_SITE,
+        "the levels' medians, and the site's tree in the netmap");
+    compat_names_free (h2, n2);
+    netmap_destroy (nm);
+
+    /* level 1 measured only: levels 2 and 3 have no figure */
+    nm = netmap_create (n, (const char *const *)hosts, &e);
+    NETMAP_AT (nm, lat_us, 0, 1) = NETMAP_AT (nm, lat_us, 1, 0) = 10;
+    NETMAP_AT (nm, bw_MBps, 0, 1) = NETMAP_AT (nm, bw_MBps, 1, 0) = 100;
+    NETMAP_AT (nm, measured, 0, 1) = NETMAP_AT (nm, measured, 1, 0) = 1;
+    n2 = 0;
+    h2 = NULL;
+    t2 = read_text (three_level, &n2, &h2, lv, &e);
+    ok (topoconf_fill (nm, t2, NULL, &e) < 0 && errno == EINVAL && !nm->topo &&
+            strstr (e.text, "level 2 (n1 to n4): no pair measured"),
+        "a level with no pair measured: named (%s)", e.text);
+    compat_names_free (h2, n2);
+    netmap_destroy (nm);
+
+    /* a leaf of one host: its level has only the pairs the tree has */
+    char **hp = NULL;
+    n = 0;
+    topo_t *t3 = read_text ("SwitchName=s1 Nodes=n1\nSwitchName=s2 Nodes=n[2-3]\n"
+                            "SwitchName=r Switches=s[1-2]\n",
+                            &n, &hp, lv, &e);
+    np = t3 ? topoconf_pairs (t3, 3, p, 64, &e) : -1;
+    ok (np == 3 && p[0].a == 1 && p[0].b == 2 && p[1].a == 0 && p[1].b == 1 && p[2].a == 0 &&
+            p[2].b == 2,
+        "a one-host leaf: n2-n3 at level 1, n1-n2 and n1-n3 at level 2 (%d)", np);
+    topo_destroy (t3);
+    compat_names_free (hp, n);
+    compat_names_free (hosts, 12);
+    netmap_destroy (ref);
 }
 
 int main (void)
@@ -297,6 +412,7 @@ int main (void)
     in_dir (conf, "topology.conf");
     test_read ();
     test_write_mixed ();
+    test_measured ();
     test_faults ();
     remove_tree (dir);
     return done_testing ();
