@@ -87,12 +87,14 @@ static void place_unset_options (void)
 }
 
 /* Run the probe step into tmp: srun --overlap, one rank per node of the
- * allocation, killed at the deadline.  0; -2 when the probe ran and failed
- * (worth running again); -1 otherwise; errp says why.
+ * allocation, measuring the levels of the site's topology.conf at
+ * topology (NULL: every pair, or the sampling plan), killed at the
+ * deadline.  0; -2 when the probe ran and failed (worth running again);
+ * -1 otherwise; errp says why.
  */
 static int place_probe (const place_in_t *in, const char *probe, const char *mpitype,
-                        const char *tmp, int logfd, const char *log, double deadline,
-                        tm_error_t *errp)
+                        const char *topology, const char *tmp, int logfd, const char *log,
+                        double deadline, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
     char nodes[32], budget[32], pairs[32], mpi[96], nodelist[8192];
@@ -111,8 +113,12 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
     char *argv[] = {
         (char *)in->srun, "--overlap", "--job-name=topomap-probe", "-N", nodes, "-n", nodes,
         "--ntasks-per-node=1", mpi, nodelist, "--quiet", (char *)probe, "-o", (char *)tmp,
-        "-t", budget, "-j", pairs, "--plan", (char *)c->probe_plan, NULL,
+        "-t", budget, "-j", pairs, "--plan", (char *)c->probe_plan, NULL, NULL, NULL,
     };
+    if (topology) { /* the site's tree: its levels measured, no plan */
+        argv[sizeof (argv) / sizeof (*argv) - 3] = "--topology";
+        argv[sizeof (argv) / sizeof (*argv) - 2] = (char *)topology;
+    }
 
     if ((pid = fork ()) < 0)
         return errprintf (errp, "cannot start the probe: %s", strerror (errno));
@@ -307,6 +313,7 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
     const size_t cap = netmap_max_bytes (in->alloc->nnodes);
     char name[64], lock[80], log[80], prefix[80], tmp[NAME_MAX + 1];
     char path[4096], logpath[4096], tmppath[4096], probe[CONF_PATH_MAX], mpitype[CONF_MPI_MAX + 1];
+    char site[CONF_PATH_MAX] = "";
     netmap_t *nm = NULL;
     double t0 = place_now ();
     struct stat st;
@@ -356,20 +363,27 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
         }
     } else if (errno != ENOENT)
         SAY (in, "topomap: cached netmap %s/%s: ignored, probing again", in->netmap_dir, e.text);
-    /* The site's tree and the figures of its levels: no probe at all. */
+    /* The site's tree and the figures of its levels: no probe at all;
+     * without figures, the probe measures its levels. */
     if (c->topology[0] && in->site_netmap) {
-        if ((nm = in->site_netmap (c->topology, in->alloc, &e)) &&
+        if ((nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &e)) &&
             place_covers (nm, in->alloc, &e) == 0) {
             SAY (in, "topomap: netmap of the site's topology.conf (topology=%s): %d switches "
                      "over %d nodes, no probe",
                  c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
             goto out;
         }
+        if (!nm && errno == ENODATA)
+            SAY (in, "topomap: topology=%s: %s; the probe measures its levels", c->topology,
+                 e.text);
+        else {
+            site[0] = '\0';
+            if (in->note)
+                in->note ("topomap: topology=%s not used: %s; probing every pair", c->topology,
+                          e.text);
+        }
         netmap_destroy (nm);
         nm = NULL;
-        if (in->note)
-            in->note ("topomap: topology=%s not used: %s; probing every pair", c->topology,
-                      e.text);
     }
     if (place_probe_pick (in, probe, sizeof (probe), mpitype, sizeof (mpitype), errp) < 0)
         goto out;
@@ -400,10 +414,11 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
      */
     double start = place_now (), deadline = start + c->probe_timeout;
     tm_error_t first;
-    int rc = place_probe (in, probe, mpitype, tmppath, logfd, logpath, deadline, &first);
+    const char *topology = site[0] ? site : NULL;
+    int rc = place_probe (in, probe, mpitype, topology, tmppath, logfd, logpath, deadline, &first);
     if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
         SAY (in, "topomap: %s; probing again", first.text);
-        rc = place_probe (in, probe, mpitype, tmppath, logfd, logpath, deadline, errp);
+        rc = place_probe (in, probe, mpitype, topology, tmppath, logfd, logpath, deadline, errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
     if (rc < 0) {

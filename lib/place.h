@@ -68,12 +68,16 @@ typedef struct {
                                   /* Slurm's MpiDefault and PluginDir (':'-
                                    * separated), asked only when a probe is
                                    * to run; NULL, or either left NULL: unknown */
-    netmap_t *(*site_netmap) (const char *topology, const layout_alloc_t *alloc,
-                              tm_error_t *errp);
+    netmap_t *(*site_netmap) (const char *topology, const layout_alloc_t *alloc, char *path,
+                              size_t len, tm_error_t *errp);
                                   /* conf->topology's netmap over the
                                    * allocation's nodes (lib/topoconf.h;
                                    * "auto" resolved); NULL with errp
-                                   * saying why; NULL: none */
+                                   * saying why, and errno ENODATA when
+                                   * the file is a tree over them but
+                                   * lacks a level's figures: path[len]
+                                   * then names it, for the probe's
+                                   * --topology; NULL: none */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
     void (*note) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

@@ -36,6 +36,7 @@
 #include "lib/sample.h"
 #include "lib/schedule.h"
 #include "lib/stats.h"
+#include "lib/topoconf.h"
 #include "lib/topology.h"
 
 enum {
@@ -63,6 +64,10 @@ static double doubt_ratio = 2;
 static enum { PLAN_AUTO, PLAN_ALL, PLAN_SAMPLED } plan = PLAN_AUTO;
 static const char *const plan_names[] = {"auto", "all", "sampled", NULL};
 #define PLAN_AUTO_HOSTS 64
+/* --topology: the site's topology.conf, whose levels are measured by this
+ * many pairs each (lib/topoconf.h) instead of any plan */
+static const char *topology;
+#define TOPOLOGY_PAIRS 3
 
 static void usage (FILE *f)
 {
@@ -92,14 +97,17 @@ static void usage (FILE *f)
              "      --plan PLAN        all: every pair; sampled: about n log n pairs, the\n"
              "                         others inferred from the switch tree they show;\n"
              "                         auto: sampled from %d hosts on (default auto)\n"
+             "      --topology FILE    the switch tree of FILE, Slurm's topology.conf:\n"
+             "                         measure %d pairs a level, give every other pair\n"
+             "                         its level's figures (no --plan, no --doubt)\n"
              "  -v, --verbose          print a summary on standard output\n"
              "  -h, --help             print this help\n"
              "  -V, --version          print the version\n"
              "\n"
              "Exit status: 0 written, 1 failed, 2 bad usage, 3 time budget exceeded.\n",
              prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.bw_enough_ms, d.min_samples,
-             d.max_samples,
-             d.ci_rel, d.concurrency, d.budget_s, doubt_ratio, PLAN_AUTO_HOSTS);
+             d.max_samples, d.ci_rel, d.concurrency, d.budget_s, doubt_ratio, PLAN_AUTO_HOSTS,
+             TOPOLOGY_PAIRS);
 }
 
 /* Report a usage or setup error once (from rank 0) and leave. */
@@ -148,6 +156,7 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
         {"ci", required_argument, 0, 'c'},        {"budget", required_argument, 0, 't'},
         {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
         {"doubt", required_argument, 0, 3},       {"plan", required_argument, 0, 4},
+        {"topology", required_argument, 0, 5},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
     };
@@ -205,6 +214,11 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             plan = k == 0 ? PLAN_AUTO : k == 1 ? PLAN_ALL : PLAN_SAMPLED;
             break;
         }
+        case 5:
+            if (!*optarg)
+                leave (EXIT_USAGE, "--topology: no file named");
+            topology = optarg;
+            break;
         case 'c':
             if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
                 leave (EXIT_USAGE, "--ci: '%s' is not a fraction in (0, 1]", optarg);
@@ -671,16 +685,46 @@ int main (int argc, char **argv)
      * only; and how many times each pair was measured. */
     double *all = calloc (FIGS * mm, sizeof (double));
     int *measured = calloc (mm, sizeof (int)), *peer = malloc ((size_t)m * sizeof (int));
-    int sampled = plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS);
+    int sampled = !topology && (plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS));
     if (!buf || !stream || !rtt || !all || !measured || !peer)
         leave (EXIT_FAIL, "out of memory");
     topo_params_t tp;
     topo_params_default (&tp);
     tp.lat_gaps = !shared_machine;
 
+    /* --topology: the site's tree over these hosts, read by rank 0, and the
+     * pairs that measure its levels, in rounds, for every rank. */
+    topo_t *site = NULL;
+    pairs_t *site_pairs = NULL;
+    int nsite = 0;
+    if (topology) {
+        int max = TOPOLOGY_PAIRS * TOPOCONF_LEVELS;
+        tm_error_t e = {""};
+        if (!(site_pairs = malloc ((size_t)max * sizeof (*site_pairs))))
+            leave (EXIT_FAIL, "out of memory");
+        if (rank == 0) {
+            char **hn = malloc ((size_t)m * sizeof (*hn));
+            int n = m;
+            topoconf_level_t lv[TOPOCONF_LEVELS];
+            if (!hn)
+                leave (EXIT_FAIL, "out of memory");
+            for (int h = 0; h < m; h++)
+                hn[h] = names + (size_t)leader[h] * NAME_LEN;
+            site = topoconf_read (topology, &n, &hn, lv, &e);
+            nsite = site ? topoconf_pairs (site, TOPOLOGY_PAIRS, site_pairs, max, &e) : -1;
+            if (nsite > 0 && pairs_rounds (m, site_pairs, nsite, &e) < 0)
+                nsite = -1;
+            free (hn);
+        }
+        MPI_Bcast (&nsite, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (nsite < 0)
+            leave (EXIT_FAIL, "%s", e.text);
+        MPI_Bcast (site_pairs, 2 * nsite, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+
     /* The measurements in order (measure_pairs): intra-node pairs first,
-     * then the pairs of node leaders round by round, or as the sampling
-     * plan asks for them. */
+     * then the pairs of node leaders round by round, the pairs that
+     * measure the site's levels, or as the sampling plan asks for them. */
     int npairs = 0, nbatches = 0;
     pair_t *pairs = malloc (((size_t)m * (size_t)(m + 1) / 2) * sizeof (*pairs));
     double *res = malloc (((size_t)m * (size_t)(m + 1) / 2 * FIGS + 1) * sizeof (*res));
@@ -689,7 +733,11 @@ int main (int argc, char **argv)
     for (int h = 0; h < m; h++)
         if (second[h] != -1)
             pairs[npairs++] = (pair_t){leader[h], second[h], h, h};
-    for (int round = 0; !sampled && round < schedule_rounds (m); round++) {
+    for (int j = 0; j < nsite; j++)
+        pairs[npairs++] = (pair_t){leader[site_pairs[j].a], leader[site_pairs[j].b],
+                                   site_pairs[j].a, site_pairs[j].b};
+    free (site_pairs);
+    for (int round = 0; !sampled && !topology && round < schedule_rounds (m); round++) {
         schedule_round (m, round, peer);
         for (int h = 0; h < m; h++)
             if (peer[h] > h)
@@ -721,12 +769,13 @@ int main (int argc, char **argv)
      * eight (and four), and no more than half the time the budget has
      * left at the pace of the first pass would take.  Not after the
      * sampling plan: it confirmed each of its choices by several hosts,
-     * and a sparse set of pairs has few paths to judge a pair by. */
+     * and a sparse set of pairs has few paths to judge a pair by; nor
+     * after the site's levels, which have no paths at all. */
     int nd = 0;
     pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
     if (!doubt)
         leave (EXIT_FAIL, "out of memory");
-    if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled) {
+    if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
         double pace = (MPI_Wtime () - t0) / nmeasured;
         double left = p.budget_s - (MPI_Wtime () - t_start);
         int max = nmeasured / 8 + 4;
@@ -789,7 +838,18 @@ int main (int argc, char **argv)
         const char *job = getenv ("SLURM_JOB_ID");
         if (job && strlen (job) < sizeof (nm->jobid))
             strcpy (nm->jobid, job);
-        nm->topo = sampled ? topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
+        topoconf_level_t lv[TOPOCONF_LEVELS];
+        if (topology) {
+            /* the pairs not measured are zeros so far: no netmap without them */
+            int filled = topoconf_fill (nm, site, lv, &e);
+            site = NULL;
+            if (filled < 0) {
+                fprintf (stderr, "%s: %s: %s\n", prog, topology, e.text);
+                rc = EXIT_FAIL;
+                goto done;
+            }
+        } else
+            nm->topo = sampled ? topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
         topo = NULL;
         if (!nm->topo)
             fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
@@ -798,7 +858,7 @@ int main (int argc, char **argv)
             rc = EXIT_FAIL;
         } else if (verbose) {
             int lead_only = 0, npairs_all = 0;
-            char how[64];
+            char how[PATH_MAX + 64];
             for (int a = 0; a < m; a++)
                 for (int b = a; b < m; b++)
                     if (a != b || second[a] != -1) {
@@ -806,7 +866,9 @@ int main (int argc, char **argv)
                         lead_only += measured[(size_t)a * (size_t)m + (size_t)b] > 0 &&
                                      all[4 * mm + (size_t)a * (size_t)m + (size_t)b] > 0;
                     }
-            if (sampled)
+            if (topology)
+                snprintf (how, sizeof (how), "%d pairs a level of %s", TOPOLOGY_PAIRS, topology);
+            else if (sampled)
                 snprintf (how, sizeof (how), "%d batches of the sampling plan", nbatches);
             else
                 snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
@@ -816,9 +878,14 @@ int main (int argc, char **argv)
                     prog, m, how, nmeasured, npairs_all, nd, nd == 1 ? "" : "s", max_measure_s,
                     !nm->topo                                   ? "no"
                     : nm->topo->model == TOPO_GROUPS            ? "groups"
+                    : nm->topo->signal == TOPO_SIGNAL_SITE      ? "the site's tree"
                     : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
                                                                 : "tree (latency)",
                     lead_only, nmeasured, out);
+            for (int l = 1; topology && l < TOPOCONF_LEVELS; l++)
+                if (!isnan (lv[l].lat_us))
+                    printf ("%s: level %d: latency %.4g us, bandwidth %.4g MB/s\n", prog, l,
+                            lv[l].lat_us, lv[l].bw_MBps);
         }
     done:
         netmap_destroy (nm);
@@ -835,6 +902,7 @@ int main (int argc, char **argv)
     free (peer);
     free (measured);
     topo_destroy (topo);
+    topo_destroy (site);
     MPI_Finalize ();
     return rc;
 }

@@ -398,10 +398,11 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
 
 /* plugstack topology=: the site's topology.conf (or, for auto, the one
  * beside slurm.conf when Slurm's TopologyPlugin is topology/tree) over
- * the allocation's nodes, with the figures of its levels (lib/topoconf.h).
+ * the allocation's nodes, with the figures of its levels (lib/topoconf.h);
+ * without them, errno ENODATA and the file's path in site[len] (place.h).
  */
-static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
-                              tm_error_t *errp)
+static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *site,
+                              size_t len, tm_error_t *errp)
 {
     char path[CONF_PATH_MAX], **hosts = alloc->nodes;
     topoconf_level_t levels[TOPOCONF_LEVELS];
@@ -431,9 +432,13 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
 
     if (!(t = topoconf_read (path, &n, &hosts, levels, errp)))
         return NULL;
-    if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
-        errprintf (errp, "%s: %s (give each level's figures in the file: topomap(1))", path,
-                   e.text);
+    if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e))) {
+        int err = errno;
+        errprintf (errp, "%s: %s", path, e.text);
+        if (err == ENODATA && snprintf (site, len, "%s", path) >= (int)len)
+            err = ENAMETOOLONG;
+        errno = err;
+    }
     return nm;
 }
 

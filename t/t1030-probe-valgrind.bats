@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # topomap-probe under valgrind, on the emulated cluster: no memory error
 # and no leak of its own on any rank, on a run that measures and writes a
-# netmap, on a run that fails on bad input, and on a run of the sampling
-# plan (8 nodes: the skeleton and hosts placed in its tree).  The probe is MPI_FAMILY's
-# (lib/mpi.sh).  Errors inside Open MPI are suppressed (Open MPI's own file
+# netmap, on a run that fails on bad input, on a run of the sampling plan
+# (8 nodes: the skeleton and hosts placed in its tree), and on runs over a
+# topology.conf's levels (--topology: read, or refused).  The probe is
+# MPI_FAMILY's (lib/mpi.sh).  Errors inside Open MPI are suppressed (Open MPI's own file
 # and t/valgrind-openmpi.supp), or inside MPICH's MPI_Init
 # (t/valgrind-mpich.supp); each file says what that leaves unchecked.
 
@@ -70,5 +71,26 @@ vg_probe() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"batches of the sampling plan"* ]]
 	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 8 ]
+	[ -z "$(cat "$SHARE"/vg.*.log)" ]
+}
+
+@test "a probe of a topology.conf's levels is valgrind clean, and so is one refusing the file" {
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
+	stage "$PROBE" "$TOPOMAP"
+	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-$MPI_FAMILY.supp" "$SHARE/"
+	printf 'SwitchName=s1 Nodes=n[1,3,5,7]\nSwitchName=s2 Nodes=n[2,4,6,8]\nSwitchName=c Switches=s[1-2]\n' >"$SHARE/vg.conf"
+	run vg_probe 8 --topology "$SHARE/vg.conf" -t 300 -v -o "$SHARE/vg8.json"
+	cat "$SHARE"/vg.*.log
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"3 pairs a level of $SHARE/vg.conf, 6 of 28 pairs measured"* ]]
+	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 8 ]
+	[ -z "$(cat "$SHARE"/vg.*.log)" ]
+	printf 'SwitchName=s1 Nodes=n[1-3]\nSwitchName=s2 Nodes=n[3-8]\n' >"$SHARE/vg.conf"
+	run vg_probe 8 --topology "$SHARE/vg.conf" -t 300 -o "$SHARE/vg8.json"
+	cat "$SHARE"/vg.*.log
+	echo "$output"
+	[ "$status" -ne 0 ] && [ "$status" -ne 99 ]
+	[[ "$output" == *"$SHARE/vg.conf:2: node 'n3' is under both switch"* ]]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 }
