@@ -60,8 +60,9 @@
 #define SAMPLE_RESIDUAL 0.15
 /* Level figures are medians of at most about this many pairs. */
 #define SAMPLE_FIG_PAIRS 65536
-/* Rounds of verification at most. */
-#define SAMPLE_ROUNDS 8
+/* Rounds of verification at most (a merge of two switches may leave two
+ * of their children to merge in the rounds after). */
+#define SAMPLE_ROUNDS 12
 
 typedef struct {
     int *v, n, cap;
@@ -723,6 +724,31 @@ static int fresh_hosts (const sample_t *s, int x, int c, int m, int *y)
     return k;
 }
 
+/* Up to m hosts under switch c not measured with x yet, spread over c's
+ * hosts from a place x and c choose, into y[]; how many.  The hosts of
+ * index nearest x's may be misplaced neighbours of x's that came there
+ * before it (and drew it after them); hosts spread over c rarely all are. */
+static int spread_hosts (const sample_t *s, int x, int c, int m, int *y)
+{
+    const ivec_t *u = &s->v[c].under;
+    uint64_t z = ((uint64_t)x * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)c * 0xBF58476D1CE4E5B9ULL);
+    int k = 0, at = u->n > 0 ? (int)((z >> 17) % (uint64_t)u->n) : 0;
+
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < u->n && k < m; i++) {
+            /* first from scattered places, then in order */
+            int h = pass ? u->v[i]
+                         : u->v[(at + (int)(((uint64_t)i * 0x9E3779B97F4A7C15ULL) >> 40) % u->n) %
+                                u->n];
+            bool dup = false;
+            for (int j = 0; j < k; j++)
+                dup |= y[j] == h;
+            if (!dup && AT (s->measured, s->n, x, h) <= 0 && AT (s->measured, s->n, h, x) <= 0)
+                y[k++] = h;
+        }
+    return k;
+}
+
 /* The screened children in weak that have a host not measured with x yet
  * are screened again (once).  Returns how many, -1 on ENOMEM. */
 static int screen_again (sample_t *s, int x)
@@ -754,6 +780,7 @@ static int screen_again (sample_t *s, int x)
  * on its edge. */
 static int new_subtree (sample_t *s, int x, int v)
 {
+    s->v[v].rebuilt = false; /* a new child: to be looked at again */
     for (int l = s->v[v].level - 1; l >= 1; l--)
         if ((v = new_vertex (s, v, l)) < 0)
             return -1;
@@ -865,7 +892,7 @@ static int step (sample_t *s, int x)
             double med = median_dist (s, l, x, p->crep, p->ncrep);
             if (p->ncrep + 2 <= SAMPLE_CONFIRM &&
                 (fabs (med) < SAMPLE_CLOSE || (p->careful && p->ncrep < 5)) &&
-                (ny = fresh_hosts (s, x, c, 2, y)) > 0) {
+                (ny = spread_hosts (s, x, c, 2, y)) > 0) {
                 for (int i = 0; i < ny; i++)
                     if (ask_pair (s, x, c, y[i]) < 0)
                         return -1;
@@ -873,7 +900,10 @@ static int step (sample_t *s, int x)
             }
             p->conf = -1;
             p->ncrep = 0;
-            if (med < 0) {
+            /* still near the threshold when no more hosts are asked: not
+             * this child (a wrong descent draws x's neighbours after it; a
+             * host under none founds a subtree the verification merges) */
+            if (med < -SAMPLE_CLOSE) {
                 pend_reset (p, c);
                 continue;
             }
@@ -892,7 +922,7 @@ static int step (sample_t *s, int x)
                 pend_reset (p, best);
                 continue;
             }
-            if ((ny = fresh_hosts (s, x, best, 2, y)) > 0) {
+            if ((ny = spread_hosts (s, x, best, 2, y)) > 0) {
                 p->conf = best;
                 p->crep[0] = brep;
                 p->ncrep = 1;
@@ -910,7 +940,7 @@ static int step (sample_t *s, int x)
                 p->wait++;
                 return 0;
             }
-            if (m > 0 && median_dist (s, l, x, h, m) < 0) {
+            if (m > 0 && median_dist (s, l, x, h, m) < (m >= 3 ? 0 : -SAMPLE_CLEAR)) {
                 pend_reset (p, best);
                 continue;
             }
@@ -1559,11 +1589,13 @@ static int verify (sample_t *s)
         for (e = i; e < k && nt[e].key[0] == j && nt[e].key[1] == c1 && nt[e].key[2] == c2; e++)
             ;
         med = nt[i + (e - i) / 2].val;
-        if (s->v[c1].parent != j || s->v[c2].parent != j || s->v[j].rebuilt ||
+        if (s->v[c1].parent != j || s->v[c2].parent != j ||
             med >= (e - i < 3 ? SAMPLE_CLEAR : 0))
             continue;
         int a[3], b[3];
-        if (med < -SAMPLE_CLOSE && (e - i >= 3 || (cross_pairs (s, c1, c2, 3, a, b), a[0] < 0))) {
+        /* every pair between them measured: the median's sign decides */
+        bool exhausted = (cross_pairs (s, c1, c2, 3, a, b), a[0] < 0);
+        if ((med < -SAMPLE_CLOSE && (e - i >= 3 || exhausted)) || (med < 0 && exhausted)) {
             if (merge (s, c1, c2) < 0)
                 goto nomem;
             acts++;
