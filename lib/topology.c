@@ -1331,69 +1331,33 @@ static double fit_median (double *v, size_t k)
 /* topo_fit prices at most this many pairs, every k-th of them beyond. */
 #define FIT_MAX_PAIRS (1 << 16)
 
-int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
-              tm_error_t *errp)
+/* The fit of np pairs: hop[q] switches apart (-1: left out), figure
+ * v[q]; as topo_fit says.  Returns the number of classes, -1 on ENOMEM. */
+static int fit_classes (const int *hop, const double *v, size_t np, double *residual, double *sep,
+                        tm_error_t *errp)
 {
-    int *depth = NULL, *hop = NULL, maxhop = 0, nclass = 0, rc = -1;
-    size_t *count = NULL, *at = NULL, npairs, stride, k = 0, q = 0;
-    double *val = NULL, *med = NULL, *dev = NULL;
-    tm_error_t e;
+    int maxhop = 0, nclass = 0, rc = -1;
+    size_t *count = NULL, *at = NULL;
+    double *val = malloc ((np + 1) * sizeof (*val)), *dev = malloc ((np + 1) * sizeof (*dev));
+    double *med = NULL;
 
-    if (!t || t->model != TOPO_TREE || t->nhosts != n || n < 2)
-        return errinval (errp, "not a switch tree of %d hosts", n);
-    if (topo_check (t, &e) < 0) {
-        if (errno == ENOMEM) {
-            errprintf (errp, "out of memory");
-            errno = ENOMEM;
-            return -1;
-        }
-        return errinval (errp, "not a switch tree of %d hosts", n);
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            if (i != j && !isnan (AT (x, n, i, j)) &&
-                !(isfinite (AT (x, n, i, j)) && AT (x, n, i, j) > 0))
-                return errinval (errp, "figure from host %d to host %d is %g: not finite and > 0",
-                                 i, j, AT (x, n, i, j));
-    npairs = (size_t)n * (size_t)(n - 1) / 2;
-    stride = (npairs + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS;
-    npairs = (npairs + stride - 1) / stride; /* those priced: k % stride == 0 */
-    depth = calloc ((size_t)t->nvertices, sizeof (*depth));
-    hop = malloc (npairs * sizeof (*hop));
-    val = malloc (npairs * sizeof (*val));
-    dev = malloc (npairs * sizeof (*dev));
-    if (!depth || !hop || !val || !dev)
-        goto nomem;
-    for (int v = 0; v < t->nvertices; v++)
-        for (int u = v; t->parent[u] != -1; u = t->parent[u])
-            depth[v]++;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++, k++)
-            if (k % stride == 0) {
-                /* a pair not measured (NaN) is in no class */
-                hop[q] =
-                    isnan (pair_mean (n, x, i, j)) ? -1 : path_switches (t->parent, depth, i, j);
-                if (hop[q] > maxhop)
-                    maxhop = hop[q];
-                q++;
-            }
+    for (size_t q = 0; q < np; q++)
+        maxhop = hop[q] > maxhop ? hop[q] : maxhop;
     /* the pairs of each hop count together in val, by a counting sort */
     count = calloc ((size_t)maxhop + 2, sizeof (*count));
     at = calloc ((size_t)maxhop + 2, sizeof (*at));
     med = calloc ((size_t)maxhop + 1, sizeof (*med));
-    if (!count || !at || !med)
+    if (!val || !dev || !count || !at || !med)
         goto nomem;
-    for (q = 0; q < npairs; q++)
+    for (size_t q = 0; q < np; q++)
         if (hop[q] >= 0)
             count[hop[q] + 1]++;
     for (int h = 0; h <= maxhop; h++)
         count[h + 1] += count[h];
     memcpy (at, count, ((size_t)maxhop + 2) * sizeof (*at));
-    k = q = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++, k++)
-            if (k % stride == 0 && hop[q++] >= 0)
-                val[at[hop[q - 1]]++] = pair_mean (n, x, i, j);
+    for (size_t q = 0; q < np; q++)
+        if (hop[q] >= 0)
+            val[at[hop[q]]++] = v[q];
     *sep = INFINITY;
     for (int h = 0, prev = -1; h <= maxhop; h++) {
         size_t lo = count[h], hi = count[h + 1];
@@ -1412,8 +1376,8 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
         size_t lo = count[h], hi = count[h + 1];
         if (hi == lo)
             continue;
-        for (size_t v = lo; v < hi; v++)
-            dev[v] = fabs (val[v] - med[h]) / med[h];
+        for (size_t q = lo; q < hi; q++)
+            dev[q] = fabs (val[q] - med[h]) / med[h];
         *residual = fmax (*residual, fit_median (dev + lo, hi - lo));
     }
     rc = nclass;
@@ -1422,13 +1386,121 @@ nomem:
     errno = ENOMEM;
     errprintf (errp, "out of memory");
 done:
-    free (depth);
-    free (hop);
     free (val);
     free (dev);
     free (count);
     free (at);
     free (med);
+    return rc;
+}
+
+/* t checked as a tree of n hosts, and the depth of each of its vertices
+ * (a new array); NULL with errp set (EINVAL, ENOMEM). */
+static int *fit_depths (const topo_t *t, int n, tm_error_t *errp)
+{
+    tm_error_t e;
+    int *depth;
+
+    if (!t || t->model != TOPO_TREE || t->nhosts != n || n < 2) {
+        errinval (errp, "not a switch tree of %d hosts", n);
+        return NULL;
+    }
+    if (topo_check (t, &e) < 0) {
+        if (errno == ENOMEM) {
+            errprintf (errp, "out of memory");
+            errno = ENOMEM;
+        } else
+            errinval (errp, "not a switch tree of %d hosts", n);
+        return NULL;
+    }
+    if (!(depth = calloc ((size_t)t->nvertices, sizeof (*depth)))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        return NULL;
+    }
+    for (int v = 0; v < t->nvertices; v++)
+        for (int u = v; t->parent[u] != -1; u = t->parent[u])
+            depth[v]++;
+    return depth;
+}
+
+int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
+              tm_error_t *errp)
+{
+    int *depth = NULL, *hop = NULL, rc = -1;
+    size_t npairs, stride, k = 0, q = 0;
+    double *val = NULL;
+
+    if (!(depth = fit_depths (t, n, errp)))
+        return -1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && !isnan (AT (x, n, i, j)) &&
+                !(isfinite (AT (x, n, i, j)) && AT (x, n, i, j) > 0)) {
+                free (depth);
+                return errinval (errp, "figure from host %d to host %d is %g: not finite and > 0",
+                                 i, j, AT (x, n, i, j));
+            }
+    npairs = (size_t)n * (size_t)(n - 1) / 2;
+    stride = (npairs + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS;
+    npairs = (npairs + stride - 1) / stride; /* those priced: k % stride == 0 */
+    hop = malloc (npairs * sizeof (*hop));
+    val = malloc (npairs * sizeof (*val));
+    if (!hop || !val) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++, k++)
+            if (k % stride == 0) {
+                /* a pair not measured (NaN) is in no class */
+                val[q] = pair_mean (n, x, i, j);
+                hop[q] = isnan (val[q]) ? -1 : path_switches (t->parent, depth, i, j);
+                q++;
+            }
+    rc = fit_classes (hop, val, npairs, residual, sep, errp);
+done:
+    free (depth);
+    free (hop);
+    free (val);
+    return rc;
+}
+
+int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, long np,
+                    double *residual, double *sep, tm_error_t *errp)
+{
+    size_t stride = np > FIT_MAX_PAIRS ? ((size_t)np + FIT_MAX_PAIRS - 1) / FIT_MAX_PAIRS : 1;
+    size_t m = ((size_t)np + stride - 1) / stride, q = 0;
+    int *depth = NULL, *hop = NULL, rc = -1;
+    double *val = NULL;
+
+    if (np < 0)
+        return errinval (errp, "%ld pairs", np);
+    if (!(depth = fit_depths (t, n, errp)))
+        return -1;
+    hop = malloc ((m + 1) * sizeof (*hop));
+    val = malloc ((m + 1) * sizeof (*val));
+    if (!hop || !val) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto done;
+    }
+    for (long k = 0; k < np; k += (long)stride, q++) {
+        if (p[k].a < 0 || p[k].a >= n || p[k].b < 0 || p[k].b >= n || p[k].a == p[k].b ||
+            !(isfinite (x[k]) && x[k] > 0)) {
+            errinval (errp, "pair %ld (hosts %d, %d) or its figure %g out of range", k, p[k].a,
+                      p[k].b, x[k]);
+            goto done;
+        }
+        hop[q] = path_switches (t->parent, depth, p[k].a, p[k].b);
+        val[q] = x[k];
+    }
+    rc = fit_classes (hop, val, q, residual, sep, errp);
+done:
+    free (depth);
+    free (hop);
+    free (val);
     return rc;
 }
 

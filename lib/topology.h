@@ -18,6 +18,7 @@
 #define TOPOMAP_TOPOLOGY_H
 
 #include "lib/error.h"
+#include "lib/pairs.h"
 
 /* No vertex of a switch tree lies this many switches below its root. */
 #define TOPO_MAX_DEPTH 64
@@ -175,6 +176,15 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp);
  */
 int topo_fit (const topo_t *t, int n, const double *x, double *residual, double *sep,
               tm_error_t *errp);
+
+/* topo_fit over the pairs p[0..np) of hosts below n alone, x[k] the figure
+ * of pair k (the mean of its directions, or as the caller takes them),
+ * without an n*n matrix: for a plan that measured few of them.  Beyond
+ * 2^16 pairs, every k-th stands for the others.  -1 with errp set (EINVAL:
+ * t is no tree of n hosts, a pair or figure out of range; ENOMEM).
+ */
+int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, long np,
+                    double *residual, double *sep, tm_error_t *errp);
 
 /* topo_fit's acceptance of a tree inferred from bandwidth: at least two
  * classes, residual at most TOPO_FIT_RESIDUAL, classes at least

@@ -539,6 +539,31 @@ static void test_fit (void)
         for (int j = 0; j < 12; j++)
             hops[i * 12 + j] = i == j ? 0 : 2 * level_of (i, j) - 1;
     ok (hops_are (t, hops), "fit: the tree fitted is the 3-level one");
+    /* the same pairs as a list: the same fit; a list of some of them */
+    {
+        pairs_t p[66];
+        double x[66], res2 = -1, sep2 = -1;
+        int np = 0;
+        for (int i = 0; i < 12; i++)
+            for (int j = i + 1; j < 12; j++) {
+                p[np] = (pairs_t){i, j};
+                x[np++] = 0.5 * (lat[i * 12 + j] + lat[j * 12 + i]);
+            }
+        nc = topo_fit_pairs (t, 12, p, x, np, &res2, &sep2, &e);
+        ok (nc == 3 && res2 == res && sep2 == sep,
+            "fit of a pair list: as of the matrix (%d, %g, %g)", nc, res2, sep2);
+        nc = topo_fit_pairs (t, 12, p, x, 5, &res2, &sep2, &e);
+        ok (nc == 2, "fit of the first five pairs (levels 1 and 2): 2 classes (%d)", nc);
+        x[3] = -1;
+        errno = 0;
+        ok (topo_fit_pairs (t, 12, p, x, np, &res2, &sep2, &e) == -1 && errno == EINVAL &&
+                strstr (e.text, "pair 3 (hosts 0, 4)"),
+            "fit of a pair list: a figure of -1 refused (%s)", e.text);
+        p[2] = (pairs_t){0, 12};
+        errno = 0;
+        ok (topo_fit_pairs (t, 12, p, x, 3, &res2, &sep2, &e) == -1 && errno == EINVAL,
+            "fit of a pair list: a host out of range refused (%s)", e.text);
+    }
     lat[1] = 0;
     errno = 0;
     ok (topo_fit (t, 12, lat, &res, &sep, &e) == -1 && errno == EINVAL &&
