@@ -27,18 +27,50 @@ double stats_mean (const double *v, int n)
     return n > 0 ? s / n : NAN;
 }
 
-static int cmp_double (const void *a, const void *b)
+/* v reordered so that v[q] is the q-th smallest, those before it no
+ * larger, those after no smaller (Hoare's selection: the medians of the
+ * sampling plan's levels are of a hundred thousand pairs, and it takes
+ * them often). */
+static void select_q (double *v, int n, int q)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    int lo = 0, hi = n - 1;
+
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (q <= j)
+            hi = j;
+        else if (q >= i)
+            lo = i;
+        else
+            break;
+    }
 }
 
 double stats_median (double *v, int n)
 {
+    double below;
+
     if (n < 1)
         return NAN;
-    qsort (v, (size_t)n, sizeof (*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    select_q (v, n, n / 2);
+    if (n % 2)
+        return v[n / 2];
+    below = v[0]; /* the largest of those before v[n / 2] */
+    for (int i = 1; i < n / 2; i++)
+        below = v[i] > below ? v[i] : below;
+    return (below + v[n / 2]) / 2;
 }
 
 double stats_ci95 (const double *v, int n)

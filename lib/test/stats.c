@@ -24,6 +24,27 @@ int main (void)
     ok (stats_median (v, 5) == 3, "the median of an odd count is the middle value");
     ok (stats_median (even, 4) == 2.5, "the median of an even count averages the middle two");
     ok (isnan (stats_median (v, 0)), "the median of nothing is NaN");
+    {
+        /* shuffled lists with repeats: the median a sort gives */
+        double big[1001], sorted[1001];
+        unsigned x = 7;
+        int bad = 0;
+        for (int n = 1; n <= 1001 && !bad; n += 37) {
+            for (int i = 0; i < n; i++) {
+                x = x * 1103515245u + 12345u;
+                big[i] = sorted[i] = (double)((x >> 16) % 50);
+            }
+            for (int i = 1; i < n; i++) /* insertion sort: the reference */
+                for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+                    double t = sorted[j];
+                    sorted[j] = sorted[j - 1];
+                    sorted[j - 1] = t;
+                }
+            double want = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+            bad = stats_median (big, n) != want ? n : 0;
+        }
+        ok (!bad, "the median of shuffled lists with repeats, 1 to 1001 long, as sorted (%d)", bad);
+    }
     ok (!stats_enough (flat, 2, 3, 100, 0.03), "fewer than the minimum samples are not enough");
     ok (stats_enough (flat, 3, 3, 100, 0.03), "identical samples past the minimum are enough");
     ok (!stats_enough (noisy, 5, 3, 100, 0.03), "noisy samples under the cap are not enough");
