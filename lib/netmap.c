@@ -78,6 +78,7 @@
 #include "lib/file.h"
 #include "lib/jsonfile.h"
 #include "lib/netmap.h"
+#include "lib/stats.h"
 
 #define NETMAP_KIND      "topomap-netmap"
 #define NETMAP_MAX_BYTES (64 * 1024 * 1024)
@@ -975,4 +976,74 @@ size_t netmap_max_bytes (int nhosts)
     double n = nhosts > 0 ? nhosts : 0, b = 65536 + n * 1024 + n * n * 512;
 
     return b < NETMAP_MAX_BYTES ? (size_t)b : NETMAP_MAX_BYTES;
+}
+
+int netmap_plan_figures (netmap_t *nm, tm_error_t *errp)
+{
+    const topo_t *t = nm->topo;
+    int n = nm->n, maxhop = 0, rc = -1;
+    size_t np = (size_t)n * (size_t)(n - 1) / 2, q = 0, *count = NULL, *at = NULL;
+    int *hop = NULL;
+    double *val = NULL, *med[2] = {NULL, NULL};
+
+    if (!t || t->model != TOPO_TREE || t->nhosts != n || n < 3 ||
+        !(t->residual <= NETMAP_PLAN_RESIDUAL))
+        return 0;
+    if (!(hop = malloc ((np + 1) * sizeof (*hop))) || !(val = malloc ((np + 1) * sizeof (*val))))
+        goto nomem;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++, q++)
+            maxhop = (hop[q] = topo_hops (t, a, b)) > maxhop ? hop[q] : maxhop;
+    count = calloc ((size_t)maxhop + 2, sizeof (*count));
+    at = calloc ((size_t)maxhop + 2, sizeof (*at));
+    med[0] = calloc ((size_t)maxhop + 1, sizeof (double));
+    med[1] = calloc ((size_t)maxhop + 1, sizeof (double));
+    if (!count || !at || !med[0] || !med[1])
+        goto nomem;
+    /* each hop class's medians, the pairs of a class together by a
+     * counting sort; a pair is the mean of its two directions */
+    for (q = 0; q < np; q++)
+        if (hop[q] >= 0)
+            count[hop[q] + 1]++;
+    for (int h = 0; h <= maxhop; h++)
+        count[h + 1] += count[h];
+    for (int g = 0; g < 2; g++) {
+        double *m = g ? nm->bw_MBps : nm->lat_us;
+        memcpy (at, count, ((size_t)maxhop + 2) * sizeof (*at));
+        q = 0;
+        for (int a = 0; a < n; a++)
+            for (int b = a + 1; b < n; b++, q++)
+                if (hop[q] >= 0)
+                    val[at[hop[q]]++] = 0.5 * (m[(size_t)a * (size_t)n + (size_t)b] +
+                                               m[(size_t)b * (size_t)n + (size_t)a]);
+        for (int h = 0; h <= maxhop; h++)
+            med[g][h] = count[h + 1] > count[h]
+                            ? stats_median (val + count[h], (int)(count[h + 1] - count[h]))
+                            : NAN;
+    }
+    q = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++, q++)
+            for (int g = 0; g < 2; g++) {
+                double *m = g ? nm->bw_MBps : nm->lat_us, c = med[g][hop[q]];
+                double *x = &m[(size_t)a * (size_t)n + (size_t)b],
+                       *y = &m[(size_t)b * (size_t)n + (size_t)a];
+                double r = 0.5 * (*x + *y) / c;
+                /* faster: lower latency, higher bandwidth */
+                if (isfinite (r) && (fabs (r - 1) <= NETMAP_PLAN_BAND || (g ? r > 1 : r < 1)))
+                    *x = *y = c;
+            }
+    rc = 1;
+    goto done;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+done:
+    free (hop);
+    free (val);
+    free (count);
+    free (at);
+    free (med[0]);
+    free (med[1]);
+    return rc;
 }

@@ -755,7 +755,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
         goto out;
     }
 
-    /* 4. The plan, over srun's own counts. */
+    /* 4. The plan, over srun's own counts, on the tree's figures where
+     * the tree fits (lib/netmap.h). */
+    if (netmap_plan_figures (nm, &e) < 0) {
+        place_default (out, 1, "the netmap: %s", e.text);
+        goto out;
+    }
     nslots = 0;
     for (int i = 0; i < a->nnodes; i++) {
         if (counts[i] == 0)

@@ -675,7 +675,8 @@ static int plan_cmd (int argc, char **argv)
         if (nfmts > 1 && !out)
             return bad_usage ("plan", "several formats need -o PREFIX");
     }
-    if (!(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e))) {
+    if (!(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e)) ||
+        netmap_plan_figures (nm, &e) < 0) {
         fail (&e);
         goto out;
     }

@@ -713,6 +713,63 @@ static void test_read_no_lead (const char *good)
     unlink (path);
 }
 
+/* Planning on the tree's figures: two edges of three hosts under a root,
+ * each level 10 us / 100 MB/s and 40 us / 10 MB/s within +-10 %, a burst
+ * (one pair 2x fast) and a slow link (one pair 3x slow). */
+static void test_plan_figures (void)
+{
+    const char *h[] = {"a1", "a2", "a3", "b1", "b2", "b3"};
+    netmap_t *nm = netmap_create (6, h, NULL);
+    tm_error_t e;
+    int k = 0;
+
+    nm->topo = topo_alloc (TOPO_TREE, 6, 9, NULL);
+    for (int v = 0; v < 6; v++)
+        nm->topo->parent[v] = 6 + v / 3;
+    nm->topo->parent[6] = nm->topo->parent[7] = 8;
+    nm->topo->height[6] = nm->topo->height[7] = 1;
+    nm->topo->height[8] = 2;
+    nm->topo->residual = 0.05;
+    for (int a = 0; a < 6; a++)
+        for (int b = a + 1; b < 6; b++, k++) {
+            int same = a / 3 == b / 3;
+            double f = 1 + 0.1 * ((k % 3) - 1);
+            NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = (same ? 10 : 40) * f;
+            NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) = (same ? 100 : 10) / f;
+        }
+    NETMAP_AT (nm, bw_MBps, 0, 3) = NETMAP_AT (nm, bw_MBps, 3, 0) = 20;  /* a burst */
+    NETMAP_AT (nm, bw_MBps, 1, 4) = NETMAP_AT (nm, bw_MBps, 4, 1) = 3.3; /* a slow link */
+    NETMAP_AT (nm, lat_us, 2, 5) = NETMAP_AT (nm, lat_us, 5, 2) = 160;   /* a delay */
+    nm->topo->residual = 0.3;
+    ok (netmap_plan_figures (nm, &e) == 0 && NETMAP_AT (nm, bw_MBps, 0, 3) == 20,
+        "plan figures: a loose fit (residual 0.3) left as measured");
+    nm->topo->residual = 0.05;
+    ok (netmap_plan_figures (nm, &e) == 1, "plan figures: a tree that fits is planned on its own");
+    int alike = 1;
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++) {
+            int same = a / 3 == b / 3;
+            if (a == b || (a == 1 && b == 4) || (a == 4 && b == 1) || (a == 2 && b == 5) ||
+                (a == 5 && b == 2))
+                continue;
+            /* every pair as (0, 1) within an edge, as (0, 3) across */
+            alike &= NETMAP_AT (nm, lat_us, a, b) == NETMAP_AT (nm, lat_us, 0, same ? 1 : 3) &&
+                     NETMAP_AT (nm, bw_MBps, a, b) == NETMAP_AT (nm, bw_MBps, 0, same ? 1 : 3);
+        }
+    ok (alike && fabs (NETMAP_AT (nm, bw_MBps, 0, 3) - 10) < 1.5 &&
+            fabs (NETMAP_AT (nm, lat_us, 0, 1) - 10) < 1.5,
+        "plan figures: pairs within the band and the burst take their level's medians "
+        "(%g MB/s across, %g us within)",
+        NETMAP_AT (nm, bw_MBps, 0, 3), NETMAP_AT (nm, lat_us, 0, 1));
+    ok (NETMAP_AT (nm, bw_MBps, 1, 4) == 3.3 && NETMAP_AT (nm, bw_MBps, 4, 1) == 3.3 &&
+            NETMAP_AT (nm, lat_us, 2, 5) == 160,
+        "plan figures: a slow link and a delay beyond the band are kept");
+    topo_destroy (nm->topo);
+    nm->topo = NULL;
+    ok (netmap_plan_figures (nm, &e) == 0, "plan figures: no tree, nothing done");
+    netmap_destroy (nm);
+}
+
 int main (void)
 {
     char good[PATH_MAX];
@@ -731,6 +788,7 @@ int main (void)
     test_layout ();
     test_cost ();
     test_bound ();
+    test_plan_figures ();
     test_old_years ();
     test_write_refuses ();
     test_write_fails ();
