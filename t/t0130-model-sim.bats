@@ -17,7 +17,7 @@ field() {
 	sed -n "s/^BENCH model .* $1=\([^ ]*\).*/\1/p"
 }
 
-@test "every fat tree and the dragonfly come back exactly at 64 and 512 nodes, both plans, three seeds" {
+@test "every fat tree and the dragonfly come back exactly at 64 and 512 nodes, both plans, three seeds, and plan within 2 % of the truth" {
 	for seed in 1 2 3; do
 		run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 64,512 --seed "$seed"
 		echo "$output"
@@ -26,6 +26,11 @@ field() {
 		[ "$(grep -c '^BENCH model .* plan=sampled ' <<<"$output")" -eq 12 ]
 		[ "$(grep -v 'topo=cloud' <<<"$output" | field tree_exact | sort -u)" = 1 ]
 		[ "$(grep -v 'topo=cloud' <<<"$output" | field ari | sort -u)" = 1.0000 ]
+		# planned on the tree's figures (lib/netmap.h), within 2 % of the
+		# plan made on the true netmap
+		for c in $(grep -v 'topo=cloud' <<<"$output" | field plan_cost_vs_true); do
+			awk -v c="$c" 'BEGIN { exit !(c > 0 && c <= 1.02) }'
+		done
 	done
 }
 
