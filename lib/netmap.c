@@ -978,54 +978,81 @@ size_t netmap_max_bytes (int nhosts)
     return b < NETMAP_MAX_BYTES ? (size_t)b : NETMAP_MAX_BYTES;
 }
 
+int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth, bool measured_only,
+                          int max, double *lat, double *bw)
+{
+    int n = nm->n, rc = -1;
+    size_t npairs = (size_t)n * (size_t)(n - 1) / 2 + 1, q = 0;
+    size_t *count = calloc ((size_t)max + 1, sizeof (*count)), *at = NULL;
+    double *vl = malloc (npairs * sizeof (*vl)), *vb = malloc (npairs * sizeof (*vb));
+    int *level = malloc (npairs * sizeof (*level));
+
+    if (!count || !vl || !vb || !level || !(at = malloc (((size_t)max + 1) * sizeof (*at))))
+        goto done;
+    /* each pair's level once, then the pairs of each level together in
+     * vl and vb, by a counting sort */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int l = measured_only && NETMAP_AT (nm, measured, a, b) <= 0
+                        ? 0
+                        : topo_level (t, depth, a, b);
+            level[q++] = l;
+            if (l >= 1 && l < max)
+                count[l]++;
+        }
+    for (int l = 1; l < max; l++)
+        count[l] += count[l - 1];
+    at[0] = 0; /* at[l]: where level l starts; count[l]: where it ends */
+    for (int l = 1; l < max; l++)
+        at[l] = count[l - 1];
+    q = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            int l = level[q++];
+            if (l < 1 || l >= max)
+                continue;
+            vl[at[l]] = 0.5 * (NETMAP_AT (nm, lat_us, a, b) + NETMAP_AT (nm, lat_us, b, a));
+            vb[at[l]++] = 0.5 * (NETMAP_AT (nm, bw_MBps, a, b) + NETMAP_AT (nm, bw_MBps, b, a));
+        }
+    lat[0] = bw[0] = NAN;
+    for (int l = 1; l < max; l++) {
+        size_t lo = count[l - 1];
+        lat[l] = stats_median (vl + lo, (int)(count[l] - lo));
+        bw[l] = stats_median (vb + lo, (int)(count[l] - lo));
+    }
+    rc = 0;
+done:
+    free (count);
+    free (at);
+    free (vl);
+    free (vb);
+    free (level);
+    return rc;
+}
+
 int netmap_plan_figures (netmap_t *nm, tm_error_t *errp)
 {
     const topo_t *t = nm->topo;
-    int n = nm->n, maxhop = 0, rc = -1;
-    size_t np = (size_t)n * (size_t)(n - 1) / 2, q = 0, *count = NULL, *at = NULL;
-    int *hop = NULL;
-    double *val = NULL, *med[2] = {NULL, NULL};
+    int n = nm->n, max = 0, *depth = NULL, rc = -1;
+    double *med[2] = {NULL, NULL};
 
     if (!t || t->model != TOPO_TREE || t->nhosts != n || n < 3 ||
         !(t->residual <= NETMAP_PLAN_RESIDUAL))
         return 0;
-    if (!(hop = malloc ((np + 1) * sizeof (*hop))) || !(val = malloc ((np + 1) * sizeof (*val))))
-        goto nomem;
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++, q++)
-            maxhop = (hop[q] = topo_hops (t, a, b)) > maxhop ? hop[q] : maxhop;
-    count = calloc ((size_t)maxhop + 2, sizeof (*count));
-    at = calloc ((size_t)maxhop + 2, sizeof (*at));
-    med[0] = calloc ((size_t)maxhop + 1, sizeof (double));
-    med[1] = calloc ((size_t)maxhop + 1, sizeof (double));
-    if (!count || !at || !med[0] || !med[1])
-        goto nomem;
-    /* each hop class's medians, the pairs of a class together by a
-     * counting sort; a pair is the mean of its two directions */
-    for (q = 0; q < np; q++)
-        if (hop[q] >= 0)
-            count[hop[q] + 1]++;
-    for (int h = 0; h <= maxhop; h++)
-        count[h + 1] += count[h];
-    for (int g = 0; g < 2; g++) {
-        double *m = g ? nm->bw_MBps : nm->lat_us;
-        memcpy (at, count, ((size_t)maxhop + 2) * sizeof (*at));
-        q = 0;
-        for (int a = 0; a < n; a++)
-            for (int b = a + 1; b < n; b++, q++)
-                if (hop[q] >= 0)
-                    val[at[hop[q]]++] = 0.5 * (m[(size_t)a * (size_t)n + (size_t)b] +
-                                               m[(size_t)b * (size_t)n + (size_t)a]);
-        for (int h = 0; h <= maxhop; h++)
-            med[g][h] = count[h + 1] > count[h]
-                            ? stats_median (val + count[h], (int)(count[h + 1] - count[h]))
-                            : NAN;
+    for (int v = 0; v < t->nvertices; v++)
+        max = (int)t->height[v] + 1 > max ? (int)t->height[v] + 1 : max;
+    if (!(depth = topo_depths (t)) || !(med[0] = malloc ((size_t)max * sizeof (double))) ||
+        !(med[1] = malloc ((size_t)max * sizeof (double))) ||
+        netmap_level_medians (nm, t, depth, false, max, med[0], med[1]) < 0) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto done;
     }
-    q = 0;
     for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++, q++)
+        for (int b = a + 1; b < n; b++) {
+            int l = topo_level (t, depth, a, b);
             for (int g = 0; g < 2; g++) {
-                double *m = g ? nm->bw_MBps : nm->lat_us, c = med[g][hop[q]];
+                double *m = g ? nm->bw_MBps : nm->lat_us, c = med[g][l];
                 double *x = &m[(size_t)a * (size_t)n + (size_t)b],
                        *y = &m[(size_t)b * (size_t)n + (size_t)a];
                 double r = 0.5 * (*x + *y) / c;
@@ -1033,16 +1060,10 @@ int netmap_plan_figures (netmap_t *nm, tm_error_t *errp)
                 if (isfinite (r) && (fabs (r - 1) <= NETMAP_PLAN_BAND || (g ? r > 1 : r < 1)))
                     *x = *y = c;
             }
+        }
     rc = 1;
-    goto done;
-nomem:
-    errno = ENOMEM;
-    errprintf (errp, "out of memory");
 done:
-    free (hop);
-    free (val);
-    free (count);
-    free (at);
+    free (depth);
     free (med[0]);
     free (med[1]);
     return rc;

@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "lib/error.h"
+#include <stdbool.h>
+
 #include "lib/topology.h"
 
 #define NETMAP_SCHEMA 3
@@ -87,10 +89,19 @@ int netmap_host_index (const netmap_t *nm, const char *name);
  */
 double netmap_cost (const netmap_t *nm, int a, int b, double msgs, double bytes);
 
+/* Per level l in [1, max) of tree t over nm's hosts (topo_level; depth
+ * from topo_depths), the medians of its pairs' latency and bandwidth, each
+ * pair the mean of its two directions, into lat[l] and bw[l] (lat[0],
+ * bw[0] and a level without pairs NaN); with measured_only, of the pairs
+ * nm measured alone.  0, -1 on ENOMEM.
+ */
+int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth, bool measured_only,
+                          int max, double *lat, double *bw);
+
 /* A netmap whose switch tree fits its figures (residual at most
  * NETMAP_PLAN_RESIDUAL) planned on the tree's figures: each pair between
- * two hosts within NETMAP_PLAN_BAND of the medians of the pairs as many
- * switches apart, or faster than them (a burst only speeds, a delay only
+ * two hosts within NETMAP_PLAN_BAND of the medians of the pairs joined at
+ * its level (netmap_level_medians), or faster than them (a burst only speeds, a delay only
  * adds), takes those medians; a pair slower than the band keeps its own (a
  * degraded link stays seen).  The mapper would otherwise chase the noise
  * of single measurements: simulated at +-20 % with bursts, plans made on

@@ -602,33 +602,6 @@ done:
     return t;
 }
 
-/* The height of the nearest common switch of hosts a and b (depth[]: from
- * the root).
- */
-static int pair_level (const topo_t *t, const int *depth, int a, int b)
-{
-    while (depth[a] > depth[b])
-        a = t->parent[a];
-    while (depth[b] > depth[a])
-        b = t->parent[b];
-    while (a != b) {
-        a = t->parent[a];
-        b = t->parent[b];
-    }
-    return (int)t->height[a];
-}
-
-static int *depths (const topo_t *t)
-{
-    int *depth = calloc ((size_t)t->nvertices, sizeof (*depth));
-
-    if (depth)
-        for (int v = 0; v < t->nvertices; v++)
-            for (int u = t->parent[v]; u >= 0; u = t->parent[u])
-                depth[v]++;
-    return depth;
-}
-
 netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
                            const topoconf_level_t *levels, tm_error_t *errp)
 {
@@ -640,7 +613,7 @@ netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
         errprintf (errp, "not a switch tree of %d hosts", n);
         goto fail;
     }
-    if (!(depth = depths (t)) || !(nm = netmap_create (n, hosts, errp))) {
+    if (!(depth = topo_depths (t)) || !(nm = netmap_create (n, hosts, errp))) {
         if (!depth) {
             errno = ENOMEM;
             errprintf (errp, "out of memory");
@@ -649,7 +622,7 @@ netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
     }
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
-            int l = pair_level (t, depth, a, b);
+            int l = topo_level (t, depth, a, b);
             if (l < 1 || l >= TOPOCONF_LEVELS || isnan (levels[l].lat_us)) {
                 errno = ENODATA;
                 errprintf (errp, "level %d (%s to %s) has no figures", l, hosts[a], hosts[b]);
@@ -669,53 +642,17 @@ fail:
     return NULL;
 }
 
-/* Per level, the medians of its pairs' latency and bandwidth: of the
- * pairs measured (measured > 0) only, or of every pair; NaN for a level
- * with none. */
-static int level_figures (const netmap_t *nm, const int *depth, bool measured_only,
+/* Per level, the medians of its pairs' figures (netmap_level_medians). */
+static int level_figures (const netmap_t *nm, const topo_t *t, const int *depth, bool measured_only,
                           topoconf_level_t *levels)
 {
-    const topo_t *t = nm->topo;
-    size_t npairs = (size_t)nm->n * (size_t)(nm->n - 1) / 2 + 1, count[TOPOCONF_LEVELS + 1] = {0};
-    size_t at[TOPOCONF_LEVELS + 1], q = 0;
-    double *lat = malloc (npairs * sizeof (*lat)), *bw = malloc (npairs * sizeof (*bw));
-    int *level = malloc (npairs * sizeof (*level)), rc = -1;
+    double lat[TOPOCONF_LEVELS], bw[TOPOCONF_LEVELS];
 
-    if (!lat || !bw || !level)
-        goto done;
-    /* each pair's level once, then the pairs of each level together in
-     * lat and bw, by a counting sort */
-    for (int a = 0; a < nm->n; a++)
-        for (int b = a + 1; b < nm->n; b++) {
-            int l = measured_only && NETMAP_AT (nm, measured, a, b) <= 0
-                        ? 0
-                        : pair_level (t, depth, a, b);
-            level[q++] = l;
-            if (l >= 1 && l < TOPOCONF_LEVELS)
-                count[l + 1]++;
-        }
-    for (int l = 1; l < TOPOCONF_LEVELS; l++)
-        count[l + 1] += count[l];
-    memcpy (at, count, sizeof (at));
-    q = 0;
-    for (int a = 0; a < nm->n; a++)
-        for (int b = a + 1; b < nm->n; b++) {
-            int l = level[q++];
-            if (l < 1 || l >= TOPOCONF_LEVELS)
-                continue;
-            lat[at[l]] = 0.5 * (NETMAP_AT (nm, lat_us, a, b) + NETMAP_AT (nm, lat_us, b, a));
-            bw[at[l]++] = 0.5 * (NETMAP_AT (nm, bw_MBps, a, b) + NETMAP_AT (nm, bw_MBps, b, a));
-        }
-    for (int l = 1; l < TOPOCONF_LEVELS; l++)
-        levels[l] =
-            (topoconf_level_t){stats_median (lat + count[l], (int)(count[l + 1] - count[l])),
-                               stats_median (bw + count[l], (int)(count[l + 1] - count[l]))};
-    rc = 0;
-done:
-    free (lat);
-    free (bw);
-    free (level);
-    return rc;
+    if (netmap_level_medians (nm, t, depth, measured_only, TOPOCONF_LEVELS, lat, bw) < 0)
+        return -1;
+    for (int l = 0; l < TOPOCONF_LEVELS; l++)
+        levels[l] = (topoconf_level_t){lat[l], bw[l]};
+    return 0;
 }
 
 /* The children of switch s, in order of their lowest host, into kid[];
@@ -822,20 +759,16 @@ int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t
         errprintf (errp, "not a switch tree of %d hosts", n);
         goto done;
     }
-    topo_t *keep = nm->topo;
-    nm->topo = t;
-    if (!(depth = depths (t)) || level_figures (nm, depth, true, lv) < 0) {
-        nm->topo = keep;
+    if (!(depth = topo_depths (t)) || level_figures (nm, t, depth, true, lv) < 0) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto done;
     }
-    nm->topo = keep;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
             if (NETMAP_AT (nm, measured, a, b) > 0)
                 continue;
-            int l = pair_level (t, depth, a, b);
+            int l = topo_level (t, depth, a, b);
             if (l < 1 || l >= TOPOCONF_LEVELS || isnan (lv[l].lat_us)) {
                 errno = EINVAL;
                 errprintf (errp, "level %d (%s to %s): no pair measured", l, nm->hosts[a],
@@ -886,14 +819,14 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
                           t ? "groups" : "no topology");
     }
     nsw = t->nvertices - n;
-    depth = depths (t);
+    depth = topo_depths (t);
     low = malloc ((size_t)t->nvertices * sizeof (*low));
     extra = malloc ((size_t)t->nvertices * sizeof (*extra));
     sw = malloc ((size_t)nsw * sizeof (*sw) + 1);
     names = malloc (((size_t)t->nvertices + 1) * sizeof (*names));
     char (*label)[32] = malloc ((size_t)t->nvertices * 2 * sizeof (*label));
     if (!depth || !low || !extra || !sw || !names || !label ||
-        level_figures (nm, depth, false, levels) < 0) {
+        level_figures (nm, t, depth, false, levels) < 0) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto done;

@@ -226,6 +226,30 @@ static int path_switches (const int *parent, const int *depth, int a, int b)
     return edges - 1;
 }
 
+int *topo_depths (const topo_t *t)
+{
+    int *depth = calloc ((size_t)t->nvertices, sizeof (*depth));
+
+    if (depth)
+        for (int v = 0; v < t->nvertices; v++)
+            for (int u = t->parent[v]; u >= 0; u = t->parent[u])
+                depth[v]++;
+    return depth;
+}
+
+int topo_level (const topo_t *t, const int *depth, int a, int b)
+{
+    while (depth[a] > depth[b])
+        a = t->parent[a];
+    while (depth[b] > depth[a])
+        b = t->parent[b];
+    while (a != b) {
+        a = t->parent[a];
+        b = t->parent[b];
+    }
+    return (int)t->height[a];
+}
+
 int topo_hops (const topo_t *t, int a, int b)
 {
     int da = 0, db = 0;

@@ -215,6 +215,14 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
  */
 int topo_hops (const topo_t *t, int a, int b);
 
+/* The depth of every vertex of t below its root (a new array, to free);
+ * NULL on ENOMEM. */
+int *topo_depths (const topo_t *t);
+
+/* The height (topo_t.height: 1 an edge switch) of the nearest common
+ * switch of hosts a and b of a TOPO_TREE, depth from topo_depths. */
+int topo_level (const topo_t *t, const int *depth, int a, int b);
+
 void topo_destroy (topo_t *t);
 
 #endif
