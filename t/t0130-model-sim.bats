@@ -51,6 +51,19 @@ field() {
 	[ "$(field pairs_measured <<<"$output")" = 130816 ]
 }
 
+@test "a cloud's plan needs every pair: on its groups' medians it costs over 10 % more, pair by pair within 3 %" {
+	run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 64,512 --topo cloud --plan all,medians
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for c in $(grep ' plan=all ' <<<"$output" | field plan_cost_vs_true); do
+		awk -v c="$c" 'BEGIN { exit !(c > 0 && c <= 1.03) }'
+	done
+	[ "$(grep -c ' plan=medians ' <<<"$output")" -eq 2 ]
+	for c in $(grep ' plan=medians ' <<<"$output" | field plan_cost_vs_true); do
+		awk -v c="$c" 'BEGIN { exit !(c > 1.10) }'
+	done
+}
+
 @test "the cloud's racks are its groups" {
 	run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 64,512 --topo cloud
 	echo "$output"

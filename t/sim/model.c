@@ -25,12 +25,17 @@
  * 1 +- X; 0.5 % of latencies 2-4 times (outliers); 1 % of bandwidths
  * 1.5-2.5 times (a token bucket's burst).
  *
- * Two plans (--plan, both by default): "all" measures every pair and
- * infers as the probe does; "sampled" runs the probe's sampling plan
+ * Plans (--plan, "all,sampled" by default): "all" measures every pair
+ * and infers as the probe does; "sampled" runs the probe's sampling plan
  * (lib/sample.h), each pair it asks for read from the measured netmap,
  * and pairs_measured says how many it asked for.  time_s is the
  * inference's time (for "sampled", the plan's own: choosing pairs,
- * placing hosts, filling the rest), not the measuring.
+ * placing hosts, filling the rest), not the measuring.  "medians" is
+ * "all" with every pair's figures then replaced by the medians of the
+ * pairs between its two groups: the most a plan could know that measures
+ * a few pairs a pair of groups, where no tree explains the rest (a
+ * cloud's plan_cost_vs_true under it is the price of not measuring every
+ * pair; make bench prints it).
  *
  * A flat switch of L edges costs a host about L / 2 pairs to find its
  * edge whatever the plan: two hosts' figures cannot tell sibling edges
@@ -56,6 +61,7 @@
 #include "lib/netmap.h"
 #include "lib/profile.h"
 #include "lib/sample.h"
+#include "lib/stats.h"
 #include "lib/topology.h"
 
 static uint64_t rng_state = 1;
@@ -206,6 +212,57 @@ static double ari (const int *x, const int *y, int n)
     return max == expect ? 1 : (sij - expect) / (max - expect);
 }
 
+/* Every pair's figures in nm (both directions) replaced by the medians of
+ * the measured pairs between its hosts' groups (group[h] < ng).  -1 when
+ * out of memory.
+ */
+static int group_medians (netmap_t *nm, const int *group, int ng)
+{
+    size_t n = (size_t)nm->n, classes = (size_t)ng * (size_t)ng;
+    size_t *start = calloc (classes + 1, sizeof (*start)), *fill = NULL;
+    double *lat = NULL, *bw = NULL;
+    int rc = -1;
+
+    if (!start || !(fill = calloc (classes, sizeof (*fill))) ||
+        !(lat = malloc (n * n * sizeof (*lat))) || !(bw = malloc (n * n * sizeof (*bw))))
+        goto out;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (a != b)
+                start[(size_t)group[a] * (size_t)ng + (size_t)group[b] + 1]++;
+    for (size_t c = 0; c < classes; c++)
+        start[c + 1] += start[c];
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (a != b) {
+                size_t c = (size_t)group[a] * (size_t)ng + (size_t)group[b],
+                       k = start[c] + fill[c]++;
+                lat[k] = nm->lat_us[a * n + b];
+                bw[k] = nm->bw_MBps[a * n + b];
+            }
+    for (size_t c = 0; c < classes; c++)
+        if (start[c + 1] > start[c]) {
+            int k = (int)(start[c + 1] - start[c]);
+            double ml = stats_median (lat + start[c], k), mb = stats_median (bw + start[c], k);
+            lat[start[c]] = ml;
+            bw[start[c]] = mb;
+        }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (a != b) {
+                size_t c = (size_t)group[a] * (size_t)ng + (size_t)group[b];
+                nm->lat_us[a * n + b] = lat[start[c]];
+                nm->bw_MBps[a * n + b] = bw[start[c]];
+            }
+    rc = 0;
+out:
+    free (start);
+    free (fill);
+    free (lat);
+    free (bw);
+    return rc;
+}
+
 /* A 2-D stencil of n ranks, one a host: the profile the plans are for. */
 static profile_t *stencil (int n)
 {
@@ -321,17 +378,18 @@ static int split (char *s, char **out, int max)
 
 static void usage (void)
 {
-    fprintf (stderr,
-             "usage: model [--nodes N[,N...]] [--topo T[,T...]] [--plan all|sampled[,...]]\n"
-             "             [--noise X] [--seed S]\n"
-             "topologies: ft2-full ft2-taper ft3-full ft3-taper dragonfly cloud\n");
+    fprintf (
+        stderr,
+        "usage: model [--nodes N[,N...]] [--topo T[,T...]] [--plan all|sampled|medians[,...]]\n"
+        "             [--noise X] [--seed S]\n"
+        "topologies: ft2-full ft2-taper ft3-full ft3-taper dragonfly cloud\n");
     exit (2);
 }
 
 int main (int argc, char **argv)
 {
     int sizes[16] = {64, 512}, nsizes = 2, ntopos = 0, nplans = 2, failed = 0;
-    char *topos[16], *plans[2] = {"all", "sampled"};
+    char *topos[16], *plans[3] = {"all", "sampled"};
     double noise = 0.2;
     uint64_t seed = 1;
 
@@ -348,9 +406,10 @@ int main (int argc, char **argv)
         } else if (strcmp (argv[i], "--topo") == 0)
             ntopos = split (v, topos, 16);
         else if (strcmp (argv[i], "--plan") == 0) {
-            nplans = split (v, plans, 2);
+            nplans = split (v, plans, 3);
             for (int k = 0; k < nplans; k++)
-                if (strcmp (plans[k], "all") != 0 && strcmp (plans[k], "sampled") != 0)
+                if (strcmp (plans[k], "all") != 0 && strcmp (plans[k], "sampled") != 0 &&
+                    strcmp (plans[k], "medians") != 0)
                     usage ();
         } else if (strcmp (argv[i], "--noise") == 0)
             noise = atof (v);
@@ -422,6 +481,12 @@ int main (int argc, char **argv)
                 memcpy (keep + (size_t)n * (size_t)n, seen->bw_MBps, bytes);
                 if (netmap_plan_figures (seen, &e) < 0) {
                     fprintf (stderr, "model: %s\n", e.text);
+                    return 1;
+                }
+                if (strcmp (plans[pl], "medians") == 0 &&
+                    (!u || group_medians (seen, u->group, u->ngroups) < 0)) {
+                    fprintf (stderr, "model: %s at %d nodes: no groups to take medians of\n",
+                             t->name, n);
                     return 1;
                 }
                 cost = plan_vs_true (truth, seen);
