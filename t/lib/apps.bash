@@ -1,0 +1,46 @@
+# apps.bash: helpers for the suites that run real applications (Debian's
+# LAMMPS): what their decomposition says each rank sends to, against what
+# the recorder recorded.
+
+# lammps_pairs GRID: the directed pairs "i j" of world ranks that are face
+# neighbours, periodic, in the processor grid LAMMPS wrote to GRID
+# ("processors * * * file GRID": "Px Py Pz = a b c", then a line
+# "world-ID universe-ID original-ID: I J K: name" a rank, I, J, K from 1).
+# A rank is not its own neighbour (a dimension of one processor).
+lammps_pairs() {
+	awk '/^Px Py Pz = / { P[1] = $5; P[2] = $6; P[3] = $7 }
+		/^[0-9]+ [0-9]+ [0-9]+: [0-9]+ [0-9]+ [0-9]+:/ {
+			sub(":", "", $3); id = $1; c[id, 1] = $4 - 1; c[id, 2] = $5 - 1; c[id, 3] = $6 - 1
+			at[$4 - 1, $5 - 1, $6 - 1] = id; n++ }
+		END {
+			if (!n || P[1] * P[2] * P[3] != n) { print "lammps_pairs: no grid of " n " ranks" > "/dev/stderr"; exit 1 }
+			for (r = 0; r < n; r++)
+				for (d = 1; d <= 3; d++)
+					for (s = -1; s <= 1; s += 2) {
+						for (k = 1; k <= 3; k++) x[k] = c[r, k]
+						x[d] = (x[d] + s + P[d]) % P[d]
+						q = at[x[1], x[2], x[3]]
+						if (q != r) print r, q }
+		}' "$1" | sort -u
+}
+
+# decomposition_check MATRIX PAIRS: MATRIX, bytes from rank i (row) to j
+# (column) as `topomap profile export --what bytes` writes it, against
+# PAIRS ("i j" lines): no bytes between ranks that are not a pair, and
+# every pair at least a tenth of the pairs' median (none missing).  Says
+# what differs; fails then.
+decomposition_check() {
+	awk -F, 'NR == FNR { split($0, p, " "); want[p[1], p[2]] = 1; nwant++; next }
+		{ i = FNR - 1
+		  for (j = 0; j < NF; j++) {
+			v = $(j + 1) + 0
+			if ((i, j) in want) got[++ng] = v
+			else if (i != j && v > 0) { print "ranks " i " -> " j ": " v " bytes, not neighbours in the decomposition"; bad = 1 }
+			if ((i, j) in want) val[i, j] = v } }
+		END {
+			if (!nwant || ng != nwant) { print "the matrix has " ng " of the decomposition'"'"'s " nwant " pairs"; exit 1 }
+			for (a = 1; a <= ng; a++) for (b = a + 1; b <= ng; b++) if (got[b] < got[a]) { t = got[a]; got[a] = got[b]; got[b] = t }
+			med = got[int((ng + 1) / 2)]
+			for (k in val) if (val[k] < med / 10) { split(k, ij, SUBSEP); print "ranks " ij[1] " -> " ij[2] ": " val[k] " bytes, a neighbour pair the recording misses (median " med ")"; bad = 1 }
+			exit bad + 0 }' "$2" "$1"
+}
