@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,5 +136,61 @@ int plan_write (const char *path, int mode, plan_format_t fmt, int ntasks, const
         return errprintf (errp, "%s: %s", path, e.text);
     rc = file_replace (path, buf, len, mode, errp);
     free (buf);
+    return rc;
+}
+
+int plan_read_hostfile (const char *path, int ntasks, int nnodes, char *const *names, int *node,
+                        tm_error_t *errp)
+{
+    FILE *f = fopen (path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int r = 0, rc = -1;
+
+    if (!f)
+        return errprintf (errp, "%s: %s", path, strerror (errno));
+    errno = 0;
+    while ((got = getline (&line, &cap, f)) > 0) {
+        size_t len = (size_t)got - (line[got - 1] == '\n');
+        tm_error_t e;
+        int h;
+
+        errno = EINVAL;
+        if (r == ntasks) {
+            errprintf (errp, "%s:%d: more lines than the %d ranks", path, r + 1, ntasks);
+            goto out;
+        }
+        if (memchr (line, '\0', len)) {
+            errprintf (errp, "%s:%d: a NUL byte", path, r + 1);
+            goto out;
+        }
+        line[len] = '\0';
+        if (layout_check_name (line, &e) < 0) {
+            errprintf (errp, "%s:%d: %s", path, r + 1, e.text);
+            goto out;
+        }
+        for (h = 0; h < nnodes && strcmp (names[h], line) != 0; h++)
+            ;
+        if (h == nnodes) {
+            errprintf (errp, "%s:%d: node '%s' is not in the netmap", path, r + 1, line);
+            goto out;
+        }
+        node[r++] = h;
+        errno = 0;
+    }
+    if (ferror (f) || (got < 0 && errno == ENOMEM)) {
+        errprintf (errp, "%s: %s", path, strerror (errno ? errno : EIO));
+        goto out;
+    }
+    if (r < ntasks) {
+        errno = EINVAL;
+        errprintf (errp, "%s: %d lines for %d ranks", path, r, ntasks);
+        goto out;
+    }
+    rc = 0;
+out:
+    free (line);
+    fclose (f);
     return rc;
 }

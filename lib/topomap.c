@@ -57,7 +57,7 @@ static void usage (FILE *f)
              "       %s profile draw -o OUT.svg FILE      picture a profile's matrix\n"
              "       %s plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
              "            [--format hostfile|rankfile|mpich[,...]] [-o OUT] [--explain]\n"
-             "            [--svg OUT.svg] [-v]\n"
+             "            [--svg OUT.svg] [-v] [--price scotch|NAME=HOSTFILE]...\n"
              "                                            place the ranks of P on the nodes of N\n"
              "       %s recorder [--libdir DIR] EXE        the PMPI recorder to preload into EXE\n"
              "       %s --help | --version\n",
@@ -593,6 +593,77 @@ static map_slot_t *even_slots (const netmap_t *nm, int ntasks, int *np)
     return slots;
 }
 
+/* --price scotch: CloudMap's method, plain Scotch on the netmap (exact
+ * capacities off, no refinement), as candidate "scotch"; *overfull counts
+ * the nodes it gives more ranks than their slots.
+ */
+static int price_scotch (const profile_t *p, const netmap_t *nm, int nslots,
+                         const map_slot_t *slots, const map_params_t *base, map_candidate_t *c,
+                         int *overfull, tm_error_t *errp)
+{
+    map_params_t params = *base;
+    map_result_t plain = { 0 };
+    int *count;
+
+    params.exact = 0;
+    params.refine = 0;
+    if (map_plan (p, nm, nslots, slots, &params, &plain, errp) < 0)
+        return -1;
+    if (!(count = calloc ((size_t)nm->n, sizeof (*count)))) {
+        map_result_free (&plain);
+        return errprintf (errp, "out of memory");
+    }
+    *c = plain.cand[0];
+    plain.cand[0].node = NULL;
+    snprintf (c->name, sizeof (c->name), "scotch");
+    for (int r = 0; r < plain.ntasks; r++)
+        count[c->node[r]]++;
+    *overfull = 0;
+    for (int s = 0; s < nslots; s++)
+        *overfull += count[slots[s].host] > slots[s].count;
+    free (count);
+    map_result_free (&plain);
+    return 0;
+}
+
+/* --price NAME=HOSTFILE: the layout srun -m arbitrary would run from
+ * HOSTFILE, as candidate NAME.
+ */
+static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *nm,
+                           const map_result_t *res, map_metric_t metric, map_candidate_t *c,
+                           tm_error_t *errp)
+{
+    const char *eq = strchr (arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : 0;
+
+    if (!eq || len == 0 || len >= sizeof (c->name) || strspn (arg, "abcdefghijklmnopqrstuvwxyz"
+                                                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                  "0123456789_-") != len)
+        return errprintf (errp, "--price '%s': expected scotch or NAME=HOSTFILE, NAME of 1 to "
+                                "%zu letters, digits, _ or -",
+                          arg, sizeof (c->name) - 1);
+    memcpy (c->name, arg, len);
+    c->name[len] = '\0';
+    for (int k = 0; k < res->ncandidates; k++)
+        if (!strcmp (res->cand[k].name, c->name))
+            return errprintf (errp, "--price: a candidate is named '%s' already", c->name);
+    if (!(c->node = malloc ((size_t)p->ntasks * sizeof (*c->node))))
+        return errprintf (errp, "out of memory");
+    if (plan_read_hostfile (eq + 1, p->ntasks, nm->n, nm->hosts, c->node, errp) < 0 ||
+        map_price (p, nm, metric, c) < 0) {
+        if (errno == ENOMEM)
+            errprintf (errp, "out of memory");
+        free (c->node);
+        c->node = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* --price: how many layouts topomap plan prices beside its own. */
+#define PLAN_PRICES 8
+#define PLAN_PRICES_STR "8"
+
 static int plan_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -604,13 +675,15 @@ static int plan_cmd (int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "explain", no_argument, NULL, 'x' },
         { "svg", required_argument, NULL, 'S' },
+        { "price", required_argument, NULL, 'P' },
         { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
     const char *pfile = NULL, *nfile = NULL, *slotarg = NULL, *out = NULL, *fmtarg = "hostfile";
-    const char *svg = NULL;
+    const char *svg = NULL, *prices[PLAN_PRICES];
     plan_format_t fmts[3];
-    int nfmts = 0, explain = 0, verbose = 0, c, nslots = 0, rc = EXIT_FAIL;
+    int nfmts = 0, explain = 0, verbose = 0, c, nslots = 0, rc = EXIT_FAIL, nprices = 0;
+    int overfull = -1;
     map_params_t params;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
@@ -646,6 +719,11 @@ static int plan_cmd (int argc, char **argv)
         case 'S':
             svg = optarg;
             break;
+        case 'P':
+            if (nprices == PLAN_PRICES)
+                return bad_usage ("plan", "--price: at most " PLAN_PRICES_STR " layouts");
+            prices[nprices++] = optarg;
+            break;
         case 'v':
             verbose = 1;
             break;
@@ -657,6 +735,8 @@ static int plan_cmd (int argc, char **argv)
         return bad_usage ("plan", "no operands expected");
     if (!pfile || !nfile)
         return bad_usage ("plan", "expected --profile P and --netmap N");
+    if (nprices && !explain)
+        return bad_usage ("plan", "--price needs --explain");
     {
         char copy[64], *save = NULL;
 
@@ -687,12 +767,43 @@ static int plan_cmd (int argc, char **argv)
         fail (&e);
         goto out;
     }
+    if (nprices) {
+        map_candidate_t *more = realloc (res.cand, (size_t)(res.ncandidates + nprices) * sizeof (*more));
+
+        if (!more) {
+            fprintf (stderr, "%s: plan: out of memory\n", prog);
+            goto out;
+        }
+        res.cand = more;
+        for (int i = 0; i < nprices; i++) {
+            map_candidate_t *pc = &res.cand[res.ncandidates];
+
+            int bad;
+
+            memset (pc, 0, sizeof (*pc));
+            if (strcmp (prices[i], "scotch") != 0)
+                bad = price_hostfile (prices[i], p, nm, &res, params.metric, pc, &e);
+            else if (overfull >= 0)
+                bad = errprintf (&e, "--price: scotch named twice");
+            else
+                bad = price_scotch (p, nm, nslots, slots, &params, pc, &overfull, &e);
+            if (bad) {
+                fprintf (stderr, "%s: plan: %s\n", prog, e.text);
+                goto out;
+            }
+            res.ncandidates++;
+        }
+    }
     if (verbose)
         fprintf (stderr,
                  "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
                  "capacity repair %.3f s, refinement %.3f s\n",
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
-    if (explain && (map_explain (stdout, &res, nm) < 0 || finish_output ("plan")))
+    if (explain && map_explain (stdout, &res, nm) < 0)
+        goto out;
+    if (explain && overfull > 0)
+        printf ("scotch puts more ranks than their slots on %d of %d nodes\n", overfull, nslots);
+    if (explain && finish_output ("plan"))
         goto out;
     if (svg && draw_placement (p, nm, &res, svg, &e) < 0) {
         fail (&e);

@@ -49,6 +49,10 @@ fuzz() {
 	fuzz topoconf
 }
 
+@test "fuzz: a hostfile, as topomap plan --price reads it" {
+	fuzz hostfile
+}
+
 @test "fuzz: a harness that fails is reported with its input" {
 	# A stand-in for a harness that finds a crash, as libFuzzer reports
 	# one: the run must fail, say FAILED and name the input it kept.

@@ -116,3 +116,71 @@ counts() {
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | wc -l)" -eq 16 ]
 }
+
+# vs NAME: the vs_block figure of candidate NAME in --explain's $output.
+vs() {
+	awk -v n="$1" '$1 == n || ($1 == "*" && $2 == n) { print $(NF - 2) }' <<<"$output"
+}
+
+@test "--price prices other layouts beside the plan: plain Scotch and a hostfile" {
+	# block written out as a hostfile prices as block; the plan's own
+	# hostfile as the plan; plain Scotch fits this case and costs no less
+	printf 'n%d\nn%d\n' 1 1 2 2 3 3 4 4 5 5 6 6 7 7 8 8 >"$D/block.hf"
+	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/plan.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price scotch \
+		--price srun=$D/block.hf --price again=$D/plan.hf
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(vs srun)" = "$(vs block)" ] && [ "$(vs srun)" = 1.000 ]
+	[ "$(vs again)" = "$(vs topomap)" ]
+	[ -n "$(vs scotch)" ]
+	awk -v t="$(vs topomap)" -v s="$(vs scotch)" 'BEGIN { exit !(t <= s) }'
+	[[ "$output" == *"chosen: topomap"* ]]
+	[[ "$output" != *"scotch puts more ranks"* ]]
+}
+
+@test "--price on plain Scotch that overfills nodes says how many" {
+	# 256 ranks, six random partners each (Park and Miller's generator), on
+	# the 16 nodes of a site's three-level tree: Scotch left to itself puts
+	# 17 ranks on a node of 16 (as in BENCH map's random lines)
+	awk 'function rnd() { x = x * 16807 % 2147483647; return x / 2147483647 }
+		BEGIN { x = 1; n = 256
+			for (i = 0; i < n; i++) for (k = 0; k < 6; k++) { j = int(rnd() * n); if (j != i) m[i, j] += int(1 + rnd() * 1000000) }
+			for (i = 0; i < n; i++) { s = ""; for (j = 0; j < n; j++) s = s (j ? "," : "") (m[i, j] + 0); print s } }' >"$D/random.csv"
+	"$TOPOMAP" profile import --format csv -o "$D/random.json" "$D/random.csv"
+	"$TOPOMAP" netmap import -o "$D/tree.json" "$TOPOMAP_SRCDIR/t/fixtures/topology-3level.conf"
+	run "$TOPOMAP" plan --profile "$D/random.json" --netmap "$D/tree.json" --explain --price scotch
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"scotch puts more ranks than their slots on "[1-9]*" of 16 nodes"* ]]
+}
+
+@test "--price refuses bad names, bad hostfiles and pricing without --explain, naming the fault" {
+	printf 'n%d\n' 1 1 2 2 3 3 4 4 5 5 6 6 7 7 8 8 >"$D/ok.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --price scotch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--price needs --explain"* ]]
+	bad() {
+		run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "$1"
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[ "$output" = "topomap: plan: $2" ]
+	}
+	bad "a b=$D/ok.hf" "--price 'a b=$D/ok.hf': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or -"
+	bad "=$D/ok.hf" "--price '=$D/ok.hf': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or -"
+	bad "block=$D/ok.hf" "--price: a candidate is named 'block' already"
+	bad "x=$D/none" "$D/none: No such file or directory"
+	head -n 5 "$D/ok.hf" >"$D/short.hf"
+	bad "x=$D/short.hf" "$D/short.hf: 5 lines for 16 ranks"
+	echo n1 >>"$D/ok.hf"
+	bad "x=$D/ok.hf" "$D/ok.hf:17: more lines than the 16 ranks"
+	printf 'n1\n\n' >"$D/blank.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "x=$D/blank.hf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "topomap: plan: $D/blank.hf:2: "* ]]
+	sed -n 1,16p "$D/ok.hf" | sed '3s/.*/n99/' >"$D/stranger.hf"
+	bad "x=$D/stranger.hf" "$D/stranger.hf:3: node 'n99' is not in the netmap"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price scotch --price scotch
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: plan: --price: scotch named twice" ]
+}
