@@ -4,6 +4,7 @@
 # run records its profile; the recorded matrix must be its decomposition's:
 # each rank sends to the six face neighbours of its place in LAMMPS's 3-D
 # processor grid and to no one else.  The second run is placed by it.
+# Open MPI's own monitoring of a run, imported, is the recorder's matrix.
 
 load lib/cluster
 load lib/plugin
@@ -87,4 +88,22 @@ lmp_step() {
 	last() { sed -n '/^ *Step /,/^Loop time/p' "$1" | grep -E '^ +20 '; }
 	[ -n "$(last "$W/log.placed")" ]
 	[ "$(last "$W/log.placed")" = "$(last "$W/log.record")" ]
+}
+
+@test "Open MPI's monitoring of a LAMMPS run, imported, is the recorder's matrix of that run within 1 %" {
+	# one run, both at once: the recorder preloaded and the monitoring PML
+	# telling the application's messages (E lines) from collectives' (I)
+	run in_alloc -N8 --ntasks-per-node=2 -- "LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so TOPOMAP_RECORD=$W/both.json \
+		OMPI_MCA_pml_monitoring_enable=2 OMPI_MCA_pml_monitoring_enable_output=3 OMPI_MCA_pml_monitoring_filename=$W/mon \
+		$(lmp_step -- -log none)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ls "$W"/mon.*.prof | wc -l)" -eq 16 ]
+	cat "$W"/mon.*.prof >"$W/mon.txt"
+	"$SHARE/topomap" profile import --format ompi -o "$W/mon.json" "$W/mon.txt"
+	"$SHARE/topomap" profile export --what bytes "$W/mon.json" >"$W/mon.csv"
+	"$SHARE/topomap" profile export --what bytes "$W/both.json" >"$W/both.csv"
+	matrices_within "$W/mon.csv" "$W/both.csv" 0.01
+	# and it is the decomposition's, as recorded
+	decomposition_check "$W/mon.csv" "$W/pairs"
 }

@@ -44,3 +44,17 @@ decomposition_check() {
 			for (k in val) if (val[k] < med / 10) { split(k, ij, SUBSEP); print "ranks " ij[1] " -> " ij[2] ": " val[k] " bytes, a neighbour pair the recording misses (median " med ")"; bad = 1 }
 			exit bad + 0 }' "$2" "$1"
 }
+
+# matrices_within A B FRACTION: two matrices (CSV, as topomap profile
+# export writes them) of one size whose every entry differs by at most
+# FRACTION of the larger of the two; says which do not, fails then.
+matrices_within() {
+	paste -d '\n' "$1" "$2" | awk -F, -v f="$3" '
+		NR % 2 { n = split($0, a, ","); next }
+		{ i = (NR / 2) - 1
+		  if (NF != n) { print "row " i ": " n " against " NF " entries"; bad = 1; next }
+		  for (j = 1; j <= NF; j++) {
+			x = a[j] + 0; y = $j + 0; m = x > y ? x : y; d = x > y ? x - y : y - x
+			if (d > f * m) { print "ranks " i " -> " j - 1 ": " x " against " y " bytes"; bad = 1 } } }
+		END { if (NR == 0 || NR % 2) { print "the matrices differ in rows"; bad = 1 } exit bad + 0 }'
+}
