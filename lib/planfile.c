@@ -157,6 +157,10 @@ int plan_read_hostfile (const char *path, int ntasks, int nnodes, char *const *n
         int h;
 
         errno = EINVAL;
+        if (len == 0) {
+            errprintf (errp, "%s:%d: an empty line", path, r + 1);
+            goto out;
+        }
         if (r == ntasks) {
             errprintf (errp, "%s:%d: more lines than the %d ranks", path, r + 1, ntasks);
             goto out;
@@ -185,7 +189,7 @@ int plan_read_hostfile (const char *path, int ntasks, int nnodes, char *const *n
     }
     if (r < ntasks) {
         errno = EINVAL;
-        errprintf (errp, "%s: %d lines for %d ranks", path, r, ntasks);
+        errprintf (errp, "%s: %d line%s for %d ranks", path, r, r == 1 ? "" : "s", ntasks);
         goto out;
     }
     rc = 0;

@@ -44,11 +44,12 @@ int plan_write (const char *path, int mode, plan_format_t fmt, int ntasks, const
                 int nnodes, char *const *names, tm_error_t *errp);
 
 /* Read a PLAN_HOSTFILE of ntasks ranks from path (one node name a line,
- * line r+1 for rank r, as srun -m arbitrary reads it) into node[r], an
- * index into names (nnodes of them).  -1 with errp naming the file, the
- * line and the fault: a name not among names, not a node name
- * (layout_check_name), a NUL byte, fewer or more lines than ntasks; errno
- * EINVAL, or the open's or read's.
+ * line r+1 for rank r, as plan_print writes it; Slurm's own reader also
+ * takes comments, blank lines and NAME*COUNT, which this one refuses) into
+ * node[r], an index into names (nnodes of them).  -1 with errp naming the
+ * file, the line and the fault: an empty line, a name not among names, not
+ * a node name (layout_check_name), a NUL byte, fewer or more lines than
+ * ntasks; errno EINVAL, or the open's or read's.
  */
 int plan_read_hostfile (const char *path, int ntasks, int nnodes, char *const *names, int *node,
                         tm_error_t *errp);

@@ -593,35 +593,53 @@ static map_slot_t *even_slots (const netmap_t *nm, int ntasks, int *np)
     return slots;
 }
 
+/* Whether a candidate of res is named name. */
+static int price_named (const map_result_t *res, const char *name)
+{
+    for (int k = 0; k < res->ncandidates; k++)
+        if (!strcmp (res->cand[k].name, name))
+            return 1;
+    return 0;
+}
+
+/* The slots of nslots that layout c gives more ranks than their count, a
+ * node of no slot counting as one of count 0; -1 when out of memory.
+ */
+static int price_overfull (const map_candidate_t *c, int ntasks, const netmap_t *nm, int nslots,
+                           const map_slot_t *slots)
+{
+    int *room = calloc ((size_t)nm->n, sizeof (*room)), over = 0;
+
+    if (!room)
+        return -1;
+    for (int s = 0; s < nslots; s++)
+        room[slots[s].host] = slots[s].count;
+    for (int r = 0; r < ntasks; r++)
+        over += --room[c->node[r]] == -1;
+    free (room);
+    return over;
+}
+
 /* --price scotch: CloudMap's method, plain Scotch on the netmap (exact
- * capacities off, no refinement), as candidate "scotch"; *overfull counts
- * the nodes it gives more ranks than their slots.
+ * capacities off, no refinement), as candidate "scotch".
  */
 static int price_scotch (const profile_t *p, const netmap_t *nm, int nslots,
-                         const map_slot_t *slots, const map_params_t *base, map_candidate_t *c,
-                         int *overfull, tm_error_t *errp)
+                         const map_slot_t *slots, const map_params_t *base,
+                         const map_result_t *res, map_candidate_t *c, tm_error_t *errp)
 {
     map_params_t params = *base;
-    map_result_t plain = { 0 };
-    int *count;
+    map_result_t plain = {0};
+    tm_error_t e;
 
+    if (price_named (res, "scotch"))
+        return errprintf (errp, "--price: a candidate is named 'scotch' already");
     params.exact = 0;
     params.refine = 0;
-    if (map_plan (p, nm, nslots, slots, &params, &plain, errp) < 0)
-        return -1;
-    if (!(count = calloc ((size_t)nm->n, sizeof (*count)))) {
-        map_result_free (&plain);
-        return errprintf (errp, "out of memory");
-    }
+    if (map_plan (p, nm, nslots, slots, &params, &plain, &e) < 0)
+        return errprintf (errp, "--price scotch: %s", e.text);
     *c = plain.cand[0];
     plain.cand[0].node = NULL;
     snprintf (c->name, sizeof (c->name), "scotch");
-    for (int r = 0; r < plain.ntasks; r++)
-        count[c->node[r]]++;
-    *overfull = 0;
-    for (int s = 0; s < nslots; s++)
-        *overfull += count[slots[s].host] > slots[s].count;
-    free (count);
     map_result_free (&plain);
     return 0;
 }
@@ -644,9 +662,8 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
                           arg, sizeof (c->name) - 1);
     memcpy (c->name, arg, len);
     c->name[len] = '\0';
-    for (int k = 0; k < res->ncandidates; k++)
-        if (!strcmp (res->cand[k].name, c->name))
-            return errprintf (errp, "--price: a candidate is named '%s' already", c->name);
+    if (price_named (res, c->name))
+        return errprintf (errp, "--price: a candidate is named '%s' already", c->name);
     if (!(c->node = malloc ((size_t)p->ntasks * sizeof (*c->node))))
         return errprintf (errp, "out of memory");
     if (plan_read_hostfile (eq + 1, p->ntasks, nm->n, nm->hosts, c->node, errp) < 0 ||
@@ -683,7 +700,7 @@ static int plan_cmd (int argc, char **argv)
     const char *svg = NULL, *prices[PLAN_PRICES];
     plan_format_t fmts[3];
     int nfmts = 0, explain = 0, verbose = 0, c, nslots = 0, rc = EXIT_FAIL, nprices = 0;
-    int overfull = -1;
+    int overfull[PLAN_PRICES];
     map_params_t params;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
@@ -783,15 +800,17 @@ static int plan_cmd (int argc, char **argv)
             memset (pc, 0, sizeof (*pc));
             if (strcmp (prices[i], "scotch") != 0)
                 bad = price_hostfile (prices[i], p, nm, &res, params.metric, pc, &e);
-            else if (overfull >= 0)
-                bad = errprintf (&e, "--price: scotch named twice");
             else
-                bad = price_scotch (p, nm, nslots, slots, &params, pc, &overfull, &e);
+                bad = price_scotch (p, nm, nslots, slots, &params, &res, pc, &e);
             if (bad) {
                 fprintf (stderr, "%s: plan: %s\n", prog, e.text);
                 goto out;
             }
             res.ncandidates++;
+            if ((overfull[i] = price_overfull (pc, p->ntasks, nm, nslots, slots)) < 0) {
+                fprintf (stderr, "%s: plan: out of memory\n", prog);
+                goto out;
+            }
         }
     }
     if (verbose)
@@ -801,8 +820,10 @@ static int plan_cmd (int argc, char **argv)
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
     if (explain && map_explain (stdout, &res, nm) < 0)
         goto out;
-    if (explain && overfull > 0)
-        printf ("scotch puts more ranks than their slots on %d of %d nodes\n", overfull, nslots);
+    for (int i = 0; explain && i < nprices; i++)
+        if (overfull[i] > 0)
+            printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",
+                    res.cand[res.ncandidates - nprices + i].name, overfull[i], nslots);
     if (explain && finish_output ("plan"))
         goto out;
     if (svg && draw_placement (p, nm, &res, svg, &e) < 0) {

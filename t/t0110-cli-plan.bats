@@ -131,7 +131,8 @@ vs() {
 		--price srun=$D/block.hf --price again=$D/plan.hf
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(vs srun)" = "$(vs block)" ] && [ "$(vs srun)" = 1.000 ]
+	[ "$(vs srun)" = "$(vs block)" ]
+	[ "$(vs srun)" = 1.000 ]
 	[ "$(vs again)" = "$(vs topomap)" ]
 	[ -n "$(vs scotch)" ]
 	awk -v t="$(vs topomap)" -v s="$(vs scotch)" 'BEGIN { exit !(t <= s) }'
@@ -152,7 +153,25 @@ vs() {
 	run "$TOPOMAP" plan --profile "$D/random.json" --netmap "$D/tree.json" --explain --price scotch
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"scotch puts more ranks than their slots on "[1-9]*" of 16 nodes"* ]]
+	[[ "$output" == *"scotch puts more ranks than their slots on "[1-9]*" of 16 nodes: it cannot run"* ]]
+}
+
+@test "--price says so of a hostfile that overfills nodes or leaves the slots" {
+	printf 'n1\n%.0s' $(seq 16) >"$D/one.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:8,n2:8 --explain --price "one=$D/one.hf"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"one puts more ranks than their slots on 1 of 2 nodes: it cannot run"* ]]
+	# n3 is in the netmap but not a slot of the step
+	{ printf 'n1\n%.0s' $(seq 8); printf 'n3\n%.0s' $(seq 8); } >"$D/off.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:8,n2:8 --explain --price "off=$D/off.hf"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"off puts more ranks than their slots on 1 of 2 nodes: it cannot run"* ]]
+	# block written out fits
+	{ printf 'n1\n%.0s' $(seq 8); printf 'n2\n%.0s' $(seq 8); } >"$D/fit.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:8,n2:8 --explain --price "fit=$D/fit.hf"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"puts more ranks"* ]]
 }
 
 @test "--price refuses bad names, bad hostfiles and pricing without --explain, naming the fault" {
@@ -172,15 +191,25 @@ vs() {
 	bad "x=$D/none" "$D/none: No such file or directory"
 	head -n 5 "$D/ok.hf" >"$D/short.hf"
 	bad "x=$D/short.hf" "$D/short.hf: 5 lines for 16 ranks"
+	head -n 1 "$D/ok.hf" >"$D/one.hf"
+	bad "x=$D/one.hf" "$D/one.hf: 1 line for 16 ranks"
+	{ cat "$D/ok.hf"; echo; } >"$D/trailing.hf"
+	bad "x=$D/trailing.hf" "$D/trailing.hf:17: an empty line"
 	echo n1 >>"$D/ok.hf"
 	bad "x=$D/ok.hf" "$D/ok.hf:17: more lines than the 16 ranks"
 	printf 'n1\n\n' >"$D/blank.hf"
-	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "x=$D/blank.hf"
+	bad "x=$D/blank.hf" "$D/blank.hf:2: an empty line"
+	printf 'n1\r\n' >"$D/crlf.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "x=$D/crlf.hf"
 	[ "$status" -eq 1 ]
-	[[ "$output" == "topomap: plan: $D/blank.hf:2: "* ]]
+	[[ "$output" == "topomap: plan: $D/crlf.hf:1: node name "* ]]
 	sed -n 1,16p "$D/ok.hf" | sed '3s/.*/n99/' >"$D/stranger.hf"
 	bad "x=$D/stranger.hf" "$D/stranger.hf:3: node 'n99' is not in the netmap"
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price scotch --price scotch
 	[ "$status" -eq 1 ]
-	[ "$output" = "topomap: plan: --price: scotch named twice" ]
+	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already" ]
+	sed -n 1,16p "$D/ok.hf" >"$D/fit.hf"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "scotch=$D/fit.hf" --price scotch
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already" ]
 }
