@@ -6,10 +6,12 @@
  *
  * MATRIX is a profile's bytes, row i to column j, as `topomap profile
  * export --what bytes` writes it, for as many ranks as the step has.  Every
- * rank gives MPI_Dist_graph_create_adjacent its row (out-edges) and column
- * (in-edges), weighted by bytes, with reorder = 1: Open MPI's topo/
- * treematch component (OMPI_MCA_topo=treematch) may then hand each process
- * another rank in the new communicator.  The application rank r of the
+ * rank gives MPI_Dist_graph_create its row (its out-edges, weighted by
+ * bytes) with reorder = 1: Open MPI's topo/treematch component
+ * (OMPI_MCA_topo=treematch) may then hand each process another rank in the
+ * new communicator.  (Not MPI_Dist_graph_create_adjacent: treematch
+ * implements only MPI_Dist_graph_create, and Open MPI's base component,
+ * which never reorders, serves the other.)  The application rank r of the
  * graph runs on the host of the process that got rank r, so rank 0 writes
  * HOSTFILE: one host a line, in application rank order, as srun's
  * -m arbitrary and `topomap plan --price` read it.  It prints
@@ -20,44 +22,64 @@
  * host than the one srun's order had put that rank on (0: reordered
  * within nodes only, or not at all).  Exit 1 on bad input.
  */
-#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
-/* The n x n matrix in path, or NULL with a message (rank 0 reads). */
+/* The n x n matrix in path: n lines of n finite figures >= 0, separated
+ * by commas; or NULL with a message (rank 0 reads).
+ */
 static double *read_matrix (const char *path, int n)
 {
     FILE *f = fopen (path, "r");
     double *m = calloc ((size_t)n * (size_t)n, sizeof (*m));
-    int k = 0, c;
-    char extra;
+    char *line = NULL;
+    size_t cap = 0;
+    int row = 0;
 
     if (!f || !m) {
         fprintf (stderr, "treematch: %s: cannot read\n", path);
         goto fail;
     }
-    while (k < n * n && fscanf (f, "%lf", &m[k]) == 1) {
-        if (m[k] < 0) {
-            fprintf (stderr, "treematch: %s: a negative figure\n", path);
+    while (getline (&line, &cap, f) > 0) {
+        char *p = line, *end;
+        int col = 0;
+
+        if (row == n) {
+            fprintf (stderr, "treematch: %s:%d: more than %d rows\n", path, row + 1, n);
             goto fail;
         }
-        k++;
-        c = fgetc (f);
-        if (c != ',' && c != '\n' && c != EOF) {
-            fprintf (stderr, "treematch: %s: not a CSV matrix\n", path);
+        for (;;) {
+            double v = strtod (p, &end);
+            if (end == p || !isfinite (v) || v < 0 || col == n) {
+                fprintf (stderr, "treematch: %s:%d: expected %d figures >= 0 and commas\n", path,
+                         row + 1, n);
+                goto fail;
+            }
+            m[(size_t)row * n + col++] = v;
+            if (*end != ',')
+                break;
+            p = end + 1;
+        }
+        if ((*end != '\n' && *end != '\0') || col != n) {
+            fprintf (stderr, "treematch: %s:%d: expected %d figures >= 0 and commas\n", path,
+                     row + 1, n);
             goto fail;
         }
+        row++;
     }
-    if (k != n * n || fscanf (f, " %c", &extra) == 1) {
-        fprintf (stderr, "treematch: %s: not a %d x %d matrix\n", path, n, n);
+    if (row != n) {
+        fprintf (stderr, "treematch: %s: %d rows, not %d\n", path, row, n);
         goto fail;
     }
+    free (line);
     fclose (f);
     return m;
 fail:
+    free (line);
     if (f)
         fclose (f);
     free (m);
@@ -66,8 +88,8 @@ fail:
 
 int main (int argc, char **argv)
 {
-    int rank, size, ok = 1, newrank, nout = 0, nin = 0, len;
-    int *out, *outw, *in, *inw;
+    int rank, size, ok = 1, newrank, nout = 0, len;
+    int *out, *outw;
     double *m = NULL, max = 0;
     char host[MPI_MAX_PROCESSOR_NAME] = "", *hosts = NULL;
     int *newof = NULL;
@@ -99,25 +121,16 @@ int main (int argc, char **argv)
             max = m[k];
     out = malloc ((size_t)size * sizeof (*out));
     outw = malloc ((size_t)size * sizeof (*outw));
-    in = malloc ((size_t)size * sizeof (*in));
-    inw = malloc ((size_t)size * sizeof (*inw));
-    if (!out || !outw || !in || !inw)
+    if (!out || !outw)
         MPI_Abort (MPI_COMM_WORLD, 1);
     for (int j = 0; j < size; j++) {
-        double o = m[(size_t)rank * size + j], i = m[(size_t)j * size + rank];
-        if (j == rank)
-            continue;
-        if (o > 0) {
+        double o = m[(size_t)rank * size + j];
+        if (j != rank && o > 0) {
             out[nout] = j;
             outw[nout++] = 1 + (int)(o / max * (1 << 20));
         }
-        if (i > 0) {
-            in[nin] = j;
-            inw[nin++] = 1 + (int)(i / max * (1 << 20));
-        }
     }
-    MPI_Dist_graph_create_adjacent (MPI_COMM_WORLD, nin, in, inw, nout, out, outw, MPI_INFO_NULL,
-                                    1, &graph);
+    MPI_Dist_graph_create (MPI_COMM_WORLD, 1, &rank, &nout, out, outw, MPI_INFO_NULL, 1, &graph);
     MPI_Comm_rank (graph, &newrank);
     MPI_Get_processor_name (host, &len);
 
@@ -156,8 +169,6 @@ int main (int argc, char **argv)
     MPI_Comm_free (&graph);
     free (out);
     free (outw);
-    free (in);
-    free (inw);
     free (m);
     free (hosts);
     free (newof);
