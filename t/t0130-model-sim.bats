@@ -55,6 +55,7 @@ field() {
 	run "$TOPOMAP_BUILDDIR/t/sim/model" --nodes 64,512 --topo cloud --plan all,medians
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[ "$(grep -c ' plan=all ' <<<"$output")" -eq 2 ]
 	for c in $(grep ' plan=all ' <<<"$output" | field plan_cost_vs_true); do
 		awk -v c="$c" 'BEGIN { exit !(c > 0 && c <= 1.03) }'
 	done

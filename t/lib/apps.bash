@@ -30,7 +30,7 @@ lammps_pairs() {
 # every pair at least a tenth of the pairs' median (none missing).  Says
 # what differs; fails then.
 decomposition_check() {
-	awk -F, 'NR == FNR { split($0, p, " "); want[p[1], p[2]] = 1; nwant++; next }
+	awk -F, 'FILENAME == ARGV[1] { split($0, p, " "); want[p[1], p[2]] = 1; nwant++; next }
 		{ i = FNR - 1
 		  for (j = 0; j < NF; j++) {
 			v = $(j + 1) + 0
@@ -38,7 +38,7 @@ decomposition_check() {
 			else if (i != j && v > 0) { print "ranks " i " -> " j ": " v " bytes, not neighbours in the decomposition"; bad = 1 }
 			if ((i, j) in want) val[i, j] = v } }
 		END {
-			if (!nwant || ng != nwant) { print "the matrix has " ng " of the decomposition'"'"'s " nwant " pairs"; exit 1 }
+			if (!nwant || ng != nwant) { print "the matrix has " ng + 0 " of the decomposition'"'"'s " nwant + 0 " pairs"; exit 1 }
 			for (a = 1; a <= ng; a++) for (b = a + 1; b <= ng; b++) if (got[b] < got[a]) { t = got[a]; got[a] = got[b]; got[b] = t }
 			med = got[int((ng + 1) / 2)]
 			for (k in val) if (val[k] < med / 10) { split(k, ij, SUBSEP); print "ranks " ij[1] " -> " ij[2] ": " val[k] " bytes, a neighbour pair the recording misses (median " med ")"; bad = 1 }

@@ -483,10 +483,14 @@ int main (int argc, char **argv)
                     fprintf (stderr, "model: %s\n", e.text);
                     return 1;
                 }
-                if (strcmp (plans[pl], "medians") == 0 &&
-                    (!u || group_medians (seen, u->group, u->ngroups) < 0)) {
+                if (strcmp (plans[pl], "medians") == 0 && !u) {
                     fprintf (stderr, "model: %s at %d nodes: no groups to take medians of\n",
                              t->name, n);
+                    return 1;
+                }
+                if (strcmp (plans[pl], "medians") == 0 &&
+                    group_medians (seen, u->group, u->ngroups) < 0) {
+                    fprintf (stderr, "model: out of memory\n");
                     return 1;
                 }
                 cost = plan_vs_true (truth, seen);
