@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/pairs.h"
+#include "lib/stats.h"
 
 #define AT(m, n, i, j) ((m)[(size_t)(i) * (size_t)(n) + (size_t)(j)])
 
@@ -180,6 +181,71 @@ int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *
     free (r);
     free (d);
     return nd;
+}
+
+int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *measured,
+                const int *group, int ngroups, double ratio, int max, pairs_t *out,
+                tm_error_t *errp)
+{
+    int *size, np = 0;
+    double *val;
+
+    if (n < 1 || !measured || !group || ngroups < 1 || !lat_us == !bw_MBps || !(ratio >= 1) ||
+        max < 0 || (max > 0 && !out)) {
+        errno = EINVAL;
+        return errprintf (errp, "pairs_lone: bad arguments");
+    }
+    for (int h = 0; h < n; h++)
+        if (group[h] < 0 || group[h] >= ngroups) {
+            errno = EINVAL;
+            return errprintf (errp, "pairs_lone: host %d in group %d of %d", h, group[h], ngroups);
+        }
+    size = calloc ((size_t)ngroups, sizeof (*size));
+    val = malloc ((size_t)n * (size_t)n * sizeof (*val) / 2 + sizeof (*val));
+    if (!size || !val) {
+        free (size);
+        free (val);
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
+    for (int h = 0; h < n; h++)
+        size[group[h]]++;
+    for (int h = 0; h < n && np < max; h++) {
+        double best = INFINITY, within;
+        int near = -1, k = 0;
+
+        if (size[group[h]] != 1)
+            continue;
+        for (int o = 0; o < n; o++) {
+            double f =
+                o == h ? NAN
+                       : pair_figure (n, lat_us, bw_MBps, measured, h < o ? h : o, h < o ? o : h);
+            if (size[group[o]] > 1 && f < best) {
+                best = f;
+                near = group[o];
+            }
+        }
+        if (near < 0)
+            continue;
+        for (int a = 0; a < n; a++)
+            for (int b = a + 1; b < n; b++)
+                if (group[a] == near && group[b] == near) {
+                    double f = pair_figure (n, lat_us, bw_MBps, measured, a, b);
+                    if (f == f)
+                        val[k++] = f;
+                }
+        if (k == 0)
+            continue;
+        within = stats_median (val, k);
+        if (!(best <= ratio * within))
+            continue;
+        for (int o = 0; o < n && np < max; o++)
+            if (group[o] == near)
+                out[np++] = (pairs_t){h < o ? h : o, h < o ? o : h};
+    }
+    free (size);
+    free (val);
+    return np;
 }
 
 int pairs_rounds (int n, pairs_t *p, int np, tm_error_t *errp)

@@ -31,6 +31,23 @@ typedef struct {
 int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *measured,
                  double ratio, int max, pairs_t *out, tm_error_t *errp);
 
+/* The pairs of the hosts a switch tree leaves alone on an edge switch
+ * while their nearest edge is near: host h alone in its group (group[h] <
+ * ngroups: the tree's edges), q the group (two hosts or more) of the host
+ * nearest to h on one signal (the lower latency of lat_us, or the mean
+ * transfer time of bw_MBps: the one not NULL), when that figure is at most
+ * ratio times the median figure within q: the pairs of h and every host
+ * of q, at most max of them in out[].  A busy core that slows all of one
+ * host's pairs sets it apart where no path can show it (every path to it
+ * runs over its own slowed pairs); their second measurement decides.  A
+ * host alone on its switch for real is as far from every edge as the
+ * level above.  Returns how many; -1 with errp set on bad arguments
+ * (EINVAL) or ENOMEM.
+ */
+int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *measured,
+                const int *group, int ngroups, double ratio, int max, pairs_t *out,
+                tm_error_t *errp);
+
 /* Reorder p[0..np) (hosts below n) into rounds of disjoint pairs, the
  * rounds in order: each pair in the round after the later of its two
  * hosts' pairs before it, so each host meets its pairs in their order.  Returns the number of

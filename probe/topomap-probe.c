@@ -514,6 +514,24 @@ static void store (double *all, int *measured, int m, const pair_t *pairs, int n
         }
 }
 
+/* The nd pairs of hosts in list (rank 0's; nd too), measured again by
+ * every rank (pairs and out: room for them) and stored by rank 0 as
+ * measured twice (store). */
+static void measure_again (pairs_t *list, int nd, const int *leader, pair_t *pairs,
+                           const netmap_params_t *p, char *buf, char *stream, double *rtt,
+                           double *out, double *all, int *measured, int m)
+{
+    MPI_Bcast (&nd, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (nd == 0)
+        return;
+    MPI_Bcast (list, 2 * nd, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int j = 0; j < nd; j++)
+        pairs[j] = (pair_t){leader[list[j].a], leader[list[j].b], list[j].a, list[j].b};
+    measure_pairs (pairs, nd, p, buf, stream, rtt, out);
+    if (rank == 0)
+        store (all, measured, m, pairs, nd, out, 1);
+}
+
 /* Broadcast from rank 0 without spinning (see wait_quietly): rank 0 may
  * take a while choosing the next pairs, on cores the others share. */
 static void bcast_quietly (void *data, int count, MPI_Datatype type)
@@ -770,33 +788,46 @@ int main (int argc, char **argv)
      * left at the pace of the first pass would take.  Not after the
      * sampling plan: it confirmed each of its choices by several hosts,
      * and a sparse set of pairs has few paths to judge a pair by; nor
-     * after the site's levels, which have no paths at all. */
-    int nd = 0;
+     * after the site's levels, which have no paths at all.  First the
+     * pairs that break the tree's inequality by far; then, in what is
+     * left, the pairs of a host the tree inferred from the figures leaves
+     * alone while its nearest edge is within the same ratio (pairs_lone:
+     * a busy core slows every pair of one host, which no path shows). */
+    int nd = 0, allow = 0;
     pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
     if (!doubt)
         leave (EXIT_FAIL, "out of memory");
     if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
         double pace = (MPI_Wtime () - t0) / nmeasured;
         double left = p.budget_s - (MPI_Wtime () - t_start);
-        int max = nmeasured / 8 + 4;
         tm_error_t e;
-        if (pace > 0 && left / 2 / pace < max)
-            max = left > 0 ? (int)(left / 2 / pace) : 0;
-        if ((nd = pairs_doubt (m, all, all + 2 * mm, measured, doubt_ratio, max, doubt, &e)) < 0 ||
+        allow = nmeasured / 8 + 4;
+        if (pace > 0 && left / 2 / pace < allow)
+            allow = left > 0 ? (int)(left / 2 / pace) : 0;
+        if ((nd = pairs_doubt (m, all, all + 2 * mm, measured, doubt_ratio, allow, doubt, &e)) <
+                0 ||
             pairs_rounds (m, doubt, nd, &e) < 0) {
             fprintf (stderr, "%s: %s: no pair measured again\n", prog, e.text);
             nd = 0;
         }
     }
-    MPI_Bcast (&nd, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (nd > 0) {
-        MPI_Bcast (doubt, 2 * nd, MPI_INT, 0, MPI_COMM_WORLD);
-        for (int j = 0; j < nd; j++)
-            pairs[j] = (pair_t){leader[doubt[j].a], leader[doubt[j].b], doubt[j].a, doubt[j].b};
-        measure_pairs (pairs, nd, &p, buf, stream, rtt, res);
-        if (rank == 0)
-            store (all, measured, m, pairs, nd, res, 1);
+    measure_again (doubt, nd, leader, pairs, &p, buf, stream, rtt, res, all, measured, m);
+    int nl = 0;
+    if (rank == 0 && allow > nd) {
+        tm_error_t e;
+        topo_t *t = topo_infer_net (m, all, all + 2 * mm, &tp, &e);
+        if (t && t->model == TOPO_TREE) {
+            int bw = t->signal == TOPO_SIGNAL_BANDWIDTH;
+            nl = pairs_lone (m, bw ? NULL : all, bw ? all + 2 * mm : NULL, measured, t->group,
+                             t->ngroups, doubt_ratio, allow - nd, doubt, &e);
+            if (nl < 0 || pairs_rounds (m, doubt, nl, &e) < 0) {
+                fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
+                nl = 0;
+            }
+        }
+        topo_destroy (t);
     }
+    measure_again (doubt, nl, leader, pairs, &p, buf, stream, rtt, res, all, measured, m);
     free (pairs);
     free (doubt);
     free (res);

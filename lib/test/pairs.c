@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,9 +166,64 @@ static void test_rounds (void)
     ok (pairs_rounds (6, q, 1, &e) < 0 && errno == EINVAL, "a host out of range is refused");
 }
 
+#define AL(m, i, j) ((m)[(i)*L + (j)])
+
+/* A host whose pairs a busy core slowed: 13 hosts, edges of four (120
+ * MB/s within, 30 across); host 12 belongs with hosts 0-3 but its pairs
+ * there read 75, and the tree left it alone.  And a host alone for real.
+ */
+static void test_lone (void)
+{
+    enum { L = 13 };
+    double bw[L * L], lat[L * L];
+    int measured[L * L], group[L], ngroups = 4;
+    pairs_t out[L * L];
+    tm_error_t e;
+    int np, all0 = 1;
+
+    for (int a = 0; a < L; a++) {
+        group[a] = a < 12 ? a / 4 : 3;
+        for (int b = 0; b < L; b++) {
+            int same = a / 4 == b / 4 || (a == 12 && b < 4) || (b == 12 && a < 4);
+            AL (measured, a, b) = a != b;
+            AL (bw, a, b) = a == b ? NAN : same ? 120 : 30;
+            AL (lat, a, b) = a == b ? NAN : same ? 10 : 40;
+        }
+    }
+    for (int b = 0; b < 4; b++)
+        AL (bw, 12, b) = AL (bw, b, 12) = 75;
+    np = pairs_lone (L, NULL, bw, measured, group, ngroups, 2, L * L, out, &e);
+    for (int i = 0; i < np; i++)
+        all0 &= out[i].a < 4 && out[i].b == 12;
+    ok (np == 4 && all0,
+        "lone: a host slowed to 1.6 times its edge's figure: its 4 pairs there (%d)", np);
+    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 1.5, L * L, out, &e) == 0,
+        "lone: not within ratio 1.5");
+    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 2, 3, out, &e) == 3,
+        "lone: at most max pairs");
+    ok (pairs_lone (L, lat, NULL, measured, group, ngroups, 2, L * L, out, &e) == 4,
+        "lone: on latency too (10 within, its own 10)");
+    /* alone for real: 30 to every edge, 4 times an edge's figure */
+    for (int b = 0; b < 4; b++)
+        AL (bw, 12, b) = AL (bw, b, 12) = 30;
+    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 2, L * L, out, &e) == 0,
+        "lone: a host alone for real, at the level above: none");
+    /* no host alone: none */
+    group[12] = 0;
+    ok (pairs_lone (L, NULL, bw, measured, group, 3, 2, L * L, out, &e) == 0,
+        "lone: no host alone: none");
+    ok (pairs_lone (L, lat, bw, measured, group, 3, 2, L, out, &e) < 0 && errno == EINVAL,
+        "lone: one signal, not two");
+    group[12] = 7;
+    ok (pairs_lone (L, NULL, bw, measured, group, 3, 2, L, out, &e) < 0 && errno == EINVAL &&
+            strstr (e.text, "host 12 in group 7"),
+        "lone: a group out of range is refused (%s)", e.text);
+}
+
 int main (void)
 {
     test_doubt ();
     test_rounds ();
+    test_lone ();
     return done_testing ();
 }
