@@ -91,21 +91,23 @@ lmp_step() {
 	[ "$(last "$W/log.placed")" = "$(last "$W/log.record")" ]
 }
 
-@test "Open MPI's monitoring of a LAMMPS run, imported, is the recorder's matrix of that run within 1 %" {
+@test "Open MPI's monitoring of a LAMMPS run, imported, is the recorder's matrix of the same run within 1 %" {
 	[ -s "$W/pairs" ] || skip "needs the decomposition of the first test"
-	# one run, both at once: the recorder preloaded and the monitoring PML
-	# telling the application's messages (E lines) from collectives' (I)
-	run in_alloc -N8 --ntasks-per-node=2 -- "LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so TOPOMAP_RECORD=$W/both.json \
-		OMPI_MCA_pml_monitoring_enable=2 OMPI_MCA_pml_monitoring_enable_output=3 OMPI_MCA_pml_monitoring_filename=$W/mon \
-		$(lmp_step -- -log none)"
+	# two runs of the same deterministic step: the monitoring PML telling
+	# the application's messages (E lines) from collectives' (I), and the
+	# recorder (with Open MPI 5.0.7 and its UCX PML the two at once
+	# crashed: doc/design.md)
+	run in_alloc -N8 --ntasks-per-node=2 -- "OMPI_MCA_pml_monitoring_enable=2 OMPI_MCA_pml_monitoring_enable_output=3 \
+		OMPI_MCA_pml_monitoring_filename=$W/mon $(lmp_step -- -log none) &&
+		LD_PRELOAD=$SHARE/topomap-recorder-openmpi.so TOPOMAP_RECORD=$W/rec.json $(lmp_step -- -log none)"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(ls "$W"/mon.*.prof | wc -l)" -eq 16 ]
 	cat "$W"/mon.*.prof >"$W/mon.txt"
 	"$SHARE/topomap" profile import --format ompi -o "$W/mon.json" "$W/mon.txt"
 	"$SHARE/topomap" profile export --what bytes "$W/mon.json" >"$W/mon.csv"
-	"$SHARE/topomap" profile export --what bytes "$W/both.json" >"$W/both.csv"
-	matrices_within "$W/mon.csv" "$W/both.csv" 0.01
+	"$SHARE/topomap" profile export --what bytes "$W/rec.json" >"$W/rec.csv"
+	matrices_within "$W/mon.csv" "$W/rec.csv" 0.01
 	# and it is the decomposition's, as recorded
 	decomposition_check "$W/mon.csv" "$W/pairs"
 }
