@@ -631,6 +631,23 @@ static bool map_fits (const netmap_t *nm, int nslots, const map_slot_t *slots, i
     return fits;
 }
 
+int map_overfull (const netmap_t *nm, int nslots, const map_slot_t *slots, int ntasks,
+                  const int *node)
+{
+    int *room = calloc ((size_t)nm->n, sizeof (*room)), over = 0;
+
+    if (!room) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int s = 0; s < nslots; s++)
+        room[slots[s].host] = slots[s].count;
+    for (int r = 0; r < ntasks; r++)
+        over += --room[node[r]] == -1;
+    free (room);
+    return over;
+}
+
 static int map_candidate_init (map_candidate_t *c, const char *name, int ntasks)
 {
     memset (c, 0, sizeof (*c));

@@ -111,6 +111,13 @@ int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_
 void map_layout_block (int nslots, const map_slot_t *slots, int *node);
 void map_layout_cyclic (int nslots, const map_slot_t *slots, int *node);
 
+/* The nodes to which layout node (hosts, [ntasks]) gives more ranks than
+ * their slots' counts, a node of no slot counting as one of count 0: 0 for
+ * a layout that can run.  -1 (ENOMEM) when out of memory.
+ */
+int map_overfull (const netmap_t *nm, int nslots, const map_slot_t *slots, int ntasks,
+                  const int *node);
+
 /* --explain: the candidates, their predicted costs and the choice. */
 int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm);
 

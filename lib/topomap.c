@@ -602,24 +602,6 @@ static int price_named (const map_result_t *res, const char *name)
     return 0;
 }
 
-/* The slots of nslots that layout c gives more ranks than their count, a
- * node of no slot counting as one of count 0; -1 when out of memory.
- */
-static int price_overfull (const map_candidate_t *c, int ntasks, const netmap_t *nm, int nslots,
-                           const map_slot_t *slots)
-{
-    int *room = calloc ((size_t)nm->n, sizeof (*room)), over = 0;
-
-    if (!room)
-        return -1;
-    for (int s = 0; s < nslots; s++)
-        room[slots[s].host] = slots[s].count;
-    for (int r = 0; r < ntasks; r++)
-        over += --room[c->node[r]] == -1;
-    free (room);
-    return over;
-}
-
 /* --price scotch: CloudMap's method, plain Scotch on the netmap (exact
  * capacities off, no refinement), as candidate "scotch".
  */
@@ -807,7 +789,7 @@ static int plan_cmd (int argc, char **argv)
                 goto out;
             }
             res.ncandidates++;
-            if ((overfull[i] = price_overfull (pc, p->ntasks, nm, nslots, slots)) < 0) {
+            if ((overfull[i] = map_overfull (nm, nslots, slots, p->ntasks, pc->node)) < 0) {
                 fprintf (stderr, "%s: plan: out of memory\n", prog);
                 goto out;
             }

@@ -574,14 +574,9 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
         exit (2);
     }
     sco = plain.cand[0].cost_s;
-    {
-        int *count = calloc ((size_t)h, sizeof (*count));
-        for (int i = 0; i < n; i++)
-            count[plain.cand[0].node[i]]++;
-        for (int s = 0; s < h; s++)
-            if (count[slots[s].host] > slots[s].count)
-                overfull++;
-        free (count);
+    if ((overfull = map_overfull (nm, h, slots, n, plain.cand[0].node)) < 0) {
+        fprintf (stderr, "map: out of memory\n");
+        exit (2);
     }
 
     greedy (p, nm, h, slots, c.node);
