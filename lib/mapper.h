@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "lib/error.h"
+#include "lib/inside.h"
 #include "lib/netmap.h"
 #include "lib/profile.h"
 
@@ -117,6 +118,36 @@ void map_layout_cyclic (int nslots, const map_slot_t *slots, int *node);
  */
 int map_overfull (const netmap_t *nm, int nslots, const map_slot_t *slots, int ntasks,
                   const int *node);
+
+/* The inside pass (mapper_inside.c): the CPUs of each rank on its node,
+ * after the nodes.  srun binds by local task id (a node's ranks numbered
+ * in rank order) with one list for every node, so the pass chooses one
+ * list for the traffic of all nodes at once, over the units (groups of
+ * cpt CPUs of one L3 domain) srun's block binding uses: block binds local
+ * id k to the k-th unit in CPU order.  Pairs on one node cost by the
+ * level at which their CPUs meet (the inside's figures); pairs on two
+ * nodes are not its concern.
+ */
+typedef struct {
+    int nlocal;     /* local task ids: the most ranks a node takes */
+    int cpt;        /* CPUs per task */
+    int *cpus;      /* [nlocal * cpt] the plan: local id k's CPUs (OS
+                       indexes) at k * cpt */
+    int *block;     /* [nlocal * cpt] block binding likewise */
+    double cost_s;  /* the in-node pairs' cost under the plan */
+    double block_s; /* the same under block */
+    int changed;    /* the plan binds differently from block */
+} map_inside_t;
+
+/* The inside pass for the step of profile p whose rank i runs on node
+ * node[i] (any ids >= 0; equal ids, one node), every node of inside in.
+ * The plan is block's binding unless another is cheaper.  -1 with errp
+ * set when the nodes take more ranks than in has units, or (ENODATA) the
+ * figures of a level the units span were not measured.
+ */
+int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt,
+                const map_params_t *params, map_inside_t *out, tm_error_t *errp);
+void map_inside_free (map_inside_t *out);
 
 /* --explain: the candidates, their predicted costs and the choice. */
 int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm);

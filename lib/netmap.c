@@ -1,9 +1,9 @@
 /* netmap.c: the netmap file, written and read with json-c.
  *
- * Schema 3.  Every key is required and no other key is allowed:
+ * Schema 4.  Every key is required and no other key is allowed:
  *
  *   {
- *     "schema": 3,
+ *     "schema": 4,
  *     "kind": "topomap-netmap",
  *     "hosts": ["n0", "n1", ...],
  *     "latency_us": [[...], ...],
@@ -27,7 +27,12 @@
  *       "signal": "latency", "bandwidth" or "site" (schema 3: the site's
  *                 topology.conf, lib/topoconf.h),
  *       "residual": a number or null
- *     }
+ *     },
+ *     "inside": [null or {
+ *       "cpus": [OS indexes], "l3": [a domain per CPU],
+ *       "package": [a package per domain],
+ *       "latency_us": [3 numbers or nulls], "bandwidth_MBps": [likewise]
+ *     }, ...]
  *   }
  *
  * hosts     n >= 1 distinct, non-empty names without control characters,
@@ -50,8 +55,16 @@
  *           hosts, parent -1 for the root only; it must pass topo_check().
  *           signal: what it was inferred from; residual: topo_fit's on that
  *           signal, finite >= 0, null when not known.
+ * inside    n entries, host i's inside (lib/inside.h) or null where the
+ *           probe did not read it: the CPUs the job may use there, by OS
+ *           index, ascending; the L3 domain of each, numbered from 0 in
+ *           the order of their first CPU; the package of each domain,
+ *           likewise; figures between two CPUs of one L3 domain, of one
+ *           package, of two packages, null where not measured.  It must
+ *           pass inside_check().
  *
- * Schemas 1 and 2 are read as well: they have no measured matrix (every
+ * Schema 3 is read as well, without inside (every host's null); schemas
+ * 1 and 2 too: they have no measured matrix (every
  * pair measured once, a null diagonal entry not at all), and schema 1
  * (before topomap inferred trees from bandwidth too) has neither signal
  * nor residual in its topology (latency, unknown).
@@ -84,9 +97,15 @@
 #define NETMAP_MAX_BYTES (64 * 1024 * 1024)
 
 static const char *const netmap_keys[] = {
-    "schema",         "kind",     "hosts",    "latency_us", "latency_ci_us",
-    "bandwidth_MBps", "samples",  "measured", "params",     "measure_s",
-    "jobid",          "timestamp", "topology", NULL,
+    "schema",         "kind",      "hosts",    "latency_us", "latency_ci_us",
+    "bandwidth_MBps", "samples",   "measured", "params",     "measure_s",
+    "jobid",          "timestamp", "topology", "inside",     NULL,
+};
+
+/* Schema 3: the same without inside. */
+static const char *const netmap_keys_3[] = {
+    "schema",   "kind",   "hosts",     "latency_us", "latency_ci_us", "bandwidth_MBps", "samples",
+    "measured", "params", "measure_s", "jobid",      "timestamp",     "topology",       NULL,
 };
 
 /* Schemas 1 and 2: the same without measured. */
@@ -108,6 +127,10 @@ static const char *const netmap_topo_keys[] = {
 /* Schema 1's topology keys: the same without signal and residual. */
 static const char *const netmap_topo_keys_1[] = {
     "model", "nvertices", "parent", "height", "ngroups", "group", NULL,
+};
+
+static const char *const netmap_inside_keys[] = {
+    "cpus", "l3", "package", "latency_us", "bandwidth_MBps", NULL,
 };
 
 void netmap_params_default (netmap_params_t *p)
@@ -291,6 +314,13 @@ static int netmap_check (const netmap_t *nm, tm_error_t *errp)
         return errprintf (errp, "jobid: control character");
     if (nm->topo && netmap_check_topo (nm, errp) < 0)
         return -1;
+    for (int i = 0; i < n; i++) {
+        char what[64];
+
+        snprintf (what, sizeof (what), "inside[%d]", i);
+        if (nm->inside[i] && inside_check (nm->inside[i], what, errp) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -320,7 +350,9 @@ netmap_t *netmap_create (int n, const char *const *hosts, tm_error_t *errp)
     nm->bw_MBps = calloc (nn, sizeof (*nm->bw_MBps));
     nm->samples = calloc (nn, sizeof (*nm->samples));
     nm->measured = calloc (nn, sizeof (*nm->measured));
-    if (!nm->lat_us || !nm->lat_ci_us || !nm->bw_MBps || !nm->samples || !nm->measured)
+    nm->inside = calloc ((size_t)n, sizeof (*nm->inside));
+    if (!nm->lat_us || !nm->lat_ci_us || !nm->bw_MBps || !nm->samples || !nm->measured ||
+        !nm->inside)
         goto nomem;
     for (int i = 0; i < n; i++) {
         NETMAP_AT (nm, lat_us, i, i) = NAN;
@@ -351,6 +383,10 @@ void netmap_destroy (netmap_t *nm)
     free (nm->bw_MBps);
     free (nm->samples);
     free (nm->measured);
+    if (nm->inside)
+        for (int i = 0; i < nm->n; i++)
+            inside_destroy (nm->inside[i]);
+    free (nm->inside);
     topo_destroy (nm->topo);
     free (nm);
     errno = saved;
@@ -481,10 +517,30 @@ static json_object *netmap_json_topo (const topo_t *t)
     return o;
 }
 
+static json_object *netmap_json_inside (const inside_t *in)
+{
+    json_object *o;
+
+    if (!(o = json_object_new_object ()))
+        return NULL;
+    if (jsonfile_add (o, "cpus", netmap_json_list (NULL, in->cpu, (size_t)in->ncpus), false) < 0 ||
+        jsonfile_add (o, "l3", netmap_json_list (NULL, in->l3, (size_t)in->ncpus), false) < 0 ||
+        jsonfile_add (o, "package", netmap_json_list (NULL, in->package, (size_t)in->nl3), false) <
+            0 ||
+        jsonfile_add (o, "latency_us", netmap_json_list (in->lat_us, NULL, INSIDE_LEVELS), false) <
+            0 ||
+        jsonfile_add (o, "bandwidth_MBps", netmap_json_list (in->bw_MBps, NULL, INSIDE_LEVELS),
+                      false) < 0) {
+        json_object_put (o);
+        return NULL;
+    }
+    return o;
+}
+
 /* The JSON document of a checked netmap, NULL when out of memory. */
 static json_object *netmap_to_json (const netmap_t *nm, const char *timestamp)
 {
-    json_object *o, *hosts, *topo = NULL;
+    json_object *o, *hosts, *topo = NULL, *inside;
 
     if (!(o = json_object_new_object ()))
         return NULL;
@@ -510,8 +566,17 @@ static json_object *netmap_to_json (const netmap_t *nm, const char *timestamp)
         goto error;
     if (nm->topo && !(topo = netmap_json_topo (nm->topo)))
         goto error;
-    if (jsonfile_add (o, "topology", topo, true) < 0)
+    if (jsonfile_add (o, "topology", topo, true) < 0 ||
+        jsonfile_add (o, "inside", inside = json_object_new_array (), false) < 0)
         goto error;
+    for (int i = 0; i < nm->n; i++) {
+        json_object *e = NULL;
+
+        if (nm->inside[i] && !(e = netmap_json_inside (nm->inside[i])))
+            goto error;
+        if (jsonfile_add (inside, NULL, e, !nm->inside[i]) < 0)
+            goto error;
+    }
     return o;
 error:
     json_object_put (o);
@@ -847,6 +912,115 @@ static int netmap_json_topo_read (json_object *o, int n, int64_t schema, topo_t 
     return 0;
 }
 
+/* An array key of o of n integers in lo..hi into iv; len: n. */
+static int netmap_json_ints (json_object *o, const char *pre, const char *key, size_t n, int64_t lo,
+                             int64_t hi, int *iv, tm_error_t *errp)
+{
+    json_object *a;
+    char what[96];
+
+    if (jsonfile_get (o, pre, key, json_type_array, &a, errp) < 0)
+        return -1;
+    if (json_object_array_length (a) != n)
+        return errprintf (errp, "%s%s: %zu entries, expected %zu", pre, key,
+                          json_object_array_length (a), n);
+    for (size_t k = 0; k < n; k++) {
+        int64_t x;
+
+        snprintf (what, sizeof (what), "%s%s[%zu]", pre, key, k);
+        if (netmap_json_int (json_object_array_get_idx (a, k), what, lo, hi, &x, errp) < 0)
+            return -1;
+        iv[k] = (int)x;
+    }
+    return 0;
+}
+
+/* One host's inside: NULL in *inp for null. */
+static int netmap_json_inside_read (json_object *e, int i, inside_t **inp, tm_error_t *errp)
+{
+    char pre[32];
+    json_object *a;
+    inside_t *in = NULL;
+    size_t ncpus;
+    int nl3 = 0, npkg = 0;
+
+    *inp = NULL;
+    if (!e)
+        return 0;
+    snprintf (pre, sizeof (pre), "inside[%d].", i);
+    if (!json_object_is_type (e, json_type_object))
+        return errprintf (errp, "inside[%d]: neither an object nor null", i);
+    if (jsonfile_keys (e, pre, netmap_inside_keys, errp) < 0 ||
+        jsonfile_get (e, pre, "cpus", json_type_array, &a, errp) < 0)
+        return -1;
+    ncpus = json_object_array_length (a);
+    if (ncpus < 1 || ncpus > INSIDE_MAX_CPUS)
+        return errprintf (errp, "%scpus: %zu CPUs, expected 1 to %d", pre, ncpus, INSIDE_MAX_CPUS);
+    if (!(in = calloc (1, sizeof (*in))) || !(in->cpu = calloc (ncpus, sizeof (int))) ||
+        !(in->l3 = calloc (ncpus, sizeof (int)))) {
+        errprintf (errp, "out of memory");
+        goto error;
+    }
+    in->ncpus = (int)ncpus;
+    if (netmap_json_ints (e, pre, "cpus", ncpus, 0, INT_MAX, in->cpu, errp) < 0 ||
+        netmap_json_ints (e, pre, "l3", ncpus, 0, (int64_t)ncpus - 1, in->l3, errp) < 0)
+        goto error;
+    for (size_t k = 0; k < ncpus; k++)
+        if (in->l3[k] >= nl3)
+            nl3 = in->l3[k] + 1;
+    in->nl3 = nl3;
+    if (!(in->package = calloc ((size_t)nl3, sizeof (int)))) {
+        errprintf (errp, "out of memory");
+        goto error;
+    }
+    if (netmap_json_ints (e, pre, "package", (size_t)nl3, 0, nl3 - 1, in->package, errp) < 0)
+        goto error;
+    for (int d = 0; d < nl3; d++)
+        if (in->package[d] >= npkg)
+            npkg = in->package[d] + 1;
+    in->npackages = npkg;
+    for (int f = 0; f < 2; f++) {
+        const char *key = f ? "bandwidth_MBps" : "latency_us";
+        double *d = f ? in->bw_MBps : in->lat_us;
+        char what[96];
+
+        if (jsonfile_get (e, pre, key, json_type_array, &a, errp) < 0)
+            goto error;
+        if (json_object_array_length (a) != INSIDE_LEVELS) {
+            errprintf (errp, "%s%s: %zu entries, expected %d", pre, key,
+                       json_object_array_length (a), INSIDE_LEVELS);
+            goto error;
+        }
+        for (int l = 0; l < INSIDE_LEVELS; l++) {
+            snprintf (what, sizeof (what), "%s%s[%d]", pre, key, l);
+            if (netmap_json_number (json_object_array_get_idx (a, (size_t)l), what, true, &d[l],
+                                    errp) < 0)
+                goto error;
+        }
+    }
+    *inp = in;
+    return 0;
+error:
+    inside_destroy (in);
+    return -1;
+}
+
+static int netmap_json_inside_list (json_object *o, netmap_t *nm, tm_error_t *errp)
+{
+    json_object *a;
+
+    if (jsonfile_get (o, "", "inside", json_type_array, &a, errp) < 0)
+        return -1;
+    if (json_object_array_length (a) != (size_t)nm->n)
+        return errprintf (errp, "inside: %zu entries, expected %d", json_object_array_length (a),
+                          nm->n);
+    for (int i = 0; i < nm->n; i++)
+        if (netmap_json_inside_read (json_object_array_get_idx (a, (size_t)i), i, &nm->inside[i],
+                                     errp) < 0)
+            return -1;
+    return 0;
+}
+
 /* A netmap from a parsed document.  Messages do not name the file. */
 static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
 {
@@ -873,7 +1047,11 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
         goto error;
     }
     schema = x;
-    if (jsonfile_keys (o, "", schema < 3 ? netmap_keys_2 : netmap_keys, errp) < 0 ||
+    if (jsonfile_keys (o, "",
+                       schema < 3    ? netmap_keys_2
+                       : schema == 3 ? netmap_keys_3
+                                     : netmap_keys,
+                       errp) < 0 ||
         netmap_json_hosts (o, &names, &n, errp) < 0)
         goto error;
     /* Shapes first: they bound what netmap_create allocates. */
@@ -918,7 +1096,8 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 NETMAP_AT (nm, measured, i, j) = i != j || !isnan (NETMAP_AT (nm, lat_us, i, i));
-    if (netmap_json_topo_read (o, n, schema, &nm->topo, errp) < 0 || netmap_check (nm, errp) < 0)
+    if (netmap_json_topo_read (o, n, schema, &nm->topo, errp) < 0 ||
+        (schema >= 4 && netmap_json_inside_list (o, nm, errp) < 0) || netmap_check (nm, errp) < 0)
         goto error;
     free (names);
     return nm;
@@ -969,11 +1148,11 @@ netmap_t *netmap_read_fd (int fd, const char *what, size_t max, tm_error_t *errp
 
 /* A pair's figures take about 80 bytes as the probe writes them (latency,
  * its interval, bandwidth, samples); a host's name and topology a few
- * hundred.
+ * hundred, its inside about 12 bytes a CPU: 16 KiB a host holds 1 300.
  */
 size_t netmap_max_bytes (int nhosts)
 {
-    double n = nhosts > 0 ? nhosts : 0, b = 65536 + n * 1024 + n * n * 512;
+    double n = nhosts > 0 ? nhosts : 0, b = 65536 + n * 16384 + n * n * 512;
 
     return b < NETMAP_MAX_BYTES ? (size_t)b : NETMAP_MAX_BYTES;
 }

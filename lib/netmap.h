@@ -16,9 +16,10 @@
 #include "lib/error.h"
 #include <stdbool.h>
 
+#include "lib/inside.h"
 #include "lib/topology.h"
 
-#define NETMAP_SCHEMA 3
+#define NETMAP_SCHEMA 4
 
 typedef struct {
     size_t lat_bytes;      /* ping-pong message size */
@@ -49,6 +50,8 @@ typedef struct {
     char jobid[32];        /* Slurm job id, "" when unknown */
     time_t timestamp;      /* when measured */
     topo_t *topo;          /* inferred topology, NULL when none */
+    inside_t **inside;     /* [n] each host's inside (inside.h), NULL
+                              where not read (schema 4) */
 } netmap_t;
 
 #define NETMAP_AT(nm, m, a, b) ((nm)->m[(size_t)(a) * (size_t)(nm)->n + (size_t)(b)])

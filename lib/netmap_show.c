@@ -125,6 +125,36 @@ double netmap_measure_bound (const netmap_t *nm)
     return total;
 }
 
+/* "n3 inside: 8 CPUs (0-3,8-11) in 4 L3 domains of 2 packages;
+ * l3 0.2 us 40000 MB/s, package ..., machine not measured". */
+static void show_inside (FILE *f, const char *host, const inside_t *in)
+{
+    fprintf (f, "%s inside: %d CPU%s (", host, in->ncpus, in->ncpus == 1 ? "" : "s");
+    for (int k = 0, first = 1; k < in->ncpus; k++) {
+        int j = k;
+
+        while (j + 1 < in->ncpus && in->cpu[j + 1] == in->cpu[j] + 1)
+            j++;
+        fprintf (f, first ? "%d" : ",%d", in->cpu[k]);
+        if (j > k)
+            fprintf (f, "-%d", in->cpu[j]);
+        first = 0;
+        k = j;
+    }
+    fprintf (f, ") in %d L3 domain%s of %d package%s", in->nl3, in->nl3 == 1 ? "" : "s",
+             in->npackages, in->npackages == 1 ? "" : "s");
+    for (int l = 0; l < INSIDE_LEVELS; l++) {
+        const char *name = inside_level_name ((inside_level_t)l);
+
+        if (isnan (in->lat_us[l]) || isnan (in->bw_MBps[l]))
+            fprintf (f, "%s %s not measured", l ? "," : ";", name);
+        else
+            fprintf (f, "%s %s %.2f us %.0f MB/s", l ? "," : ";", name, in->lat_us[l],
+                     in->bw_MBps[l]);
+    }
+    fputc ('\n', f);
+}
+
 int netmap_show (FILE *f, const netmap_t *nm, const char *name)
 {
     char when[32] = "unknown time";
@@ -209,5 +239,8 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
     }
     show_matrix (f, nm, nm->lat_us, "latency (us, one way; diagonal: intra-node)", "%*.1f");
     show_matrix (f, nm, nm->bw_MBps, "bandwidth (MB/s; diagonal: intra-node)", "%*.1f");
+    for (int h = 0; h < nm->n; h++)
+        if (nm->inside[h])
+            show_inside (f, nm->hosts[h], nm->inside[h]);
     return ferror (f) ? -1 : 0;
 }

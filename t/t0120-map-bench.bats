@@ -3,7 +3,10 @@
 # shapes and random patterns of 256 and 4096 ranks over two-switch,
 # three-level and cloud-like netmaps): its plan never costs more than
 # block, than Scotch's mapping made to fit (scotch_repaired, the fair
-# peer), nor than plain Scotch where plain Scotch fits.  No Slurm needed.
+# peer), nor than plain Scotch where plain Scotch fits; with the nodes'
+# insides (T+node), nodes and CPUs together never cost more than srun's
+# block with block core binding, at most 0.8 of it for stencils.  No Slurm
+# needed.
 
 setup_file() {
 	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
@@ -39,4 +42,35 @@ above() {
 	[ -n "$(above <<<"$line")" ]
 	[ -z "$(above <<<"${line/scotch_repaired=0.4000/scotch_repaired=0.5000}")" ]
 	[ -n "$(above <<<"${line/scotch_overfull=2/scotch_overfull=0}")" ]
+}
+
+# above_node: the BENCH map lines of a T+node topology where the plan,
+# nodes and CPUs, costs more than block with block core binding, or more
+# than 0.8 of it for a stencil.
+above_node() {
+	awk '$1 == "BENCH" && $2 == "map" && $5 ~ /\+node$/ {
+		for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		c = f["cost_vs_block"] + 0
+		if (c > 1 + 1e-9 || (f["pattern"] ~ /^stencil/ && c > 0.8 + 1e-9)) print }'
+}
+
+@test "with the nodes' insides, the plan costs at most block with core binding, 0.8 of it for stencils" {
+	run "$TOPOMAP_BUILDDIR/t/bench/map" --topo 2switch+node,tree3+node,cloud+node
+	echo "$output"
+	[ "$status" -le 1 ]
+	! grep -q ': the plan costs ' <<<"$output"
+	[ "$(grep -c '^BENCH map .* topo=[a-z0-9]*+node .* cost_vs_block=[0-9.]* nodes_only=[0-9.]* inside_vs_block=[0-9.]*$' <<<"$output")" -eq 42 ]
+	[ -z "$(above_node <<<"$output")" ]
+	# the inside pass itself gains where a node's ranks are not in a
+	# friendly order (NPB BT's diagonal neighbours, random partners)
+	grep -q '^BENCH map ranks=256 pattern=bt topo=2switch+node .* inside_vs_block=0\.[0-8]' <<<"$output"
+}
+
+@test "the check sees a stencil plan above 0.8 of block with core binding" {
+	local line='BENCH map ranks=256 pattern=stencil2d topo=tree3+node time_s=0.0010 inside_s=0.0001 cost_vs_block=0.7795 nodes_only=0.7795 inside_vs_block=1.0000'
+	[ -z "$(above_node <<<"$line")" ]
+	[ -n "$(above_node <<<"${line/cost_vs_block=0.7795/cost_vs_block=0.8100}")" ]
+	# not a stencil: up to 1
+	[ -z "$(above_node <<<"$(sed 's/cost_vs_block=0.7795/cost_vs_block=0.9900/;s/stencil2d/ring/' <<<"$line")")" ]
+	[ -n "$(above_node <<<"$(sed 's/cost_vs_block=0.7795/cost_vs_block=1.0100/;s/stencil2d/ring/' <<<"$line")")" ]
 }

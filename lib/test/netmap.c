@@ -76,6 +76,21 @@ static netmap_t *make_netmap (int n, topo_model_t model)
         nm->topo->ngroups = 2;
         nm->topo->signal = TOPO_SIGNAL_BANDWIDTH;
         nm->topo->residual = 0.125;
+        /* host 1: 2 packages of 2 L3 domains of 2 CPUs, a package's CPUs
+         * not numbered together (as on many two-socket machines), the
+         * farthest level not measured
+         */
+        {
+            static const int cpu[] = {0, 1, 2, 3, 8, 9, 10, 11};
+            static const int dom[] = {7, 7, 5, 5, 6, 6, 4, 4};
+            static const int pkg[] = {1, 1, 0, 0, 1, 1, 0, 0};
+            if (!(nm->inside[1] = inside_create (8, cpu, dom, pkg, NULL)))
+                goto error;
+            nm->inside[1]->lat_us[INSIDE_L3] = 0.125;
+            nm->inside[1]->lat_us[INSIDE_PACKAGE] = 1.0 / 3;
+            nm->inside[1]->bw_MBps[INSIDE_L3] = 20000;
+            nm->inside[1]->bw_MBps[INSIDE_PACKAGE] = 12345.5;
+        }
     } else if (model == TOPO_TREE && n == 1) {
         /* the trivial tree: the one host is the root */
         if (!(nm->topo = topo_alloc (TOPO_TREE, 1, 1, NULL)))
@@ -156,6 +171,17 @@ static const char *netmap_diff (const netmap_t *a, const netmap_t *b)
         if (s->signal != t->signal ||
             !(s->residual == t->residual || (isnan (s->residual) && isnan (t->residual))))
             return "topology signal and residual";
+    }
+    for (int i = 0; i < n; i++) {
+        const inside_t *s = a->inside[i], *t = b->inside[i];
+
+        if (!s != !t)
+            return "inside presence";
+        if (s && !inside_same_shape (s, t))
+            return "inside CPUs";
+        for (int l = 0; s && l < INSIDE_LEVELS; l++)
+            if (!same (s->lat_us[l], t->lat_us[l]) || !same (s->bw_MBps[l], t->bw_MBps[l]))
+                return "inside figures";
     }
     return NULL;
 }
@@ -242,7 +268,7 @@ static void test_layout (void)
     in_dir (path, "layout.json");
     if (nm && netmap_write (nm, path, NULL) == 0)
         text = read_file (path, &len);
-    ok (text && strstr (text, "\"schema\":3,") && strstr (text, "\"kind\":\"topomap-netmap\","),
+    ok (text && strstr (text, "\"schema\":4,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
     ok (text && strstr (text, "\"measured\":[\n    [1, 1, 1],\n    [1, 0, 2],\n    [1, 2, 0]\n  ],"),
         "how often each pair was measured is written, a row a line");
@@ -478,8 +504,9 @@ static const struct {
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
 } edits[] = {
-    {SET, "/schema", "4", "schema 4, expected 1 to 3"},
-    {SET, "/schema", "0", "schema 0, expected 1 to 3"},
+    {SET, "/schema", "5", "schema 5, expected 1 to 4"},
+    {SET, "/schema", "0", "schema 0, expected 1 to 4"},
+    {SET, "/schema", "3", "unknown key 'inside'"},
     {SET, "/schema", "2", "unknown key 'measured'"},
     {SET, "/schema", "1", "unknown key 'measured'"},
     {DEL, "", "measured", "missing key 'measured'"},
@@ -545,6 +572,25 @@ static const struct {
     {SET, "/topology/residual", "\"small\"", "topology.residual: not a finite number"},
     {DEL, "/topology", "signal", "missing key 'topology.signal'"},
     {DEL, "/topology", "residual", "missing key 'topology.residual'"},
+    {DEL, "", "inside", "missing key 'inside'"},
+    {SET, "/inside", "[null, null]", "inside: 2 entries, expected 3"},
+    {SET, "/inside/0", "7", "inside[0]: neither an object nor null"},
+    {SET, "/inside/1/cpus", "[]", "inside[1].cpus: 0 CPUs, expected 1 to 65536"},
+    {SET, "/inside/1/cpus/1", "0", "inside[1]: CPU OS indexes not ascending at 0"},
+    {SET, "/inside/1/cpus/0", "-1", "inside[1].cpus[0]: negative"},
+    {SET, "/inside/1/l3", "[0, 0, 1, 1, 2, 2, 3]", "inside[1].l3: 7 entries, expected 8"},
+    {SET, "/inside/1/l3/0", "1", "inside[1]: CPU 0: L3 domain 1 out of order"},
+    {SET, "/inside/1/l3/7", "8", "inside[1].l3[7]: too large"},
+    {SET, "/inside/1/package", "[0, 1, 0]", "inside[1].package: 3 entries, expected 4"},
+    {SET, "/inside/1/package/0", "1", "inside[1]: L3 domain 0: package 1 out of order"},
+    {SET, "/inside/1/latency_us/0", "-1", "inside[1]: level l3: latency -1 us"},
+    {SET, "/inside/1/bandwidth_MBps/1", "0",
+     "inside[1]: level package: latency 0.333333 us, "
+     "bandwidth 0 MB/s"},
+    {SET, "/inside/1/bandwidth_MBps", "[1, 2]", "inside[1].bandwidth_MBps: 2 entries, expected 3"},
+    {SET, "/inside/1/latency_us/2", "\"far\"", "inside[1].latency_us[2]: not a finite number"},
+    {SET, "/inside/1/cores", "[]", "unknown key 'inside[1].cores'"},
+    {DEL, "/inside/1", "package", "missing key 'inside[1].package'"},
 };
 
 /* A schema 1 file, from before topologies had a signal and a residual:
@@ -559,8 +605,15 @@ static void test_read_schema1 (const char *good)
     snprintf (p1, sizeof (p1), "%s/schema1a.json", dir);
     snprintf (p2, sizeof (p2), "%s/schema1b.json", dir);
     snprintf (p3, sizeof (p3), "%s/schema1c.json", dir);
-    if (edit_json (good, p1, SET, "/schema", "2") == 0 &&
-        edit_json (p1, p2, DEL, "", "measured") == 0)
+    if (edit_json (good, p3, DEL, "", "inside") == 0 &&
+        edit_json (p3, p1, SET, "/schema", "3") == 0)
+        nm = netmap_read (p1, &e);
+    ok (nm && !nm->inside[0] && !nm->inside[1] && !nm->inside[2],
+        "netmap_read reads schema 3: no host's inside (%s)", e.text);
+    netmap_destroy (nm);
+    nm = NULL;
+    if (edit_json (p1, p3, SET, "/schema", "2") == 0 &&
+        edit_json (p3, p2, DEL, "", "measured") == 0)
         nm = netmap_read (p2, &e);
     ok (nm && nm->topo && nm->topo->signal == TOPO_SIGNAL_BANDWIDTH &&
             NETMAP_AT (nm, measured, 0, 2) == 1 && NETMAP_AT (nm, measured, 2, 1) == 1 &&

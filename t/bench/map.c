@@ -65,7 +65,12 @@
  *              8 us / 2 GB/s across pods; hosts listed rack after rack
  *   cloud      every pair drawn at random: 20..200 us, 0.2..2 GB/s
  * All with intra-node figures measured (0.3 us, 30 GB/s; cloud 1 us,
- * 8 GB/s).
+ * 8 GB/s).  T+node (2switch+node, ...) adds the inside of the nodes: 2
+ * packages of 4 L3 domains of 2 CPUs, 0.2 us / 40 GB/s within an L3
+ * domain, 0.35 us / 25 GB/s within a package, 0.6 us / 15 GB/s across
+ * (2-3 times apart, as on current two-socket parts), and prices the plan
+ * with the inside pass against block with block core binding: its own
+ * line, see run_node_case.
  *
  * Greedy (after MPIPP's heuristic): ranks are placed one at a time, next
  * the unplaced rank with the most traffic to placed ones (at first, the
@@ -77,10 +82,12 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/heap.h"
 #include "lib/mapper.h"
@@ -100,6 +107,14 @@ static uint64_t rng (void)
 static double rng_real (double lo, double hi)
 {
     return lo + (hi - lo) * ((double)(rng () >> 11) / 9007199254740992.0);
+}
+
+static double now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void *xmalloc (size_t n)
@@ -288,6 +303,7 @@ static netmap_t *make_netmap (const char *topo, int h)
     netmap_t *nm;
     int cloud = strcmp (topo, "cloud") == 0;
 
+    memset (names, 0, (size_t)h * sizeof (*names));
     for (int i = 0; i < h; i++) {
         names[i] = xmalloc (16);
         snprintf (names[i], 16, "n%d", i);
@@ -625,6 +641,116 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
 }
 
 /* Split a comma-separated list in place. */
+/* The nodes of the +node topologies: 2 packages of 4 L3 domains of 2
+ * CPUs (8 L3 domains, as current two-socket parts have), figures 2-3
+ * times apart between the levels.
+ */
+static inside_t *make_inside (void)
+{
+    int cpu[16], dom[16], pkg[16];
+    inside_t *in;
+
+    for (int k = 0; k < 16; k++) {
+        cpu[k] = k;
+        dom[k] = k / 2;
+        pkg[k] = k / 8;
+    }
+    if (!(in = inside_create (16, cpu, dom, pkg, NULL))) {
+        fprintf (stderr, "map: out of memory\n");
+        exit (2);
+    }
+    in->lat_us[INSIDE_L3] = 0.2;
+    in->lat_us[INSIDE_PACKAGE] = 0.35;
+    in->lat_us[INSIDE_MACHINE] = 0.6;
+    in->bw_MBps[INSIDE_L3] = 40000;
+    in->bw_MBps[INSIDE_PACKAGE] = 25000;
+    in->bw_MBps[INSIDE_MACHINE] = 15000;
+    return in;
+}
+
+/* A topology T+node: T's network, every node make_inside's.  The plan is
+ * made as topomap makes it (map_plan's nodes on T's netmap, its one
+ * intra-node figure included; then map_inside's CPUs) and priced, like
+ * srun's block with block core binding (local id k on CPU k), in full:
+ * pairs on two nodes by the netmap, pairs on one node by the level at
+ * which their CPUs meet.
+ *
+ *   BENCH map ranks=N pattern=P topo=T+node time_s=X inside_s=Xi
+ *             cost_vs_block=Y nodes_only=Yn inside_vs_block=Yi
+ *
+ * time_s: map_plan's; inside_s: map_inside's; nodes_only: the plan's
+ * nodes with block binding; inside_vs_block: the in-node pairs' cost
+ * under the plan's binding over block binding's, both on the plan's
+ * nodes.  Fails above 1, or above 0.8 for a stencil.
+ */
+static int run_node_case (int n, const char *pattern, const char *topo, int per)
+{
+    int h = (n + per - 1) / per, failed = 0;
+    netmap_t *nm = make_netmap (topo, h);
+    profile_t *p = make_profile (pattern, n);
+    inside_t *in = make_inside ();
+    map_slot_t *slots = xmalloc ((size_t)h * sizeof (*slots));
+    map_params_t params;
+    map_result_t res;
+    map_inside_t bi, pi;
+    map_candidate_t *plan = NULL, *block;
+    tm_error_t err;
+    double t0, inside_s, base, cost, nodes_only, limit;
+    bool stencil = strncmp (pattern, "stencil", 7) == 0;
+
+    for (int s = 0; s < h; s++) {
+        slots[s].host = s;
+        slots[s].count = s < h - 1 ? per : n - per * (h - 1);
+    }
+    map_params_default (&params);
+    if (map_plan (p, nm, h, slots, &params, &res, &err) < 0) {
+        fprintf (stderr, "map: ranks=%d pattern=%s topo=%s+node: %s\n", n, pattern, topo, err.text);
+        exit (2);
+    }
+    plan = &res.cand[0];
+    block = &res.cand[1];
+    t0 = now ();
+    if (map_inside (p, plan->node, in, 1, &params, &pi, &err) < 0) {
+        fprintf (stderr, "map: ranks=%d pattern=%s topo=%s+node: inside: %s\n", n, pattern, topo,
+                 err.text);
+        exit (2);
+    }
+    inside_s = now () - t0;
+    /* planned: now the netmap prices pairs on two nodes only */
+    for (int a = 0; a < h; a++)
+        set_pair (nm, a, a, NAN, NAN);
+    if (map_inside (p, block->node, in, 1, &params, &bi, &err) < 0 ||
+        map_price (p, nm, MAP_COMBINED, plan) < 0 || map_price (p, nm, MAP_COMBINED, block) < 0) {
+        fprintf (stderr, "map: ranks=%d pattern=%s topo=%s+node: inside: %s\n", n, pattern, topo,
+                 err.text);
+        exit (2);
+    }
+    base = block->cost_s + bi.block_s;
+    cost = plan->cost_s + pi.cost_s;
+    nodes_only = plan->cost_s + pi.block_s;
+    printf ("BENCH map ranks=%d pattern=%s topo=%s+node time_s=%.4f inside_s=%.4f "
+            "cost_vs_block=%.4f nodes_only=%.4f inside_vs_block=%.4f\n",
+            n, pattern, topo, res.time_s, inside_s, cost / base, nodes_only / base,
+            pi.block_s > 0 ? pi.cost_s / pi.block_s : 1.0);
+    fflush (stdout);
+    limit = stencil ? 0.8 : 1.0;
+    if (cost > base * limit * (1 + 1e-9)) {
+        fprintf (stderr,
+                 "map: ranks=%d pattern=%s topo=%s+node: the plan costs %.4f of block "
+                 "with core binding, above %.1f\n",
+                 n, pattern, topo, cost / base, limit);
+        failed = 1;
+    }
+    map_inside_free (&pi);
+    map_inside_free (&bi);
+    map_result_free (&res);
+    free (slots);
+    inside_destroy (in);
+    profile_destroy (p);
+    netmap_destroy (nm);
+    return failed;
+}
+
 static int split (char *s, char **v, int max)
 {
     int n = 0;
@@ -680,8 +806,16 @@ int main (int argc, char **argv)
         if (k == 0)
             k = sizes[s] > 4096 ? 64 : 16;
         for (int t = 0; t < ntopos; t++)
-            for (int q = 0; q < npatterns; q++)
-                failed |= run_case (sizes[s], patterns[q], topos[t], k);
+            for (int q = 0; q < npatterns; q++) {
+                size_t len = strlen (topos[t]);
+
+                if (len > 5 && strcmp (topos[t] + len - 5, "+node") == 0) {
+                    topos[t][len - 5] = '\0';
+                    failed |= run_node_case (sizes[s], patterns[q], topos[t], k);
+                    topos[t][len - 5] = '+';
+                } else
+                    failed |= run_case (sizes[s], patterns[q], topos[t], k);
+            }
     }
     return failed;
 }

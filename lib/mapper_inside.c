@@ -1,0 +1,261 @@
+/* mapper_inside.c: the inside pass -- after the mapper chose each rank's
+ * node, the CPUs each rank runs on there (mapper.h, map_inside).
+ *
+ * srun binds by local task id, with one list for every node of the step
+ * (--cpu-bind=map_cpu:C0,C1,... binds the task of local id k to Ck on
+ * each node), and numbers a node's tasks in rank order.  So the pass
+ * chooses one list for the traffic of every node at once: the graph of
+ * local ids, a pair (k, l) weighing what the ranks of local ids k and l
+ * send each other summed over the nodes, mapped onto the node's L3
+ * domains by map_plan itself, on a netmap of the domains whose figures
+ * are the inside's levels.  A domain takes the units (groups of cpt CPUs
+ * of one domain) that srun's block binding would use there: the plan
+ * moves ranks between the CPUs block uses, never to others.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mapper.h"
+
+/* The units of in: groups of cpt CPUs of one domain, a domain's CPUs in
+ * ascending order, the units by their first CPU (srun's block binding
+ * takes them in this order).  unit_cpu[u * cpt ..] are unit u's CPU
+ * indexes into in->cpu, room for ncpus + nl3 * cpt (each domain's last
+ * unit may be started and not completed); returns the count.
+ */
+static int inside_units (const inside_t *in, int cpt, int *unit_cpu)
+{
+    int nunits = 0, *fill = calloc ((size_t)in->nl3, sizeof (int)), *first;
+
+    if (!fill)
+        return -1;
+    /* each domain's units as its CPUs come, a unit complete at its
+     * cpt-th CPU; units listed at their first CPU
+     */
+    if (!(first = malloc ((size_t)in->nl3 * sizeof (int)))) {
+        free (fill);
+        return -1;
+    }
+    for (int k = 0; k < in->ncpus; k++) {
+        int d = in->l3[k];
+
+        if (fill[d] == 0)
+            first[d] = nunits++;
+        unit_cpu[(size_t)first[d] * (size_t)cpt + (size_t)fill[d]] = k;
+        if (++fill[d] == cpt)
+            fill[d] = 0;
+    }
+    /* a domain's last unit short of cpt CPUs is no unit: drop it and
+     * close the gap
+     */
+    for (int d = 0; d < in->nl3; d++)
+        if (fill[d] != 0) {
+            int u = first[d];
+
+            memmove (unit_cpu + (size_t)u * (size_t)cpt, unit_cpu + (size_t)(u + 1) * (size_t)cpt,
+                     (size_t)(nunits - u - 1) * (size_t)cpt * sizeof (int));
+            nunits--;
+            for (int e = 0; e < in->nl3; e++)
+                if (fill[e] != 0 && first[e] > u)
+                    first[e]--;
+        }
+    free (fill);
+    free (first);
+    return nunits;
+}
+
+void map_inside_free (map_inside_t *out)
+{
+    free (out->cpus);
+    free (out->block);
+    memset (out, 0, sizeof (*out));
+}
+
+/* The netmap of the slot domains, the inside's figures between them. */
+static netmap_t *inside_netmap (const inside_t *in, int nslots, const int *dom, tm_error_t *errp)
+{
+    const char **names = calloc ((size_t)nslots, sizeof (*names));
+    char *buf = malloc ((size_t)nslots * 16);
+    netmap_t *nm = NULL;
+
+    if (!names || !buf) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (int s = 0; s < nslots; s++) {
+        snprintf (buf + (size_t)s * 16, 16, "l3-%d", dom[s]);
+        names[s] = buf + (size_t)s * 16;
+    }
+    if (!(nm = netmap_create (nslots, names, errp)))
+        goto out;
+    for (int a = 0; a < nslots; a++)
+        for (int b = 0; b < nslots; b++) {
+            inside_level_t l = a == b                                       ? INSIDE_L3
+                               : in->package[dom[a]] == in->package[dom[b]] ? INSIDE_PACKAGE
+                                                                            : INSIDE_MACHINE;
+
+            NETMAP_AT (nm, lat_us, a, b) = in->lat_us[l];
+            NETMAP_AT (nm, bw_MBps, a, b) = in->bw_MBps[l];
+            NETMAP_AT (nm, measured, a, b) = a != b || !isnan (in->lat_us[l]);
+            if (a != b && (isnan (in->lat_us[l]) || isnan (in->bw_MBps[l]))) {
+                errprintf (errp, "the figures between two CPUs of %s were not measured",
+                           l == INSIDE_PACKAGE ? "one package" : "two packages");
+                errno = ENODATA;
+                netmap_destroy (nm);
+                nm = NULL;
+                goto out;
+            }
+        }
+out:
+    free (names);
+    free (buf);
+    return nm;
+}
+
+int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt,
+                const map_params_t *params, map_inside_t *out, tm_error_t *errp)
+{
+    int n = p->ntasks, nlocal = 0, nunits, nslots = 0, rc = -1;
+    int *lid = NULL, *count = NULL, *unit_cpu = NULL, *slot_of_dom = NULL, *dom = NULL;
+    int *lslot = NULL, *cur = NULL;
+    profile_entry_t *t = NULL;
+    profile_t *lp = NULL;
+    netmap_t *nm = NULL;
+    map_slot_t *slots = NULL;
+    map_result_t res = {0};
+    map_candidate_t blk = {0};
+    size_t nt = 0;
+    int maxnode = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (cpt < 1 || cpt > in->ncpus)
+        return errprintf (errp, "%d CPUs a task, on a node of %d", cpt, in->ncpus);
+    for (int i = 0; i < n; i++) {
+        if (node[i] < 0)
+            return errprintf (errp, "rank %d: no node", i);
+        if (node[i] > maxnode)
+            maxnode = node[i];
+    }
+    /* local ids: a node's ranks numbered in rank order */
+    if (!(lid = malloc ((size_t)n * sizeof (int))) ||
+        !(count = calloc ((size_t)maxnode + 1, sizeof (int))) ||
+        !(unit_cpu = malloc (((size_t)in->ncpus + (size_t)in->nl3 * (size_t)cpt) * sizeof (int))))
+        goto nomem;
+    for (int i = 0; i < n; i++) {
+        lid[i] = count[node[i]]++;
+        if (lid[i] + 1 > nlocal)
+            nlocal = lid[i] + 1;
+    }
+    if ((nunits = inside_units (in, cpt, unit_cpu)) < 0)
+        goto nomem;
+    if (nlocal > nunits) {
+        errno = EINVAL;
+        errprintf (errp, "%d ranks on a node, but its %d CPUs make %d of %d CPUs in one L3 domain",
+                   nlocal, in->ncpus, nunits, cpt);
+        goto out;
+    }
+    out->nlocal = nlocal;
+    out->cpt = cpt;
+    if (!(out->cpus = malloc ((size_t)nlocal * (size_t)cpt * sizeof (int))) ||
+        !(out->block = malloc ((size_t)nlocal * (size_t)cpt * sizeof (int))))
+        goto nomem;
+    for (int k = 0; k < nlocal * cpt; k++)
+        out->block[k] = out->cpus[k] = in->cpu[unit_cpu[k]];
+
+    /* the slots: the domains of block's units, in the order block fills
+     * them; a local id's slot under block
+     */
+    if (!(slot_of_dom = malloc ((size_t)in->nl3 * sizeof (int))) ||
+        !(dom = malloc ((size_t)in->nl3 * sizeof (int))) ||
+        !(slots = calloc ((size_t)in->nl3, sizeof (*slots))) ||
+        !(lslot = malloc ((size_t)nlocal * sizeof (int))))
+        goto nomem;
+    for (int d = 0; d < in->nl3; d++)
+        slot_of_dom[d] = -1;
+    for (int k = 0; k < nlocal; k++) {
+        int d = in->l3[unit_cpu[(size_t)k * (size_t)cpt]];
+
+        if (slot_of_dom[d] < 0) {
+            slot_of_dom[d] = nslots;
+            dom[nslots] = d;
+            slots[nslots].host = nslots;
+            nslots++;
+        }
+        slots[slot_of_dom[d]].count++;
+        lslot[k] = slot_of_dom[d];
+    }
+
+    /* what the local ids send each other, summed over the nodes */
+    if (!(t = malloc ((p->nentries ? p->nentries : 1) * sizeof (*t))))
+        goto nomem;
+    for (int i = 0; i < n; i++)
+        for (size_t e = p->row[i]; e < p->row[i + 1]; e++) {
+            const profile_entry_t *x = &p->entries[e];
+
+            if (x->dst != i && node[x->dst] == node[i])
+                t[nt++] = (profile_entry_t){lid[i], lid[x->dst], x->msgs, x->bytes};
+        }
+    if (nt == 0 || nslots < 2) { /* nothing to place: block */
+        rc = 0;
+        goto out;
+    }
+    if (!(lp = profile_create (nlocal, nt, t, errp)) ||
+        !(nm = inside_netmap (in, nslots, dom, errp)))
+        goto out;
+    if (map_plan (lp, nm, nslots, slots, params, &res, errp) < 0)
+        goto out;
+    strcpy (blk.name, "block");
+    if (!(blk.node = malloc ((size_t)nlocal * sizeof (int))))
+        goto nomem;
+    memcpy (blk.node, lslot, (size_t)nlocal * sizeof (int));
+    if (map_price (lp, nm, params ? params->metric : MAP_COMBINED, &blk) < 0)
+        goto nomem;
+    out->block_s = out->cost_s = blk.cost_s;
+    /* the plan: Scotch's, made exact and refined (res.cand[0]) when it
+     * is cheaper than block; block's units handed out again, a domain's
+     * to its local ids in order
+     */
+    if (res.cand[0].cost_s < blk.cost_s) {
+        if (!(cur = calloc ((size_t)nslots, sizeof (int))))
+            goto nomem;
+        for (int k = 0; k < nlocal; k++) {
+            int s = res.cand[0].node[k], u;
+
+            /* the next of block's units in slot s */
+            while (lslot[cur[s]] != s)
+                cur[s]++;
+            u = cur[s]++;
+            memcpy (out->cpus + (size_t)k * (size_t)cpt, out->block + (size_t)u * (size_t)cpt,
+                    (size_t)cpt * sizeof (int));
+        }
+        out->cost_s = res.cand[0].cost_s;
+        out->changed = memcmp (out->cpus, out->block, (size_t)nlocal * (size_t)cpt * sizeof (int));
+    }
+    rc = 0;
+    goto out;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+out:
+    if (rc < 0)
+        map_inside_free (out);
+    free (lid);
+    free (count);
+    free (unit_cpu);
+    free (slot_of_dom);
+    free (dom);
+    free (slots);
+    free (lslot);
+    free (cur);
+    free (t);
+    free (blk.node);
+    profile_destroy (lp);
+    netmap_destroy (nm);
+    map_result_free (&res);
+    return rc;
+}
