@@ -341,6 +341,14 @@ static int conf_set_profile (conf_t *c, const char *val, const char *arg, tm_err
     return 0;
 }
 
+static int conf_set_bind (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    if (strcmp (val, "auto") != 0 && strcmp (val, "no") != 0)
+        return conf_fail (errp, arg, "expected auto or no");
+    c->bind = strcmp (val, "auto") == 0;
+    return 0;
+}
+
 static int conf_set_verbose (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
     if (!conf_int (val, 0, CONF_VERBOSE_MAX, &c->verbose))
@@ -366,6 +374,7 @@ static const struct {
     {"profile", conf_set_profile},
     {"recorder_dir", conf_set_recorder_dir},
     {"topology", conf_set_topology},
+    {"bind", conf_set_bind},
     {"verbose", conf_set_verbose},
 };
 #define CONF_NKEYS (sizeof (conf_keys) / sizeof (conf_keys[0]))
@@ -383,6 +392,7 @@ void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich
     c->min_gain = 0.05;
     c->map = MAP_MODE_AUTO;
     c->profile = PROFILE_MODE_AUTO;
+    c->bind = 1;
     snprintf (c->recorder_dir, sizeof (c->recorder_dir), "%s",
               recorder_dir_default ? recorder_dir_default : "");
     c->verbose = 0;

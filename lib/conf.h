@@ -42,6 +42,11 @@
  *                      the netmap without a probe; auto: the topology.conf
  *                      beside slurm.conf when TopologyPlugin is
  *                      topology/tree; default "" (none)
+ *   bind=MODE          auto: a plan also binds each rank to CPUs chosen
+ *                      inside its node (lib/mapper.h, map_inside) when
+ *                      Slurm binds tasks (task/affinity), the step takes
+ *                      every CPU the job has on its nodes, and the user
+ *                      gave no --cpu-bind; no: never; default auto
  *   verbose=LEVEL      0..3; default 0
  *
  * Paths (DIR, FILE) are absolute, without control characters, shorter
@@ -89,6 +94,7 @@ typedef struct {
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */
     char recorder_dir[CONF_PATH_MAX];
     char topology[CONF_PATH_MAX]; /* a topology.conf, "auto", or "" = none */
+    int bind;                     /* 1: auto, 0: no */
     int verbose; /* 0..3 */
 } conf_t;
 

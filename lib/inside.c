@@ -213,6 +213,39 @@ bool inside_same_shape (const inside_t *a, const inside_t *b)
            memcmp (a->package, b->package, (size_t)a->nl3 * sizeof (int)) == 0;
 }
 
+int inside_level_pair (const inside_t *in, inside_level_t l, int *a, int *b)
+{
+    /* first[x]: the first CPU of domain x (L3) or package x (the others),
+     * -1 before it; a pair completes at the first CPU that meets an
+     * earlier one at level l */
+    int nx = l == INSIDE_L3 ? in->nl3 : in->npackages, *first = malloc ((size_t)nx * sizeof (int));
+    int rc = -1;
+
+    if (!first)
+        return -1;
+    for (int x = 0; x < nx; x++)
+        first[x] = -1;
+    for (int k = 0; k < in->ncpus && rc < 0; k++) {
+        int d = in->l3[k], x = l == INSIDE_L3 ? d : in->package[d];
+
+        if (l == INSIDE_MACHINE) {
+            if (k > 0 && in->package[d] != in->package[in->l3[0]]) {
+                *a = 0;
+                *b = k;
+                rc = 0;
+            }
+        } else if (first[x] < 0)
+            first[x] = k;
+        else if (l == INSIDE_L3 || in->l3[first[x]] != d) {
+            *a = first[x];
+            *b = k;
+            rc = 0;
+        }
+    }
+    free (first);
+    return rc;
+}
+
 int inside_nlevels (const inside_t *in)
 {
     return in->nl3 == 1 ? 1 : in->npackages == 1 ? 2 : 3;

@@ -69,6 +69,14 @@ inside_level_t inside_level (const inside_t *in, int k, int l);
  */
 bool inside_same_shape (const inside_t *a, const inside_t *b);
 
+/* Two CPUs (indexes into in->cpu, a < b) that meet at level l, for the
+ * probe to measure it: the first CPU, in OS order, that meets an earlier
+ * one at level l, and the first of those (for a package, the first of its
+ * package, which is in another domain).  -1 when the node has no such
+ * pair (or out of memory).
+ */
+int inside_level_pair (const inside_t *in, inside_level_t l, int *a, int *b);
+
 /* The levels present: 1 for one domain, 2 for one package, else 3. */
 int inside_nlevels (const inside_t *in);
 

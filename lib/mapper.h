@@ -149,6 +149,20 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
                 const map_params_t *params, map_inside_t *out, tm_error_t *errp);
 void map_inside_free (map_inside_t *out);
 
+/* map_inside for the plan node[] (nm's host indexes) with nm's insides:
+ * every node of the plan must have one, all of one shape (one list serves
+ * all); each level's figures are the median of the nodes'.  -1 with errp
+ * naming the node at fault; -2 when no node of the plan has one.
+ */
+int map_inside_netmap (const profile_t *p, const netmap_t *nm, const int *node, int cpt,
+                       const map_params_t *params, map_inside_t *out, tm_error_t *errp);
+
+/* The binding as srun's --cpu-bind value into buf[len]: "map_cpu:C0,C1,..."
+ * for one CPU a task, "mask_cpu:0xM0,..." for several.  -1 when it does
+ * not fit ("" in buf).
+ */
+int map_inside_cpu_bind (const map_inside_t *b, char *buf, size_t len);
+
 /* --explain: the candidates, their predicted costs and the choice. */
 int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm);
 

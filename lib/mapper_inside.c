@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lib/mapper.h"
+#include "lib/stats.h"
 
 /* The units of in: groups of cpt CPUs of one domain, a domain's CPUs in
  * ascending order, the units by their first CPU (srun's block binding
@@ -258,4 +259,106 @@ out:
     netmap_destroy (nm);
     map_result_free (&res);
     return rc;
+}
+
+int map_inside_netmap (const profile_t *p, const netmap_t *nm, const int *node, int cpt,
+                       const map_params_t *params, map_inside_t *out, tm_error_t *errp)
+{
+    int first = -1, unknown = -1, rc = -1;
+    char *used = calloc ((size_t)nm->n, 1);
+    double *v = malloc ((size_t)nm->n * sizeof (*v));
+    inside_t *in = NULL;
+
+    memset (out, 0, sizeof (*out));
+    if (!used || !v) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < p->ntasks; i++)
+        used[node[i]] = 1;
+    for (int h = 0; h < nm->n; h++) {
+        if (!used[h])
+            continue;
+        if (!nm->inside[h])
+            unknown = h;
+        else if (first < 0)
+            first = h;
+        else if (!inside_same_shape (nm->inside[first], nm->inside[h])) {
+            errprintf (errp, "%s's CPUs differ from %s's, and one binding serves all nodes",
+                       nm->hosts[h], nm->hosts[first]);
+            goto out;
+        }
+    }
+    if (first < 0) {
+        errprintf (errp, "the netmap knows no node's CPUs");
+        rc = -2;
+        goto out;
+    }
+    if (unknown >= 0) {
+        errprintf (errp, "%s's CPUs were not read (the probe's log says why)", nm->hosts[unknown]);
+        goto out;
+    }
+    /* each level's figures: the median of the nodes' */
+    if (!(in = inside_copy (nm->inside[first], errp)))
+        goto out;
+    for (int l = 0; l < INSIDE_LEVELS; l++)
+        for (int f = 0; f < 2; f++) {
+            int n = 0;
+
+            for (int h = 0; h < nm->n; h++) {
+                double x;
+
+                if (!used[h])
+                    continue;
+                x = f ? nm->inside[h]->bw_MBps[l] : nm->inside[h]->lat_us[l];
+                if (!isnan (x))
+                    v[n++] = x;
+            }
+            (f ? in->bw_MBps : in->lat_us)[l] = n ? stats_median (v, n) : NAN;
+        }
+    rc = map_inside (p, node, in, cpt, params, out, errp);
+out:
+    inside_destroy (in);
+    free (used);
+    free (v);
+    return rc;
+}
+
+int map_inside_cpu_bind (const map_inside_t *b, char *buf, size_t len)
+{
+    size_t at;
+    int cpt = b->cpt;
+
+    at = (size_t)snprintf (buf, len, cpt == 1 ? "map_cpu:" : "mask_cpu:");
+    for (int k = 0; k < b->nlocal && at < len; k++) {
+        const int *c = b->cpus + (size_t)k * (size_t)cpt;
+        int top = 0;
+
+        if (k)
+            buf[at++] = ',';
+        if (cpt == 1) {
+            at += (size_t)snprintf (buf + at, at < len ? len - at : 0, "%d", c[0]);
+            continue;
+        }
+        /* a mask, its highest hex digit first */
+        for (int j = 0; j < cpt; j++)
+            if (c[j] > top)
+                top = c[j];
+        at += (size_t)snprintf (buf + at, at < len ? len - at : 0, "0x");
+        for (int d = top / 4; d >= 0 && at < len; d--) {
+            int digit = 0;
+
+            for (int j = 0; j < cpt; j++)
+                if (c[j] / 4 == d)
+                    digit |= 1 << (c[j] % 4);
+            buf[at++] = "0123456789abcdef"[digit];
+        }
+    }
+    if (at >= len) {
+        if (len)
+            buf[0] = '\0';
+        return -1;
+    }
+    buf[at] = '\0';
+    return 0;
 }

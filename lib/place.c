@@ -43,6 +43,7 @@ static void place_default (place_out_t *out, int failed, const char *fmt, ...)
 
     out->action = PLACE_DEFAULT;
     out->failed = failed;
+    out->cpu_bind[0] = '\0';
     va_start (ap, fmt);
     vsnprintf (out->reason, sizeof (out->reason), fmt, ap);
     va_end (ap);
@@ -87,23 +88,27 @@ static void place_unset_options (void)
 }
 
 /* Run the probe step into tmp: srun --overlap, one rank per node of the
- * allocation, measuring the levels of the site's topology.conf at
- * topology (NULL: every pair, or the sampling plan), killed at the
+ * allocation (two of inside_cpus CPUs each when inside_cpus > 0, bound by
+ * nobody but the probe: the CPUs of the node it reads and the levels
+ * inside it measures), measuring the levels of the site's topology.conf
+ * at topology (NULL: every pair, or the sampling plan), killed at the
  * deadline.  0; -2 when the probe ran and failed (worth running again);
  * -1 otherwise; errp says why.
  */
 static int place_probe (const place_in_t *in, const char *probe, const char *mpitype,
-                        const char *topology, const char *tmp, int logfd, const char *log,
-                        double deadline, tm_error_t *errp)
+                        const char *topology, int inside_cpus, const char *tmp, int logfd,
+                        const char *log, double deadline, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
-    char nodes[32], budget[32], pairs[32], mpi[96], nodelist[8192];
+    char nodes[32], ranks[32], cpus[32], budget[32], pairs[32], mpi[96], nodelist[8192];
     double left = deadline - place_now ();
     int budget_s = left > 3 ? (int)(left * 2 / 3) : 1;
     int status = 0;
     pid_t pid;
 
     snprintf (nodes, sizeof (nodes), "%d", in->alloc->nnodes);
+    snprintf (ranks, sizeof (ranks), "%d", in->alloc->nnodes * (inside_cpus > 0 ? 2 : 1));
+    snprintf (cpus, sizeof (cpus), "--cpus-per-task=%d", inside_cpus > 0 ? inside_cpus : 1);
     snprintf (budget, sizeof (budget), "%d", budget_s);
     snprintf (pairs, sizeof (pairs), "%d", c->probe_pairs);
     snprintf (mpi, sizeof (mpi), "--mpi=%s", mpitype);
@@ -111,13 +116,43 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
         (int)sizeof (nodelist))
         return errprintf (errp, "the allocation's node list is too long");
     char *argv[] = {
-        (char *)in->srun, "--overlap", "--job-name=topomap-probe", "-N", nodes, "-n", nodes,
-        "--ntasks-per-node=1", mpi, nodelist, "--quiet", (char *)probe, "-o", (char *)tmp,
-        "-t", budget, "-j", pairs, "--plan", (char *)c->probe_plan, NULL, NULL, NULL,
+        (char *)in->srun,
+        "--overlap",
+        "--job-name=topomap-probe",
+        "-N",
+        nodes,
+        "-n",
+        ranks,
+        inside_cpus > 0 ? "--ntasks-per-node=2" : "--ntasks-per-node=1",
+        mpi,
+        nodelist,
+        "--quiet",
+        (char *)probe,
+        "-o",
+        (char *)tmp,
+        "-t",
+        budget,
+        "-j",
+        pairs,
+        "--plan",
+        (char *)c->probe_plan,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
     };
+    int argc = (int)(sizeof (argv) / sizeof (*argv)) - 5;
+
+    if (inside_cpus > 0) { /* srun's options, before the probe's */
+        memmove (argv + 12, argv + 10, (size_t)(argc - 10) * sizeof (*argv));
+        argv[10] = cpus;
+        argv[11] = "--cpu-bind=none";
+        argc += 2;
+    }
     if (topology) { /* the site's tree: its levels measured, no plan */
-        argv[sizeof (argv) / sizeof (*argv) - 3] = "--topology";
-        argv[sizeof (argv) / sizeof (*argv) - 2] = (char *)topology;
+        argv[argc++] = "--topology";
+        argv[argc++] = (char *)topology;
     }
 
     if ((pid = fork ()) < 0)
@@ -141,6 +176,8 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
         unsetenv ("SLURM_NTASKS_PER_NODE");
         unsetenv ("SLURM_DISTRIBUTION");
         unsetenv ("SRUN_CPUS_PER_TASK");
+        unsetenv ("SLURM_CPUS_PER_TASK");
+        unsetenv ("SLURM_CPU_BIND");
         unsetenv ("SLURM_HOSTFILE");
         execv (in->srun, argv);
         _exit (127);
@@ -306,7 +343,7 @@ static void place_remove_leftovers (int dirfd, const char *name)
  * netmap_dirfd, as a regular file of the user's (file_openat_own): a
  * cached netmap that is not is ignored and replaced.
  */
-static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
+static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
     const int dfd = in->netmap_dirfd;
@@ -415,10 +452,12 @@ static netmap_t *place_netmap (const place_in_t *in, tm_error_t *errp)
     double start = place_now (), deadline = start + c->probe_timeout;
     tm_error_t first;
     const char *topology = site[0] ? site : NULL;
-    int rc = place_probe (in, probe, mpitype, topology, tmppath, logfd, logpath, deadline, &first);
+    int rc = place_probe (in, probe, mpitype, topology, inside_cpus, tmppath, logfd, logpath,
+                          deadline, &first);
     if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
         SAY (in, "topomap: %s; probing again", first.text);
-        rc = place_probe (in, probe, mpitype, topology, tmppath, logfd, logpath, deadline, errp);
+        rc = place_probe (in, probe, mpitype, topology, inside_cpus, tmppath, logfd, logpath,
+                          deadline, errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
     if (rc < 0) {
@@ -626,11 +665,65 @@ static int place_pmi_mapping (const netmap_t *nm, const int *node, int ntasks,
 
 /* The decision */
 
+const char *place_bind_why_not (const place_in_t *in, const int *counts, int cpt, int *loud)
+{
+    const layout_alloc_t *a = in->alloc;
+    int cpus = 0;
+
+    *loud = 0;
+    if (!in->conf->bind)
+        return "plugstack bind=no";
+    if (in->cpu_bind) {
+        *loud = 1;
+        return in->cpu_bind;
+    }
+    if (in->task_affinity != 1)
+        return in->task_affinity == 0
+                   ? "Slurm does not bind tasks (TaskPlugin without task/affinity)"
+                   : "whether Slurm binds tasks is unknown";
+    for (int i = 0; i < a->nnodes; i++) {
+        if (counts[i] == 0)
+            continue;
+        if ((long)counts[i] * cpt != a->cpus[i])
+            return "the step does not take every CPU the job has on its nodes";
+        if (cpus && a->cpus[i] != cpus)
+            return "the job has unequal CPU counts on the step's nodes";
+        cpus = a->cpus[i];
+    }
+    if (cpus < 2)
+        return "one CPU a node";
+    return NULL;
+}
+
+/* The plan node[] (netmap hosts) bound inside its nodes: out->cpu_bind
+ * and out->bind_gain.  -1 with errp saying why not, for a line to the
+ * user; -2 when the netmap knows no node's inside (a site's topology.conf,
+ * a probe that read none), for srun -v.
+ */
+static int place_bind (const profile_t *p, const netmap_t *nm, const int *node, int cpt,
+                       const map_params_t *params, place_out_t *out, tm_error_t *errp)
+{
+    map_inside_t b = {0};
+    int rc;
+
+    if ((rc = map_inside_netmap (p, nm, node, cpt, params, &b, errp)) < 0)
+        return rc;
+    if (map_inside_cpu_bind (&b, out->cpu_bind, sizeof (out->cpu_bind)) < 0) {
+        errprintf (errp, "the binding of %d local tasks is longer than %d bytes", b.nlocal,
+                   PLACE_CPU_BIND_MAX);
+        rc = -1;
+    } else
+        out->bind_gain = b.block_s > 0 ? 1.0 - b.cost_s / b.block_s : 0.0;
+    map_inside_free (&b);
+    return rc;
+}
+
 void place_decide (const place_in_t *in, place_out_t *out)
 {
     const layout_alloc_t *a = in->alloc;
-    int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply;
-    char why[256], nopmi[384], id[EXEID_MAX + 1];
+    int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud, inside_cpus = 0;
+    char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512];
+    const char *nobind;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
     map_params_t params;
@@ -685,6 +778,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
         place_default (out, 0, "the step runs on one node");
         goto out;
     }
+    /* Whether the plan may bind: then the probe reads the nodes' CPUs. */
+    cpt = in->req->cpus_per_task > 0 ? in->req->cpus_per_task : 1;
+    if (!(nobind = place_bind_why_not (in, counts, cpt, &loud)))
+        for (int i = 0; i < a->nnodes; i++)
+            if (counts[i] > 0)
+                inside_cpus = a->cpus[i] / 2;
 
     /* 2. The profile. */
     switch (in->profile->mode) {
@@ -750,7 +849,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
     }
 
     /* 3. The netmap. */
-    if (!(nm = place_netmap (in, &e))) {
+    if (!(nm = place_netmap (in, inside_cpus, &e))) {
         place_default (out, 1, "no netmap: %s", e.text);
         goto out;
     }
@@ -811,6 +910,26 @@ void place_decide (const place_in_t *in, place_out_t *out)
          "busiest link %.3f ms against %.3f ms",
          res.time_s, plan->cost_s * 1e3, base->cost_s * 1e3, plan->link_s * 1e3,
          base->link_s * 1e3);
+    /* 6. The binding inside the nodes (made before step 5: a dry run
+     * reports it too). */
+    nobind_line[0] = '\0';
+    if (nobind && loud)
+        snprintf (nobind_line, sizeof (nobind_line),
+                  "topomap: %s: it stands, and the plan places ranks across nodes only", nobind);
+    else if (nobind)
+        SAY (in, "topomap: no CPU binding: %s", nobind);
+    else if ((rc = place_bind (p, nm, plan->node, cpt, &params, out, &e)) == -2)
+        SAY (in, "topomap: no CPU binding: %s", e.text);
+    else if (rc < 0)
+        snprintf (nobind_line, sizeof (nobind_line),
+                  "topomap: no CPU binding: %s: the plan places ranks across nodes only", e.text);
+    else
+        SAY (in,
+             "topomap: each rank bound inside its node, --cpu-bind=%.80s%s: predicted gain "
+             "%.1f%% over block binding for the pairs inside the nodes",
+             out->cpu_bind, strlen (out->cpu_bind) > 80 ? "..." : "", 100 * out->bind_gain);
+    if (nobind_line[0] && in->note && (apply || in->map == MAP_MODE_DRYRUN))
+        in->note ("%s", nobind_line);
     if (in->map == MAP_MODE_DRYRUN) {
         out->action = PLACE_DRYRUN;
         snprintf (out->reason, sizeof (out->reason),
@@ -857,9 +976,10 @@ void place_decide (const place_in_t *in, place_out_t *out)
     }
     out->action = PLACE_APPLY;
     snprintf (out->reason, sizeof (out->reason),
-              "placed %d ranks on %d nodes, predicted gain %.1f%%, %.1f%% at the busiest link "
+              "placed %d ranks on %d nodes%s, predicted gain %.1f%%, %.1f%% at the busiest link "
               "(%.2f s)",
-              res.ntasks, nslots, 100 * out->gain, 100 * out->link_gain, place_now () - t0);
+              res.ntasks, nslots, out->cpu_bind[0] ? " and bound them inside" : "", 100 * out->gain,
+              100 * out->link_gain, place_now () - t0);
 out:
     map_result_free (&res);
     profile_destroy (p);

@@ -15,7 +15,14 @@
  *   5. a hostfile for SLURM_HOSTFILE, and the plan's PMI_process_mapping
  *      for Slurm's pmi2 plugin, which has none for a hostfile's layout
  *      (layout.h): a pmi2 step whose mapping PMI cannot pass keeps srun's
- *      layout.
+ *      layout;
+ *   6. where the plan may bind (place_bind_why_not: plugstack bind=auto,
+ *      Slurm's task/affinity, no --cpu-bind of the user's, the step on
+ *      every CPU the job has on its nodes, as many on each), the CPUs of
+ *      each rank inside its node (map_inside) as srun's --cpu-bind value;
+ *      the probe then runs two ranks a node, which read the node with
+ *      hwloc and measure its levels.  A binding that cannot be made
+ *      leaves the plan across nodes only, with one line saying why.
  *
  * Everything that goes wrong ends in PLACE_DEFAULT with one line saying
  * why: the plugin then leaves srun's placement alone, or fails the step in
@@ -39,6 +46,8 @@
 #define PLACE_ENV_REASON   "TOPOMAP_REASON"    /* tasks: why the default placement */
 #define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"  /* slurmstepd: preload this into the tasks */
 #define PLACE_ENV_PMI      "TOPOMAP_PMI_MAPPING" /* slurmstepd: the plan's PMI_process_mapping */
+
+#define PLACE_CPU_BIND_MAX 8191 /* the longest --cpu-bind value a plan sets */
 
 typedef enum {
     PLACE_DEFAULT = 0,  /* leave srun's placement (reason says why) */
@@ -83,6 +92,12 @@ typedef struct {
     void (*note) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* a line always shown (a site file not
                                    * used, and why), or NULL */
+    const char *cpu_bind; /* the user's binding of the step, for
+                           * people ("--cpu-bind given": the
+                           * option or SLURM_CPU_BIND), NULL when
+                           * none */
+    int task_affinity;    /* Slurm's TaskPlugin binds tasks
+                           * (task/affinity): 1, 0 not, -1 unknown */
 } place_in_t;
 
 typedef struct {
@@ -97,6 +112,13 @@ typedef struct {
                             /* PLACE_APPLY of a --mpi=pmi2 step: the plan's
                              * PMI_process_mapping, nodes in allocation order
                              * (layout.h); else "" */
+    char cpu_bind[PLACE_CPU_BIND_MAX + 1];
+    /* PLACE_APPLY that binds: srun's --cpu-bind value,
+     * "map_cpu:C0,C1,..." or "mask_cpu:0xM0,..."
+     * (one CPU a task, or several), one entry a
+     * local task id; else "" */
+    double bind_gain;       /* the binding's predicted gain over block binding
+                             * for the pairs inside the nodes */
     char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
 } place_out_t;
@@ -130,6 +152,14 @@ int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm
  */
 int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi,
                       size_t mpilen, tm_error_t *errp);
+
+/* Whether a plan of the step (counts[a->nnodes] tasks a node, cpt CPUs a
+ * task) may bind its ranks to CPUs: NULL when it may, else why not, for
+ * people.  *loud: the reason is the user's own choice (--cpu-bind),
+ * worth a line always; otherwise a matter of the site or the step, for
+ * srun -v.
+ */
+const char *place_bind_why_not (const place_in_t *in, const int *counts, int cpt, int *loud);
 
 /* Decide; never fails: the outcome and its reason are in out. */
 void place_decide (const place_in_t *in, place_out_t *out);

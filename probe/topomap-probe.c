@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/inside_hwloc.h"
 #include "lib/netmap.h"
 #include "lib/pairs.h"
 #include "lib/sample.h"
@@ -52,6 +53,7 @@ enum {
 #define TAG_ACK 13
 #define TAG_TOKEN 14
 #define TAG_MORE 15
+#define TAG_BIND   16
 #define WARMUP 2
 
 static const char *prog = "topomap-probe";
@@ -317,7 +319,15 @@ typedef struct {
 typedef struct {
     int init, resp; /* ranks: the initiator pings, the responder echoes */
     int a, b;       /* their hosts */
+    int bind;       /* bound first: the initiator to CPU cpu_init, the
+                       responder to cpu_resp (a level inside a node) */
+    int cpu_init, cpu_resp;
 } pair_t;
+_Static_assert(sizeof (pair_t) == 7 * sizeof (int), "pair_t travels as ints");
+
+/* This rank's node as hwloc sees it, where it leads a host or is its
+ * second rank; NULL elsewhere or when hwloc could not read it. */
+static inside_hw_t *hw;
 
 /* Wait for req without spinning: a rank between measurements must leave
  * the CPU to the ranks measuring (they may share cores, as on an emulated
@@ -452,12 +462,32 @@ static void respond (int peer, const netmap_params_t *p, char *buf, char *stream
 /* A pair's figures: latency, its CI, bandwidth, samples, lead only. */
 #define FIGS 5
 
+/* Bind this rank to cpu for pair q and agree with its peer that both
+ * are bound: 1 when both are. */
+static int bind_pair (const pair_t *q, int cpu)
+{
+    tm_error_t e;
+    int ok = hw && inside_hw_bind (hw, cpu, &e) == 0, other;
+
+    if (hw && !ok)
+        fprintf (stderr, "%s: rank %d: %s\n", prog, rank, e.text);
+    if (rank == q->init) {
+        MPI_Recv (&other, 1, MPI_INT, q->resp, TAG_BIND, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        ok = ok && other;
+        MPI_Send (&ok, 1, MPI_INT, q->resp, TAG_BIND, MPI_COMM_WORLD);
+    } else {
+        MPI_Send (&ok, 1, MPI_INT, q->init, TAG_BIND, MPI_COMM_WORLD);
+        MPI_Recv (&ok, 1, MPI_INT, q->init, TAG_BIND, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return ok;
+}
+
 /* Measure pairs[0..npairs) in their order: pair j's figures into
  * out[FIGS * j ...] on its initiator, zeros elsewhere (summed onto rank
- * 0).  Pair j starts once pair j - p->concurrency has finished (a token
- * from its initiator), so at most `concurrency` pairs run at once; 0
- * means as many as the order lets.  A host is in one pair at a time since
- * it works through its pairs in this order.
+ * 0); a pair to be bound whose ranks could not bind has NaN figures.  Pair j starts once pair j -
+ * p->concurrency has finished (a token from its initiator), so at most `concurrency` pairs run at
+ * once; 0 means as many as the order lets.  A host is in one pair at a time since it works through
+ * its pairs in this order.
  */
 static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_t *p, char *buf,
                            char *stream, double *rtt, double *out)
@@ -469,17 +499,23 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
             if (p->concurrency > 0 && j >= p->concurrency)
                 wait_token (pairs[j - p->concurrency].init);
             pair_result_t r;
-            measure (q->resp, p, buf, rtt, &r);
-            out[FIGS * j] = r.lat_us;
-            out[FIGS * j + 1] = r.ci_us;
-            out[FIGS * j + 2] = r.bw_MBps;
-            out[FIGS * j + 3] = r.samples;
-            out[FIGS * j + 4] = r.lead_only;
+            if (q->bind && !bind_pair (q, q->cpu_init))
+                out[FIGS * j] = out[FIGS * j + 2] = NAN;
+            else {
+                measure (q->resp, p, buf, rtt, &r);
+                out[FIGS * j] = r.lat_us;
+                out[FIGS * j + 1] = r.ci_us;
+                out[FIGS * j + 2] = r.bw_MBps;
+                out[FIGS * j + 3] = r.samples;
+                out[FIGS * j + 4] = r.lead_only;
+            }
             if (p->concurrency > 0 && j + p->concurrency < npairs)
                 MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p->concurrency].init, TAG_TOKEN,
                           MPI_COMM_WORLD);
-        } else if (rank == q->resp)
-            respond (q->init, p, buf, stream);
+        } else if (rank == q->resp) {
+            if (!q->bind || bind_pair (q, q->cpu_resp))
+                respond (q->init, p, buf, stream);
+        }
     }
     MPI_Reduce (rank == 0 ? MPI_IN_PLACE : out, out, FIGS * npairs, MPI_DOUBLE, MPI_SUM, 0,
                 MPI_COMM_WORLD);
@@ -526,7 +562,8 @@ static void measure_again (pairs_t *list, int nd, const int *leader, pair_t *pai
         return;
     MPI_Bcast (list, 2 * nd, MPI_INT, 0, MPI_COMM_WORLD);
     for (int j = 0; j < nd; j++)
-        pairs[j] = (pair_t){leader[list[j].a], leader[list[j].b], list[j].a, list[j].b};
+        pairs[j] = (pair_t){
+            .init = leader[list[j].a], .resp = leader[list[j].b], .a = list[j].a, .b = list[j].b};
     measure_pairs (pairs, nd, p, buf, stream, rtt, out);
     if (rank == 0)
         store (all, measured, m, pairs, nd, out, 1);
@@ -534,6 +571,121 @@ static void measure_again (pairs_t *list, int nd, const int *leader, pair_t *pai
 
 /* Broadcast from rank 0 without spinning (see wait_quietly): rank 0 may
  * take a while choosing the next pairs, on cores the others share. */
+/* The inside of every host as hwloc sees it on its leader, on rank 0 in
+ * insides[0..m) (NULL where not read, with a line saying why); then, on
+ * each host with a second rank, its levels measured: leader and second
+ * bound to two CPUs of one L3 domain, of two domains of one package, of
+ * two packages (inside_level_pair; each level the node has), one level
+ * after another, then bound as before.  Every rank calls it. */
+static void measure_inside (int m, const int *leader, const int *second, const char *names,
+                            const netmap_params_t *p, char *buf, char *stream, double *rtt,
+                            inside_t **insides)
+{
+    int mine = -1, part = 0, n = 0, *counts = NULL, *displs = NULL, *data = NULL, *mydata;
+    int npairs = 0;
+    inside_t *in = NULL;
+    pair_t *pairs = NULL;
+    int (*levels)[2] = NULL; /* rank 0: host and level of each pair */
+    double *out = NULL;
+    tm_error_t e;
+
+    for (int h = 0; h < m; h++) {
+        if (leader[h] == rank)
+            mine = h;
+        part |= leader[h] == rank || second[h] == rank;
+    }
+    if (part && !(hw = inside_hw_open (&e)) && mine >= 0)
+        fprintf (stderr, "%s: %s: %s: its inside not read\n", prog, names + (size_t)rank * NAME_LEN,
+                 e.text);
+    if (hw && mine >= 0 && !(in = inside_hw_read (hw, &e)))
+        fprintf (stderr, "%s: %s: %s: its inside not read\n", prog, names + (size_t)rank * NAME_LEN,
+                 e.text);
+
+    /* each leader's CPUs, their domains and packages, to rank 0 */
+    n = in ? in->ncpus : 0;
+    if (!(mydata = malloc ((size_t)(3 * n + 1) * sizeof (int))))
+        leave (EXIT_FAIL, "out of memory");
+    for (int k = 0; k < n; k++) {
+        mydata[k] = in->cpu[k];
+        mydata[n + k] = in->l3[k];
+        mydata[2 * n + k] = in->package[in->l3[k]];
+    }
+    if (rank == 0 && (!(counts = malloc ((size_t)size * sizeof (int))) ||
+                      !(displs = malloc ((size_t)size * sizeof (int)))))
+        leave (EXIT_FAIL, "out of memory");
+    MPI_Gather (&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        long total = 0;
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += 3L * counts[r];
+            counts[r] *= 3;
+        }
+        if (total > INT_MAX || !(data = malloc ((size_t)(total + 1) * sizeof (int))))
+            leave (EXIT_FAIL, "out of memory");
+    }
+    MPI_Gatherv (mydata, 3 * n, MPI_INT, data, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    free (mydata);
+    inside_destroy (in);
+
+    /* rank 0: the insides, and the pairs of CPUs that measure their levels */
+    if (rank == 0) {
+        if (!(pairs = malloc ((size_t)m * INSIDE_LEVELS * sizeof (*pairs))) ||
+            !(levels = malloc ((size_t)m * INSIDE_LEVELS * sizeof (*levels))))
+            leave (EXIT_FAIL, "out of memory");
+        for (int h = 0; h < m; h++) {
+            int c = counts[leader[h]] / 3, *d = data + displs[leader[h]];
+
+            insides[h] = NULL;
+            if (c == 0)
+                continue;
+            if (!(insides[h] = inside_create (c, d, d + c, d + 2 * c, &e))) {
+                fprintf (stderr, "%s: %s: %s: its inside not read\n", prog,
+                         names + (size_t)leader[h] * NAME_LEN, e.text);
+                continue;
+            }
+            for (int l = 0; second[h] != -1 && l < INSIDE_LEVELS; l++) {
+                int a, b;
+                if (inside_level_pair (insides[h], (inside_level_t)l, &a, &b) < 0)
+                    continue;
+                pairs[npairs] = (pair_t){.init = leader[h],
+                                         .resp = second[h],
+                                         .a = h,
+                                         .b = h,
+                                         .bind = 1,
+                                         .cpu_init = insides[h]->cpu[a],
+                                         .cpu_resp = insides[h]->cpu[b]};
+                levels[npairs][0] = h;
+                levels[npairs++][1] = l;
+            }
+        }
+    }
+    free (counts);
+    free (displs);
+    free (data);
+    MPI_Bcast (&npairs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (npairs > 0) {
+        if ((rank != 0 && !(pairs = malloc ((size_t)npairs * sizeof (*pairs)))) ||
+            !(out = malloc ((size_t)npairs * FIGS * sizeof (*out))))
+            leave (EXIT_FAIL, "out of memory");
+        MPI_Bcast (pairs, npairs * (int)(sizeof (*pairs) / sizeof (int)), MPI_INT, 0,
+                   MPI_COMM_WORLD);
+        measure_pairs (pairs, npairs, p, buf, stream, rtt, out);
+        if (hw && inside_hw_bind (hw, -1, &e) < 0)
+            fprintf (stderr, "%s: rank %d: %s\n", prog, rank, e.text);
+        for (int j = 0; rank == 0 && j < npairs; j++) {
+            inside_t *x = insides[levels[j][0]];
+            x->lat_us[levels[j][1]] = out[FIGS * j];
+            x->bw_MBps[levels[j][1]] = out[FIGS * j + 2];
+        }
+    }
+    inside_hw_close (hw);
+    hw = NULL;
+    free (pairs);
+    free (levels);
+    free (out);
+}
+
 static void bcast_quietly (void *data, int count, MPI_Datatype type)
 {
     MPI_Request req;
@@ -606,7 +758,8 @@ static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t 
             MPI_Abort (MPI_COMM_WORLD, EXIT_FAIL);
         }
         for (int j = 0; j < k; j++)
-            list[j] = (pair_t){leader[q[j].a], leader[q[j].b], q[j].a, q[j].b};
+            list[j] =
+                (pair_t){.init = leader[q[j].a], .resp = leader[q[j].b], .a = q[j].a, .b = q[j].b};
         measure_pairs (list, k, p, buf, stream, rtt, out);
         if (rank == 0)
             store (all, measured, m, list, k, out, 0);
@@ -750,16 +903,19 @@ int main (int argc, char **argv)
         leave (EXIT_FAIL, "out of memory");
     for (int h = 0; h < m; h++)
         if (second[h] != -1)
-            pairs[npairs++] = (pair_t){leader[h], second[h], h, h};
+            pairs[npairs++] = (pair_t){.init = leader[h], .resp = second[h], .a = h, .b = h};
     for (int j = 0; j < nsite; j++)
-        pairs[npairs++] = (pair_t){leader[site_pairs[j].a], leader[site_pairs[j].b],
-                                   site_pairs[j].a, site_pairs[j].b};
+        pairs[npairs++] = (pair_t){.init = leader[site_pairs[j].a],
+                                   .resp = leader[site_pairs[j].b],
+                                   .a = site_pairs[j].a,
+                                   .b = site_pairs[j].b};
     free (site_pairs);
     for (int round = 0; !sampled && !topology && round < schedule_rounds (m); round++) {
         schedule_round (m, round, peer);
         for (int h = 0; h < m; h++)
             if (peer[h] > h)
-                pairs[npairs++] = (pair_t){leader[h], leader[peer[h]], h, peer[h]};
+                pairs[npairs++] =
+                    (pair_t){.init = leader[h], .resp = leader[peer[h]], .a = h, .b = peer[h]};
     }
 
     MPI_Barrier (MPI_COMM_WORLD);
@@ -828,6 +984,10 @@ int main (int argc, char **argv)
         topo_destroy (t);
     }
     measure_again (doubt, nl, leader, pairs, &p, buf, stream, rtt, res, all, measured, m);
+    inside_t **insides = calloc ((size_t)m, sizeof (*insides));
+    if (!insides)
+        leave (EXIT_FAIL, "out of memory");
+    measure_inside (m, leader, second, names, &p, buf, stream, rtt, insides);
     free (pairs);
     free (doubt);
     free (res);
@@ -863,6 +1023,10 @@ int main (int argc, char **argv)
                 NETMAP_AT (nm, samples, a, b) = (int)all[3 * mm + i];
                 NETMAP_AT (nm, measured, a, b) = measured[i];
             }
+        for (int h = 0; h < m; h++) {
+            nm->inside[h] = insides[h];
+            insides[h] = NULL;
+        }
         nm->params = p;
         nm->measure_s = max_measure_s;
         nm->timestamp = time (NULL);
@@ -932,6 +1096,9 @@ int main (int argc, char **argv)
     free (all);
     free (peer);
     free (measured);
+    for (int h = 0; h < m; h++)
+        inside_destroy (insides[h]);
+    free (insides);
     topo_destroy (topo);
     topo_destroy (site);
     MPI_Finalize ();

@@ -482,6 +482,7 @@ static int post_opt_local (void)
     layout_request_t req = { 0 };
     layout_alloc_t *alloc = NULL;
     char buf[256], netmaps[4096], srun[4096], gain[32], mpi[64];
+    int affinity = -1, user_bind;
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
     place_in_t in;
@@ -574,6 +575,12 @@ static int post_opt_local (void)
     }
     srun[n] = '\0';
     compat_srun_get ("mpi", mpi, sizeof (mpi));
+    /* The user's binding, which wins: --cpu-bind or SLURM_CPU_BIND (srun
+     * keeps only a map's list of its value after parsing it, so whether
+     * it is set is what can be known). */
+    user_bind = compat_srun_isset ("cpu-bind");
+    if (tm.conf.bind && !user_bind && slurm_ctl ())
+        affinity = ctl->task_plugin && strstr (ctl->task_plugin, "affinity") != NULL;
 
     in = (place_in_t){
         .conf = &tm.conf,
@@ -596,6 +603,8 @@ static int post_opt_local (void)
         .site_netmap = site_netmap,
         .say = say,
         .note = log_info,
+        .cpu_bind = user_bind ? "--cpu-bind given" : NULL,
+        .task_affinity = affinity,
     };
     place_decide (&in, &out);
     tm.set_vars = 1; /* each outcome below sets some */
@@ -637,6 +646,8 @@ static int post_opt_local (void)
         setenv (PLACE_ENV_REASON, out.reason, 1);
         if (out.pmi_mapping[0])
             setenv (PLACE_ENV_PMI, out.pmi_mapping, 1);
+        if (out.cpu_bind[0]) /* read by the srun executed again as --cpu-bind */
+            setenv ("SLURM_CPU_BIND", out.cpu_bind, 1);
         outcome (out.reason);
         layout_alloc_destroy (alloc);
         reexec (&e);
@@ -644,6 +655,8 @@ static int post_opt_local (void)
         unsetenv ("SLURM_HOSTFILE");
         unsetenv (PLACE_ENV_REEXEC);
         unsetenv (PLACE_ENV_PMI);
+        if (out.cpu_bind[0])
+            unsetenv ("SLURM_CPU_BIND");
         unsetenv (PLACE_ENV_PLAN);
         unsetenv (PLACE_ENV_GAIN);
         unlinkat (dirfd, strrchr (out.hostfile, '/') + 1, 0);

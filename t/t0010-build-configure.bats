@@ -32,6 +32,16 @@ configure_fails() {
 		PKG_CONFIG_LIBDIR=/nonexistent ./configure
 }
 
+@test "a missing hwloc names libhwloc-dev" {
+	# json-c found where it is, hwloc nowhere: a pkg-config path of
+	# json-c's directory alone
+	local dir
+	dir=$(mktemp -d "$BATS_FILE_TMPDIR/pc.XXXXXX")
+	cp "$(pkg-config --variable=pcfiledir json-c)/json-c.pc" "$dir/"
+	configure_fails "install the Debian package libhwloc-dev" \
+		PKG_CONFIG_LIBDIR="$dir" ./configure
+}
+
 @test "a missing Scotch names libscotch-dev" {
 	configure_fails "install the Debian package libscotch-dev" \
 		./configure --with-scotch=/nonexistent
@@ -50,7 +60,7 @@ configure_fails() {
 @test "configure's summary names every dependency it found" {
 	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ./configure
 	[ "$status" -eq 0 ]
-	for dep in "C compiler:" "sanitizers:" "Slurm:" "json-c:" "Scotch:" "MPI compiler:" "bats:"; do
+	for dep in "C compiler:" "sanitizers:" "Slurm:" "json-c:" "hwloc:" "Scotch:" "MPI compiler:" "bats:"; do
 		grep -q "^    $dep" <<<"$output"
 	done
 	# The Slurm installed here, and whether its hostlist_t is opaque (23.11+).

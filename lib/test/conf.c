@@ -15,12 +15,10 @@
 static int is_default (const conf_t *c)
 {
     return strcmp (c->cache, "") == 0 && strcmp (c->site_profiles, "") == 0 &&
-           strcmp (c->probe, PROBE) == 0 &&
-           strcmp (c->probe_mpich, PROBE_MPICH) == 0 && strcmp (c->mpi, "") == 0 &&
-           c->probe_ttl == 3600 &&
-           c->probe_timeout == 30 && c->min_gain == 0.05 && c->map == MAP_MODE_AUTO &&
-           c->profile == PROFILE_MODE_AUTO && strcmp (c->recorder_dir, RECORDER) == 0 &&
-           c->verbose == 0;
+           strcmp (c->probe, PROBE) == 0 && strcmp (c->probe_mpich, PROBE_MPICH) == 0 &&
+           strcmp (c->mpi, "") == 0 && c->probe_ttl == 3600 && c->probe_timeout == 30 &&
+           c->min_gain == 0.05 && c->map == MAP_MODE_AUTO && c->profile == PROFILE_MODE_AUTO &&
+           strcmp (c->recorder_dir, RECORDER) == 0 && c->bind == 1 && c->verbose == 0;
 }
 
 /* Parse one argument over the defaults. */
@@ -40,7 +38,7 @@ static void test_defaults (void)
     conf_default (&c, PROBE, PROBE_MPICH, RECORDER);
     ok (is_default (&c), "defaults: cache and site_profiles unset, the caller's probe and "
                          "recorder_dir, both probes, mpi picked, probe_ttl 3600, probe_timeout 30, "
-                         "min_gain 0.05, map auto, profile auto, verbose 0");
+                         "min_gain 0.05, map auto, profile auto, bind auto, verbose 0");
     conf_default (&c, NULL, NULL, NULL);
     ok (strcmp (c.probe, "") == 0 && strcmp (c.probe_mpich, "") == 0 &&
             strcmp (c.recorder_dir, "") == 0,
@@ -121,6 +119,12 @@ static void test_arguments (void)
             c.min_gain < 0.1234567890124,
         "min_gain with many decimals is accepted");
     ok (parse1 (&c, "verbose=0", &e) == 0 && c.verbose == 0, "verbose=0 is accepted");
+    ok (parse1 (&c, "bind=no", &e) == 0 && c.bind == 0 && parse1 (&c, "bind=auto", &e) == 0 &&
+            c.bind == 1,
+        "bind=no and bind=auto are accepted");
+    ok (parse1 (&c, "bind=cores", &e) < 0 && strstr (e.text, "bind=cores") &&
+            strstr (e.text, "expected auto or no"),
+        "bind=cores is refused: %s", e.text);
     ok (parse1 (&c, "mpi=pmix_v4", &e) == 0 && strcmp (c.mpi, "pmix_v4") == 0,
         "mpi=pmix_v4 is accepted");
     ok (parse1 (&c, "cache=/", &e) == 0 && strcmp (c.cache, "/") == 0, "cache=/ is accepted");

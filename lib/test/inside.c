@@ -4,12 +4,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/inside.h"
+#include "lib/inside_hwloc.h"
 #include "lib/mapper.h"
 #include "lib/test/tap.h"
 
@@ -152,6 +154,35 @@ static void test_create (void)
     }
     inside_destroy (c);
     inside_destroy (in);
+
+    {
+        /* CPUs 0-7: domains {0,2,4,6} {1,3,5,7} in packages 0 and 1; 8-9
+         * a domain of package 0 */
+        int c10[10], d10[10], p10[10], a = -1, b = -1;
+
+        for (int k = 0; k < 10; k++) {
+            c10[k] = k;
+            d10[k] = k < 8 ? k % 2 : 2;
+            p10[k] = k < 8 ? k % 2 : 0;
+        }
+        int rc;
+
+        in = inside_create (10, c10, d10, p10, NULL);
+        rc = in ? inside_level_pair (in, INSIDE_L3, &a, &b) : -1;
+        ok (rc == 0 && a == 0 && b == 2, "inside_level_pair: one L3 domain: CPUs 0 and 2 (%d, %d)",
+            a, b);
+        rc = in ? inside_level_pair (in, INSIDE_PACKAGE, &a, &b) : -1;
+        ok (rc == 0 && a == 0 && b == 8, "one package, two domains: CPUs 0 and 8 (%d, %d)", a, b);
+        rc = in ? inside_level_pair (in, INSIDE_MACHINE, &a, &b) : -1;
+        ok (rc == 0 && a == 0 && b == 1, "two packages: CPUs 0 and 1 (%d, %d)", a, b);
+        inside_destroy (in);
+        in = inside_create (2, two, two, two, NULL);
+        ok (in && inside_level_pair (in, INSIDE_L3, &a, &b) < 0 &&
+                inside_level_pair (in, INSIDE_PACKAGE, &a, &b) < 0 &&
+                inside_level_pair (in, INSIDE_MACHINE, &a, &b) == 0,
+            "2 CPUs in 2 packages: the machine level only");
+        inside_destroy (in);
+    }
 
     ok (!inside_create (2, same, two, two, &e) && errno == EINVAL && strstr (e.text, "CPU 0 twice"),
         "a CPU twice is refused: %s", e.text);
@@ -320,10 +351,129 @@ static void test_no_traffic (void)
     inside_destroy (in);
 }
 
+/* hwloc's reading of synthetic machines (HWLOC_SYNTHETIC), and binding
+ * this process on this machine's first two CPUs. */
+static void test_hwloc (void)
+{
+    inside_hw_t *hw;
+    inside_t *in = NULL;
+    tm_error_t e = {""};
+    cpu_set_t set;
+
+    setenv ("HWLOC_SYNTHETIC", "pack:2 l3:2 core:2 pu:1", 1);
+    hw = inside_hw_open (&e);
+    if (hw)
+        in = inside_hw_read (hw, &e);
+    ok (in && in->ncpus == 8 && in->nl3 == 4 && in->npackages == 2 && in->cpu[7] == 7 &&
+            in->l3[1] == 0 && in->l3[2] == 1 && in->package[1] == 0 && in->package[2] == 1,
+        "hwloc: 2 packages of 2 L3 domains of 2 cores (%s)", e.text);
+    ok (hw && inside_hw_bind (hw, 1, &e) < 0 && strstr (e.text, "binding is not known"),
+        "a described machine does not bind this one: %s", e.text);
+    inside_hw_close (hw);
+    inside_destroy (in);
+    in = NULL;
+
+    setenv ("HWLOC_SYNTHETIC", "pack:2 core:2 pu:2", 1);
+    hw = inside_hw_open (&e);
+    if (hw)
+        in = inside_hw_read (hw, &e);
+    ok (in && in->ncpus == 8 && in->nl3 == 4 && in->npackages == 2 && in->l3[0] == in->l3[1] &&
+            in->l3[1] != in->l3[2],
+        "no L3 cache: each core is a domain of its 2 hardware threads (%s)", e.text);
+    inside_hw_close (hw);
+    inside_destroy (in);
+    in = NULL;
+
+    setenv ("HWLOC_SYNTHETIC", "pack:2 core:1 pu:1", 1);
+    setenv ("HWLOC_THISSYSTEM", "1", 1);
+    hw = inside_hw_open (&e);
+    if (hw)
+        in = inside_hw_read (hw, &e);
+    ok (in && in->ncpus == 2 && in->npackages == 2, "2 CPUs in 2 packages (%s)", e.text);
+    ok (hw && inside_hw_bind (hw, 1, &e) == 0 && sched_getaffinity (0, sizeof (set), &set) == 0 &&
+            CPU_COUNT (&set) == 1 && CPU_ISSET (1, &set),
+        "HWLOC_THISSYSTEM=1: bound to CPU 1 (%s)", e.text);
+    ok (hw && inside_hw_bind (hw, -1, &e) == 0 && sched_getaffinity (0, sizeof (set), &set) == 0 &&
+            CPU_COUNT (&set) == 2,
+        "and back to both (%s)", e.text);
+    inside_hw_close (hw);
+    inside_destroy (in);
+    unsetenv ("HWLOC_SYNTHETIC");
+    unsetenv ("HWLOC_THISSYSTEM");
+
+    hw = inside_hw_open (&e);
+    in = hw ? inside_hw_read (hw, &e) : NULL;
+    ok (in && in->ncpus >= 1 && inside_check (in, "this machine", &e) == 0,
+        "this machine reads: %d CPUs in %d L3 domains of %d packages", in ? in->ncpus : 0,
+        in ? in->nl3 : 0, in ? in->npackages : 0);
+    inside_hw_close (hw);
+    inside_destroy (in);
+}
+
+/* The binding as srun's --cpu-bind value. */
+static void test_cpu_bind (void)
+{
+    int one[] = {2, 0, 1}, two[] = {0, 2, 5, 9};
+    map_inside_t b1 = {3, 1, one, NULL, 0, 0, 1}, b2 = {2, 2, two, NULL, 0, 0, 1};
+    char buf[32], tiny[12];
+
+    ok (map_inside_cpu_bind (&b1, buf, sizeof (buf)) == 0 && !strcmp (buf, "map_cpu:2,0,1"),
+        "one CPU a task: %s", buf);
+    ok (map_inside_cpu_bind (&b2, buf, sizeof (buf)) == 0 && !strcmp (buf, "mask_cpu:0x5,0x220"),
+        "two CPUs a task, masks: %s", buf);
+    ok (map_inside_cpu_bind (&b1, tiny, sizeof (tiny)) < 0 && tiny[0] == '\0',
+        "a list longer than the buffer: -1, nothing half written");
+}
+
+/* map_inside_netmap: the insides of the plan's nodes in a netmap. */
+static void test_netmap (void)
+{
+    const char *hosts[] = {"a", "b", "c"};
+    netmap_t *nm = netmap_create (3, hosts, NULL);
+    profile_t *p = stencil (4, 3);
+    int node[12];
+    map_inside_t b;
+    tm_error_t e = {""};
+    int rc;
+
+    for (int r = 0; r < 12; r++)
+        node[r] = r / 4; /* a row a node */
+    for (int h = 0; nm && h < 3; h++)
+        if ((nm->inside[h] = node16 ()))
+            nm->inside[h]->lat_us[INSIDE_MACHINE] = h == 2 ? 9 : 0.6 + h;
+    ok (nm && map_inside_netmap (p, nm, node, 1, NULL, &b, &e) == 0 && b.nlocal == 4,
+        "three nodes of one shape: one binding (%s)", e.text);
+    map_inside_free (&b);
+    inside_destroy (nm->inside[1]);
+    nm->inside[1] = NULL;
+    rc = map_inside_netmap (p, nm, node, 1, NULL, &b, &e);
+    ok (rc == -1 && strstr (e.text, "b's CPUs were not read"), "a node not read: %s", e.text);
+    node[4] = node[5] = node[6] = node[7] = 0; /* b unused, a takes 8 */
+    ok (map_inside_netmap (p, nm, node, 1, NULL, &b, &e) == 0 && b.nlocal == 8,
+        "a node the plan does not use need not be read (%s)", e.text);
+    map_inside_free (&b);
+    nm->inside[2]->cpu[15] = 16;
+    rc = map_inside_netmap (p, nm, node, 1, NULL, &b, &e);
+    ok (rc == -1 && strstr (e.text, "c's CPUs differ from a's, and one binding serves all nodes"),
+        "nodes of two shapes: %s", e.text);
+    for (int h = 0; h < 3; h++) {
+        inside_destroy (nm->inside[h]);
+        nm->inside[h] = NULL;
+    }
+    rc = map_inside_netmap (p, nm, node, 1, NULL, &b, &e);
+    ok (rc == -2 && strstr (e.text, "the netmap knows no node's CPUs"), "no inside at all: -2, %s",
+        e.text);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
+    test_cpu_bind ();
+    test_netmap ();
     test_create ();
+    test_hwloc ();
     test_stencil_one_node ();
     test_two_nodes ();
     test_faults ();

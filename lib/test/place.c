@@ -166,6 +166,52 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
     *plugin_dir = slurm_plugins;
 }
 
+/* When a plan may bind ranks to CPUs (place_bind_why_not). */
+static void test_bind (void)
+{
+    char *nodes[] = {"n1", "n2", "n3"};
+    int cpus[] = {8, 8, 4}, counts[] = {8, 8, 0}, loud = -1;
+    layout_alloc_t a = {3, nodes, cpus};
+    conf_t c;
+    place_in_t in = {.conf = &c, .alloc = &a, .task_affinity = 1};
+    const char *why;
+
+    conf_default (&c, NULL, NULL, NULL);
+    ok (!place_bind_why_not (&in, counts, 1, &loud) && loud == 0,
+        "task/affinity, every CPU of the step's nodes, no --cpu-bind: the plan binds");
+    why = place_bind_why_not (&in, counts, 2, &loud);
+    ok (why && strstr (why, "does not take every CPU") && !loud,
+        "2 CPUs a task, 16 of 8: no binding, said under -v: %s", why);
+    counts[1] = 4;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "does not take every CPU"), "4 of 8 CPUs on n2: %s", why);
+    counts[1] = 0;
+    counts[2] = 4;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "unequal CPU counts"), "nodes of 8 and 4 CPUs: %s", why);
+    counts[1] = 8;
+    counts[2] = 0;
+    in.cpu_bind = "cores";
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && !strcmp (why, "--cpu-bind given") && loud == 1,
+        "the user's --cpu-bind wins, said always: %s", why);
+    in.cpu_bind = NULL;
+    in.task_affinity = 0;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "without task/affinity") && !loud, "no task/affinity: %s", why);
+    in.task_affinity = -1;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "unknown"), "Slurm's TaskPlugin unknown: %s", why);
+    in.task_affinity = 1;
+    c.bind = 0;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "bind=no"), "plugstack bind=no: %s", why);
+    c.bind = 1;
+    cpus[0] = cpus[1] = counts[0] = counts[1] = 1;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "one CPU a node"), "one CPU a node: %s", why);
+}
+
 static void test_probe_pick (void)
 {
     char plugins[PATH_MAX], probe[CONF_PATH_MAX], mpi[CONF_MPI_MAX + 1], path[PATH_MAX];
@@ -245,6 +291,7 @@ int main (void)
     chmod (dir, 0755);
     test_names ();
     test_probe_pick ();
+    test_bind ();
     test_cache ();
     remove_tree (dir);
     return done_testing ();
