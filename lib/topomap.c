@@ -663,6 +663,29 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
 #define PLAN_PRICES 8
 #define PLAN_PRICES_STR "8"
 
+/* --explain, where the netmap knows the nodes' insides: the binding the
+ * plugin would give the plan (one CPU a task). */
+static void explain_inside (const profile_t *p, const netmap_t *nm, const int *node,
+                            const map_params_t *params)
+{
+    char bind[8192];
+    map_inside_t b;
+    tm_error_t e;
+    int rc = map_inside_netmap (p, nm, node, 1, params, &b, &e);
+
+    if (rc == -2)
+        return;
+    if (rc < 0)
+        printf ("inside the nodes: no binding: %s\n", e.text);
+    else if (map_inside_cpu_bind (&b, bind, sizeof (bind)) < 0)
+        printf ("inside the nodes: a binding of %d local tasks, too long to show\n", b.nlocal);
+    else
+        printf ("inside the nodes: --cpu-bind=%s: the pairs inside them %.3f ms against block "
+                "binding's %.3f ms\n",
+                bind, b.cost_s * 1e3, b.block_s * 1e3);
+    map_inside_free (&b);
+}
+
 static int plan_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -802,6 +825,8 @@ static int plan_cmd (int argc, char **argv)
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
     if (explain && map_explain (stdout, &res, nm) < 0)
         goto out;
+    if (explain)
+        explain_inside (p, nm, res.cand[res.chosen].node, &params);
     for (int i = 0; explain && i < nprices; i++)
         if (overfull[i] > 0)
             printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",

@@ -213,3 +213,21 @@ vs() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already" ]
 }
+
+@test "--explain shows the binding inside the nodes where the netmap knows them" {
+	# 8 ranks in pairs (0,1) (2,3) ...; nodes of 4 CPUs whose L3 domains
+	# alternate (CPUs 0 and 2, 1 and 3): block binding splits every pair
+	# across two domains, the plan's binds each pair in one
+	awk 'BEGIN { for (i = 0; i < 8; i++) { s = ""; for (j = 0; j < 8; j++) s = s (j ? "," : "") ((i < j ? j - i : i - j) == 1 && int(i / 2) == int(j / 2) ? 1000000 : 0); print s } }' >"$D/pairs.csv"
+	"$TOPOMAP" profile import --format csv -o "$D/pairs.json" "$D/pairs.csv"
+	run "$TOPOMAP" plan --profile "$D/pairs.json" --netmap "$TOPOMAP_SRCDIR/t/fixtures/net-inside.json" --slots n1:4,n2:4 --explain
+	echo "$output"
+	[ "$status" -eq 0 ]
+	line=$(grep '^inside the nodes: ' <<<"$output")
+	[[ "$line" =~ ^inside\ the\ nodes:\ --cpu-bind=map_cpu:(0,2,1,3|2,0,3,1|1,3,0,2|3,1,2,0):\ the\ pairs\ inside\ them\ ([0-9.]+)\ ms\ against\ block\ binding\'s\ ([0-9.]+)\ ms$ ]]
+	awk -v a="${BASH_REMATCH[2]}" -v b="${BASH_REMATCH[3]}" 'BEGIN { exit !(a < b) }'
+	# a netmap without insides says nothing of binding
+	run "$TOPOMAP" plan --profile "$D/pairs.json" --netmap "$NET" --slots n1:4,n2:4 --explain
+	[ "$status" -eq 0 ]
+	! grep -q '^inside the nodes' <<<"$output"
+}
