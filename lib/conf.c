@@ -343,9 +343,14 @@ static int conf_set_profile (conf_t *c, const char *val, const char *arg, tm_err
 
 static int conf_set_bind (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
-    if (strcmp (val, "auto") != 0 && strcmp (val, "no") != 0)
-        return conf_fail (errp, arg, "expected auto or no");
-    c->bind = strcmp (val, "auto") == 0;
+    if (strcmp (val, "auto") == 0)
+        c->bind = CONF_BIND_AUTO;
+    else if (strcmp (val, "always") == 0)
+        c->bind = CONF_BIND_ALWAYS;
+    else if (strcmp (val, "no") == 0)
+        c->bind = CONF_BIND_NO;
+    else
+        return conf_fail (errp, arg, "expected auto, always or no");
     return 0;
 }
 
@@ -392,7 +397,7 @@ void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich
     c->min_gain = 0.05;
     c->map = MAP_MODE_AUTO;
     c->profile = PROFILE_MODE_AUTO;
-    c->bind = 1;
+    c->bind = CONF_BIND_AUTO;
     snprintf (c->recorder_dir, sizeof (c->recorder_dir), "%s",
               recorder_dir_default ? recorder_dir_default : "");
     c->verbose = 0;

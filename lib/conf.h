@@ -45,8 +45,10 @@
  *   bind=MODE          auto: a plan also binds each rank to CPUs chosen
  *                      inside its node (lib/mapper.h, map_inside) when
  *                      Slurm binds tasks (task/affinity), the step takes
- *                      every CPU the job has on its nodes, and the user
- *                      gave no --cpu-bind; no: never; default auto
+ *                      every CPU the job has on its nodes, the user gave
+ *                      no --cpu-bind, and the binding is predicted to beat
+ *                      Slurm's own; always: the last not asked; no: never;
+ *                      default auto
  *   verbose=LEVEL      0..3; default 0
  *
  * Paths (DIR, FILE) are absolute, without control characters, shorter
@@ -79,6 +81,12 @@ typedef enum {
     PROFILE_MODE_NAME,     /* use the cached profile named value */
 } conf_profile_mode_t;
 
+typedef enum {
+    CONF_BIND_NO = 0,
+    CONF_BIND_AUTO,   /* bind where predicted to beat Slurm's own binding */
+    CONF_BIND_ALWAYS, /* bind wherever the plan may */
+} conf_bind_t;
+
 typedef struct {
     char cache[CONF_PATH_MAX];         /* "" = the user's cache, resolved by the plugin */
     char site_profiles[CONF_PATH_MAX]; /* "" = none */
@@ -94,7 +102,7 @@ typedef struct {
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */
     char recorder_dir[CONF_PATH_MAX];
     char topology[CONF_PATH_MAX]; /* a topology.conf, "auto", or "" = none */
-    int bind;                     /* 1: auto, 0: no */
+    conf_bind_t bind;
     int verbose; /* 0..3 */
 } conf_t;
 

@@ -196,13 +196,16 @@ int inside_check (const inside_t *in, const char *what, tm_error_t *errp)
     return 0;
 }
 
-inside_level_t inside_level (const inside_t *in, int k, int l)
+inside_level_t inside_domains_level (const inside_t *in, int a, int b)
 {
-    int a = in->l3[k], b = in->l3[l];
-
     if (a == b)
         return INSIDE_L3;
     return in->package[a] == in->package[b] ? INSIDE_PACKAGE : INSIDE_MACHINE;
+}
+
+inside_level_t inside_level (const inside_t *in, int k, int l)
+{
+    return inside_domains_level (in, in->l3[k], in->l3[l]);
 }
 
 bool inside_same_shape (const inside_t *a, const inside_t *b)

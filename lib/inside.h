@@ -64,6 +64,9 @@ int inside_check (const inside_t *in, const char *what, tm_error_t *errp);
 /* The level at which CPUs k and l (indexes into cpu) meet. */
 inside_level_t inside_level (const inside_t *in, int k, int l);
 
+/* The level at which L3 domains a and b meet. */
+inside_level_t inside_domains_level (const inside_t *in, int a, int b);
+
 /* Whether a and b have the same CPUs in the same domains and packages
  * (figures aside): nodes between which one binding list can be shared.
  */

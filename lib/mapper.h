@@ -123,10 +123,12 @@ int map_overfull (const netmap_t *nm, int nslots, const map_slot_t *slots, int n
  * after the nodes.  srun binds by local task id (a node's ranks numbered
  * in rank order) with one list for every node, so the pass chooses one
  * list for the traffic of all nodes at once, over the units (groups of
- * cpt CPUs of one L3 domain) srun's block binding uses: block binds local
- * id k to the k-th unit in CPU order.  Pairs on one node cost by the
- * level at which their CPUs meet (the inside's figures); pairs on two
- * nodes are not its concern.
+ * cpt CPUs of one L3 domain) block binding uses: block binds local id k
+ * to the k-th unit in CPU order.  It also prices Slurm's own binding of
+ * such a step (task/affinity's auto binding, lllp_cyclic: local ids dealt
+ * to the packages in turn), which is what the ranks get when the plan
+ * does not bind.  Pairs on one node cost by the level at which their CPUs
+ * meet (the inside's figures); pairs on two nodes are not its concern.
  */
 typedef struct {
     int nlocal;     /* local task ids: the most ranks a node takes */
@@ -136,14 +138,17 @@ typedef struct {
     int *block;     /* [nlocal * cpt] block binding likewise */
     double cost_s;  /* the in-node pairs' cost under the plan */
     double block_s; /* the same under block */
+    double cyclic_s; /* under Slurm's own binding; NaN where pairs meet
+                        at a level not measured */
     int changed;    /* the plan binds differently from block */
 } map_inside_t;
 
 /* The inside pass for the step of profile p whose rank i runs on node
  * node[i] (any ids >= 0; equal ids, one node), every node of inside in.
- * The plan is block's binding unless another is cheaper.  -1 with errp
- * set when the nodes take more ranks than in has units, or (ENODATA) the
- * figures of a level the units span were not measured.
+ * The plan is block's binding unless another is cheaper.  params: the
+ * metric and seed (NULL: defaults).  -1 with errp set when the nodes take
+ * more ranks than in has units (EINVAL), or the figures of a level block's
+ * units span were not measured (ENODATA).
  */
 int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt,
                 const map_params_t *params, map_inside_t *out, tm_error_t *errp);
@@ -152,7 +157,9 @@ void map_inside_free (map_inside_t *out);
 /* map_inside for the plan node[] (nm's host indexes) with nm's insides:
  * every node of the plan must have one, all of one shape (one list serves
  * all); each level's figures are the median of the nodes'.  -1 with errp
- * naming the node at fault; -2 when no node of the plan has one.
+ * naming the node at fault; -2, errp saying why, when the step is not one
+ * to bind: no node of the plan has an inside, or the step's ranks take
+ * more units than a node has.
  */
 int map_inside_netmap (const profile_t *p, const netmap_t *nm, const int *node, int cpt,
                        const map_params_t *params, map_inside_t *out, tm_error_t *errp);

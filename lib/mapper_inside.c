@@ -24,50 +24,69 @@
 #include "lib/stats.h"
 
 /* The units of in: groups of cpt CPUs of one domain, a domain's CPUs in
- * ascending order, the units by their first CPU (srun's block binding
- * takes them in this order).  unit_cpu[u * cpt ..] are unit u's CPU
- * indexes into in->cpu, room for ncpus + nl3 * cpt (each domain's last
- * unit may be started and not completed); returns the count.
+ * ascending order (a domain's CPUs past its last whole group make none),
+ * the units by their first CPU (srun's block binding takes them in this
+ * order).  unit_cpu[u * cpt ..] are unit u's CPU indexes into in->cpu
+ * (room for ncpus); returns the count, -1 when out of memory.
  */
 static int inside_units (const inside_t *in, int cpt, int *unit_cpu)
 {
-    int nunits = 0, *fill = calloc ((size_t)in->nl3, sizeof (int)), *first;
+    int nunits = 0, *have = calloc ((size_t)in->nl3, sizeof (int));
+    int *fill = calloc ((size_t)in->nl3, sizeof (int)),
+        *at = malloc ((size_t)in->nl3 * sizeof (int));
 
-    if (!fill)
-        return -1;
-    /* each domain's units as its CPUs come, a unit complete at its
-     * cpt-th CPU; units listed at their first CPU
-     */
-    if (!(first = malloc ((size_t)in->nl3 * sizeof (int)))) {
-        free (fill);
-        return -1;
+    if (!have || !fill || !at) {
+        nunits = -1;
+        goto out;
     }
+    for (int k = 0; k < in->ncpus; k++)
+        have[in->l3[k]]++;
     for (int k = 0; k < in->ncpus; k++) {
         int d = in->l3[k];
 
-        if (fill[d] == 0)
-            first[d] = nunits++;
-        unit_cpu[(size_t)first[d] * (size_t)cpt + (size_t)fill[d]] = k;
-        if (++fill[d] == cpt)
-            fill[d] = 0;
+        if (fill[d] >= have[d] / cpt * cpt)
+            continue; /* past the domain's last whole unit */
+        if (fill[d] % cpt == 0)
+            at[d] = nunits++;
+        unit_cpu[(size_t)at[d] * (size_t)cpt + (size_t)(fill[d] % cpt)] = k;
+        fill[d]++;
     }
-    /* a domain's last unit short of cpt CPUs is no unit: drop it and
-     * close the gap
-     */
-    for (int d = 0; d < in->nl3; d++)
-        if (fill[d] != 0) {
-            int u = first[d];
-
-            memmove (unit_cpu + (size_t)u * (size_t)cpt, unit_cpu + (size_t)(u + 1) * (size_t)cpt,
-                     (size_t)(nunits - u - 1) * (size_t)cpt * sizeof (int));
-            nunits--;
-            for (int e = 0; e < in->nl3; e++)
-                if (fill[e] != 0 && first[e] > u)
-                    first[e]--;
-        }
+out:
+    free (have);
     free (fill);
-    free (first);
+    free (at);
     return nunits;
+}
+
+/* Slurm's own binding of a step that takes every CPU (task/affinity's
+ * auto binding: lllp_cyclic for the arbitrary distribution of a
+ * hostfile, SchedMD's dist_tasks.c): local ids dealt to the packages in
+ * turn, each taking its package's next unit; a package without one left
+ * is passed over.  cyc[k]: the unit of local id k.
+ */
+static int inside_cyclic (const inside_t *in, int cpt, const int *unit_cpu, int nunits, int nlocal,
+                          int *cyc)
+{
+    int *next = calloc ((size_t)in->npackages, sizeof (int)), pkg = 0;
+
+    if (!next)
+        return -1;
+    for (int k = 0; k < nlocal; k++) {
+        int u = -1;
+
+        for (int tries = 0; tries < in->npackages && u < 0;
+             tries++, pkg = (pkg + 1) % in->npackages)
+            /* the package's next unit, from where it left off */
+            for (int v = next[pkg]; v < nunits; v++)
+                if (in->package[in->l3[unit_cpu[(size_t)v * (size_t)cpt]]] == pkg) {
+                    u = v;
+                    next[pkg] = v + 1;
+                    break;
+                }
+        cyc[k] = u;
+    }
+    free (next);
+    return 0;
 }
 
 void map_inside_free (map_inside_t *out)
@@ -77,33 +96,39 @@ void map_inside_free (map_inside_t *out)
     memset (out, 0, sizeof (*out));
 }
 
-/* The netmap of the slot domains, the inside's figures between them. */
+/* The netmap of in's L3 domains (host d: domain d), the inside's figures
+ * between them; a level not measured is NaN there, which the slots of
+ * the plan (dom[0..nslots)) must not need.
+ */
 static netmap_t *inside_netmap (const inside_t *in, int nslots, const int *dom, tm_error_t *errp)
 {
-    const char **names = calloc ((size_t)nslots, sizeof (*names));
-    char *buf = malloc ((size_t)nslots * 16);
+    const char **names = calloc ((size_t)in->nl3, sizeof (*names));
+    char *buf = malloc ((size_t)in->nl3 * 16);
     netmap_t *nm = NULL;
 
     if (!names || !buf) {
         errprintf (errp, "out of memory");
         goto out;
     }
-    for (int s = 0; s < nslots; s++) {
-        snprintf (buf + (size_t)s * 16, 16, "l3-%d", dom[s]);
-        names[s] = buf + (size_t)s * 16;
+    for (int d = 0; d < in->nl3; d++) {
+        snprintf (buf + (size_t)d * 16, 16, "l3-%d", d);
+        names[d] = buf + (size_t)d * 16;
     }
-    if (!(nm = netmap_create (nslots, names, errp)))
+    if (!(nm = netmap_create (in->nl3, names, errp)))
         goto out;
-    for (int a = 0; a < nslots; a++)
-        for (int b = 0; b < nslots; b++) {
-            inside_level_t l = a == b                                       ? INSIDE_L3
-                               : in->package[dom[a]] == in->package[dom[b]] ? INSIDE_PACKAGE
-                                                                            : INSIDE_MACHINE;
+    for (int a = 0; a < in->nl3; a++)
+        for (int b = 0; b < in->nl3; b++) {
+            inside_level_t l = inside_domains_level (in, a, b);
 
             NETMAP_AT (nm, lat_us, a, b) = in->lat_us[l];
             NETMAP_AT (nm, bw_MBps, a, b) = in->bw_MBps[l];
-            NETMAP_AT (nm, measured, a, b) = a != b || !isnan (in->lat_us[l]);
-            if (a != b && (isnan (in->lat_us[l]) || isnan (in->bw_MBps[l]))) {
+            NETMAP_AT (nm, measured, a, b) = !isnan (in->lat_us[l]);
+        }
+    for (int s = 0; s < nslots; s++)
+        for (int t = 0; t < nslots; t++) {
+            inside_level_t l = inside_domains_level (in, dom[s], dom[t]);
+
+            if (s != t && (isnan (in->lat_us[l]) || isnan (in->bw_MBps[l]))) {
                 errprintf (errp, "the figures between two CPUs of %s were not measured",
                            l == INSIDE_PACKAGE ? "one package" : "two packages");
                 errno = ENODATA;
@@ -118,20 +143,43 @@ out:
     return nm;
 }
 
+/* The cost of local ids on domains dom[] (a candidate of the inner
+ * problem), NaN when a pair that talks meets at a level not measured.
+ */
+static int inside_price (const profile_t *lp, const netmap_t *nm, const inside_t *in,
+                         map_metric_t metric, const int *dom, double *cost)
+{
+    map_candidate_t c = {.node = (int *)dom};
+
+    for (int i = 0; i < lp->ntasks; i++)
+        for (size_t e = lp->row[i]; e < lp->row[i + 1]; e++) {
+            inside_level_t l = inside_domains_level (in, dom[i], dom[lp->entries[e].dst]);
+
+            if (dom[i] != dom[lp->entries[e].dst] &&
+                (isnan (in->lat_us[l]) || isnan (in->bw_MBps[l]))) {
+                *cost = NAN;
+                return 0;
+            }
+        }
+    if (map_price (lp, nm, metric, &c) < 0)
+        return -1;
+    *cost = c.cost_s;
+    return 0;
+}
+
 int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt,
                 const map_params_t *params, map_inside_t *out, tm_error_t *errp)
 {
-    int n = p->ntasks, nlocal = 0, nunits, nslots = 0, rc = -1;
+    int n = p->ntasks, nlocal = 0, nunits, nslots = 0, rc = -1, maxnode = 0;
     int *lid = NULL, *count = NULL, *unit_cpu = NULL, *slot_of_dom = NULL, *dom = NULL;
-    int *lslot = NULL, *cur = NULL;
+    int *ldom = NULL, *cyc = NULL, *cdom = NULL, *cur = NULL;
     profile_entry_t *t = NULL;
     profile_t *lp = NULL;
     netmap_t *nm = NULL;
     map_slot_t *slots = NULL;
     map_result_t res = {0};
-    map_candidate_t blk = {0};
+    map_params_t inner;
     size_t nt = 0;
-    int maxnode = 0;
 
     memset (out, 0, sizeof (*out));
     if (cpt < 1 || cpt > in->ncpus)
@@ -142,10 +190,17 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
         if (node[i] > maxnode)
             maxnode = node[i];
     }
+    /* the inner problem: the caller's metric and seed, exact capacities,
+     * refined, no previous plan (the caller's is of nodes) */
+    map_params_default (&inner);
+    if (params) {
+        inner.metric = params->metric;
+        inner.seed = params->seed;
+    }
     /* local ids: a node's ranks numbered in rank order */
     if (!(lid = malloc ((size_t)n * sizeof (int))) ||
         !(count = calloc ((size_t)maxnode + 1, sizeof (int))) ||
-        !(unit_cpu = malloc (((size_t)in->ncpus + (size_t)in->nl3 * (size_t)cpt) * sizeof (int))))
+        !(unit_cpu = malloc ((size_t)in->ncpus * sizeof (int))))
         goto nomem;
     for (int i = 0; i < n; i++) {
         lid[i] = count[node[i]]++;
@@ -163,18 +218,22 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
     out->nlocal = nlocal;
     out->cpt = cpt;
     if (!(out->cpus = malloc ((size_t)nlocal * (size_t)cpt * sizeof (int))) ||
-        !(out->block = malloc ((size_t)nlocal * (size_t)cpt * sizeof (int))))
+        !(out->block = malloc ((size_t)nlocal * (size_t)cpt * sizeof (int))) ||
+        !(cyc = malloc ((size_t)nlocal * sizeof (int))))
         goto nomem;
     for (int k = 0; k < nlocal * cpt; k++)
         out->block[k] = out->cpus[k] = in->cpu[unit_cpu[k]];
+    if (inside_cyclic (in, cpt, unit_cpu, nunits, nlocal, cyc) < 0)
+        goto nomem;
 
     /* the slots: the domains of block's units, in the order block fills
-     * them; a local id's slot under block
+     * them; each local id's domain under block (ldom) and Slurm's (cdom)
      */
     if (!(slot_of_dom = malloc ((size_t)in->nl3 * sizeof (int))) ||
         !(dom = malloc ((size_t)in->nl3 * sizeof (int))) ||
         !(slots = calloc ((size_t)in->nl3, sizeof (*slots))) ||
-        !(lslot = malloc ((size_t)nlocal * sizeof (int))))
+        !(ldom = malloc ((size_t)nlocal * sizeof (int))) ||
+        !(cdom = malloc ((size_t)nlocal * sizeof (int))))
         goto nomem;
     for (int d = 0; d < in->nl3; d++)
         slot_of_dom[d] = -1;
@@ -184,11 +243,12 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
         if (slot_of_dom[d] < 0) {
             slot_of_dom[d] = nslots;
             dom[nslots] = d;
-            slots[nslots].host = nslots;
+            slots[nslots].host = d;
             nslots++;
         }
         slots[slot_of_dom[d]].count++;
-        lslot[k] = slot_of_dom[d];
+        ldom[k] = d;
+        cdom[k] = in->l3[unit_cpu[(size_t)cyc[k] * (size_t)cpt]];
     }
 
     /* what the local ids send each other, summed over the nodes */
@@ -201,36 +261,41 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
             if (x->dst != i && node[x->dst] == node[i])
                 t[nt++] = (profile_entry_t){lid[i], lid[x->dst], x->msgs, x->bytes};
         }
-    if (nt == 0 || nslots < 2) { /* nothing to place: block */
+    if (nt == 0) { /* nothing talks inside a node: block, at no cost */
         rc = 0;
         goto out;
     }
     if (!(lp = profile_create (nlocal, nt, t, errp)) ||
         !(nm = inside_netmap (in, nslots, dom, errp)))
         goto out;
-    if (map_plan (lp, nm, nslots, slots, params, &res, errp) < 0)
+    if (inside_price (lp, nm, in, inner.metric, ldom, &out->block_s) < 0 ||
+        inside_price (lp, nm, in, inner.metric, cdom, &out->cyclic_s) < 0)
+        goto nomem;
+    out->cost_s = out->block_s;
+    if (nslots < 2) { /* one domain: nothing to choose */
+        rc = 0;
         goto out;
-    strcpy (blk.name, "block");
-    if (!(blk.node = malloc ((size_t)nlocal * sizeof (int))))
-        goto nomem;
-    memcpy (blk.node, lslot, (size_t)nlocal * sizeof (int));
-    if (map_price (lp, nm, params ? params->metric : MAP_COMBINED, &blk) < 0)
-        goto nomem;
-    out->block_s = out->cost_s = blk.cost_s;
+    }
+    if (map_plan (lp, nm, nslots, slots, &inner, &res, errp) < 0)
+        goto out;
     /* the plan: Scotch's, made exact and refined (res.cand[0]) when it
      * is cheaper than block; block's units handed out again, a domain's
      * to its local ids in order
      */
-    if (res.cand[0].cost_s < blk.cost_s) {
-        if (!(cur = calloc ((size_t)nslots, sizeof (int))))
+    if (res.cand[0].cost_s < out->block_s) {
+        if (!(cur = calloc ((size_t)in->nl3, sizeof (int))))
             goto nomem;
         for (int k = 0; k < nlocal; k++) {
-            int s = res.cand[0].node[k], u;
+            int d = res.cand[0].node[k], u;
 
-            /* the next of block's units in slot s */
-            while (lslot[cur[s]] != s)
-                cur[s]++;
-            u = cur[s]++;
+            /* the next of block's units in domain d */
+            while (cur[d] < nlocal && ldom[cur[d]] != d)
+                cur[d]++;
+            if (cur[d] >= nlocal) {
+                errprintf (errp, "the plan puts more ranks on L3 domain %d than block does", d);
+                goto out;
+            }
+            u = cur[d]++;
             memcpy (out->cpus + (size_t)k * (size_t)cpt, out->block + (size_t)u * (size_t)cpt,
                     (size_t)cpt * sizeof (int));
         }
@@ -251,10 +316,11 @@ out:
     free (slot_of_dom);
     free (dom);
     free (slots);
-    free (lslot);
+    free (ldom);
+    free (cyc);
+    free (cdom);
     free (cur);
     free (t);
-    free (blk.node);
     profile_destroy (lp);
     netmap_destroy (nm);
     map_result_free (&res);
@@ -316,7 +382,8 @@ int map_inside_netmap (const profile_t *p, const netmap_t *nm, const int *node, 
             }
             (f ? in->bw_MBps : in->lat_us)[l] = n ? stats_median (v, n) : NAN;
         }
-    rc = map_inside (p, node, in, cpt, params, out, errp);
+    if ((rc = map_inside (p, node, in, cpt, params, out, errp)) < 0 && errno == EINVAL)
+        rc = -2; /* the step's ranks and CPUs a task: more than the units */
 out:
     inside_destroy (in);
     free (used);

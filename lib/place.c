@@ -115,45 +115,40 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
     if (snprintf (nodelist, sizeof (nodelist), "--nodelist=%s", in->alloc_nodelist) >=
         (int)sizeof (nodelist))
         return errprintf (errp, "the allocation's node list is too long");
-    char *argv[] = {
-        (char *)in->srun,
-        "--overlap",
-        "--job-name=topomap-probe",
-        "-N",
-        nodes,
-        "-n",
-        ranks,
-        inside_cpus > 0 ? "--ntasks-per-node=2" : "--ntasks-per-node=1",
-        mpi,
-        nodelist,
-        "--quiet",
-        (char *)probe,
-        "-o",
-        (char *)tmp,
-        "-t",
-        budget,
-        "-j",
-        pairs,
-        "--plan",
-        (char *)c->probe_plan,
-        NULL,
-        NULL,
-        NULL,
-        NULL,
-        NULL,
-    };
-    int argc = (int)(sizeof (argv) / sizeof (*argv)) - 5;
+    char *argv[32];
+    int argc = 0;
 
-    if (inside_cpus > 0) { /* srun's options, before the probe's */
-        memmove (argv + 12, argv + 10, (size_t)(argc - 10) * sizeof (*argv));
-        argv[10] = cpus;
-        argv[11] = "--cpu-bind=none";
-        argc += 2;
+    argv[argc++] = (char *)in->srun;
+    argv[argc++] = "--overlap";
+    argv[argc++] = "--job-name=topomap-probe";
+    argv[argc++] = "-N";
+    argv[argc++] = nodes;
+    argv[argc++] = "-n";
+    argv[argc++] = ranks;
+    argv[argc++] = inside_cpus > 0 ? "--ntasks-per-node=2" : "--ntasks-per-node=1";
+    if (inside_cpus > 0) {
+        argv[argc++] = cpus;
+        argv[argc++] = "--cpu-bind=none";
     }
+    argv[argc++] = mpi;
+    argv[argc++] = nodelist;
+    argv[argc++] = "--quiet";
+    argv[argc++] = (char *)probe;
+    argv[argc++] = "-o";
+    argv[argc++] = (char *)tmp;
+    argv[argc++] = "-t";
+    argv[argc++] = budget;
+    argv[argc++] = "-j";
+    argv[argc++] = pairs;
+    argv[argc++] = "--plan";
+    argv[argc++] = (char *)c->probe_plan;
     if (topology) { /* the site's tree: its levels measured, no plan */
         argv[argc++] = "--topology";
         argv[argc++] = (char *)topology;
     }
+    if (inside_cpus > 0)
+        argv[argc++] = "--inside";
+    argv[argc] = NULL;
 
     if ((pid = fork ()) < 0)
         return errprintf (errp, "cannot start the probe: %s", strerror (errno));
@@ -455,9 +450,11 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
     int rc = place_probe (in, probe, mpitype, topology, inside_cpus, tmppath, logfd, logpath,
                           deadline, &first);
     if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
-        SAY (in, "topomap: %s; probing again", first.text);
-        rc = place_probe (in, probe, mpitype, topology, inside_cpus, tmppath, logfd, logpath,
-                          deadline, errp);
+        /* without the nodes' insides: two ranks a node ask more of Slurm
+         * and of the MPI than one */
+        SAY (in, "topomap: %s; probing again%s", first.text,
+             inside_cpus > 0 ? ", one rank a node" : "");
+        rc = place_probe (in, probe, mpitype, topology, 0, tmppath, logfd, logpath, deadline, errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
     if (rc < 0) {
@@ -671,7 +668,7 @@ const char *place_bind_why_not (const place_in_t *in, const int *counts, int cpt
     int cpus = 0;
 
     *loud = 0;
-    if (!in->conf->bind)
+    if (in->conf->bind == CONF_BIND_NO)
         return "plugstack bind=no";
     if (in->cpu_bind) {
         *loud = 1;
@@ -681,39 +678,57 @@ const char *place_bind_why_not (const place_in_t *in, const int *counts, int cpt
         return in->task_affinity == 0
                    ? "Slurm does not bind tasks (TaskPlugin without task/affinity)"
                    : "whether Slurm binds tasks is unknown";
+    /* the probe runs two ranks of half the CPUs on every node of the job */
     for (int i = 0; i < a->nnodes; i++) {
-        if (counts[i] == 0)
-            continue;
-        if ((long)counts[i] * cpt != a->cpus[i])
+        if (counts[i] > 0 && (long)counts[i] * cpt != a->cpus[i])
             return "the step does not take every CPU the job has on its nodes";
         if (cpus && a->cpus[i] != cpus)
-            return "the job has unequal CPU counts on the step's nodes";
+            return "the job has unequal CPU counts on its nodes";
         cpus = a->cpus[i];
     }
     if (cpus < 2)
         return "one CPU a node";
+    if (cpus % 2)
+        return "an odd count of CPUs a node (the probe's two ranks take half each)";
     return NULL;
 }
 
 /* The plan node[] (netmap hosts) bound inside its nodes: out->cpu_bind
- * and out->bind_gain.  -1 with errp saying why not, for a line to the
- * user; -2 when the netmap knows no node's inside (a site's topology.conf,
- * a probe that read none), for srun -v.
+ * and out->bind_gain, the gain over Slurm's own binding.  0 when it binds;
+ * 1 when Slurm's own binding is as good (bind=auto: Slurm's stays); -2
+ * for a reason of the step's or the site's, -1 for a fault of a node's,
+ * errp saying why (a line for srun -v, a line always).
  */
-static int place_bind (const profile_t *p, const netmap_t *nm, const int *node, int cpt,
-                       const map_params_t *params, place_out_t *out, tm_error_t *errp)
+static int place_bind (const place_in_t *in, const profile_t *p, const netmap_t *nm,
+                       const int *node, int cpt, const map_params_t *params, place_out_t *out,
+                       tm_error_t *errp)
 {
+    const layout_alloc_t *a = in->alloc;
     map_inside_t b = {0};
     int rc;
 
+    /* the CPUs the probe read must be the job's: a step's list outside its
+     * CPUs fails the launch (_validate_map) */
+    for (int i = 0; i < a->nnodes; i++) {
+        int h = netmap_host_index (nm, a->nodes[i]);
+
+        for (int r = 0; h >= 0 && nm->inside[h] && r < p->ntasks; r++)
+            if (node[r] == h && nm->inside[h]->ncpus != a->cpus[i])
+                return errprintf (errp, "%s: the probe read %d CPUs, the job has %d there",
+                                  a->nodes[i], nm->inside[h]->ncpus, a->cpus[i]),
+                       -2;
+    }
     if ((rc = map_inside_netmap (p, nm, node, cpt, params, &b, errp)) < 0)
         return rc;
-    if (map_inside_cpu_bind (&b, out->cpu_bind, sizeof (out->cpu_bind)) < 0) {
+    if (in->conf->bind != CONF_BIND_ALWAYS && !(b.cost_s < b.cyclic_s)) {
+        errprintf (errp, "Slurm's own binding (the packages in turn) is as good");
+        rc = 1;
+    } else if (map_inside_cpu_bind (&b, out->cpu_bind, sizeof (out->cpu_bind)) < 0) {
         errprintf (errp, "the binding of %d local tasks is longer than %d bytes", b.nlocal,
                    PLACE_CPU_BIND_MAX);
-        rc = -1;
+        rc = -2;
     } else
-        out->bind_gain = b.block_s > 0 ? 1.0 - b.cost_s / b.block_s : 0.0;
+        out->bind_gain = b.cyclic_s > 0 ? 1.0 - b.cost_s / b.cyclic_s : 0.0;
     map_inside_free (&b);
     return rc;
 }
@@ -918,7 +933,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "topomap: %s: it stands, and the plan places ranks across nodes only", nobind);
     else if (nobind)
         SAY (in, "topomap: no CPU binding: %s", nobind);
-    else if ((rc = place_bind (p, nm, plan->node, cpt, &params, out, &e)) == -2)
+    else if ((rc = place_bind (in, p, nm, plan->node, cpt, &params, out, &e)) == -2 || rc == 1)
         SAY (in, "topomap: no CPU binding: %s", e.text);
     else if (rc < 0)
         snprintf (nobind_line, sizeof (nobind_line),
@@ -926,7 +941,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
     else
         SAY (in,
              "topomap: each rank bound inside its node, --cpu-bind=%.80s%s: predicted gain "
-             "%.1f%% over block binding for the pairs inside the nodes",
+             "%.1f%% over Slurm's own binding for the pairs inside the nodes",
              out->cpu_bind, strlen (out->cpu_bind) > 80 ? "..." : "", 100 * out->bind_gain);
     if (nobind_line[0] && in->note && (apply || in->map == MAP_MODE_DRYRUN))
         in->note ("%s", nobind_line);

@@ -16,13 +16,15 @@
  *      for Slurm's pmi2 plugin, which has none for a hostfile's layout
  *      (layout.h): a pmi2 step whose mapping PMI cannot pass keeps srun's
  *      layout;
- *   6. where the plan may bind (place_bind_why_not: plugstack bind=auto,
- *      Slurm's task/affinity, no --cpu-bind of the user's, the step on
- *      every CPU the job has on its nodes, as many on each), the CPUs of
- *      each rank inside its node (map_inside) as srun's --cpu-bind value;
- *      the probe then runs two ranks a node, which read the node with
- *      hwloc and measure its levels.  A binding that cannot be made
- *      leaves the plan across nodes only, with one line saying why.
+ *   6. where the plan may bind (place_bind_why_not: plugstack bind=auto
+ *      or always, Slurm's task/affinity, no --cpu-bind of the user's, the
+ *      step on every CPU the job has on its nodes, as many on each, an
+ *      even count), the CPUs of each rank inside its node (map_inside) as
+ *      srun's --cpu-bind value, when it is predicted to beat Slurm's own
+ *      binding (bind=auto) or always; the probe then runs two ranks a
+ *      node, which read the node with hwloc and measure its levels.  A
+ *      node whose CPUs were not read or differ from the others' leaves
+ *      the plan across nodes only, with one line saying why.
  *
  * Everything that goes wrong ends in PLACE_DEFAULT with one line saying
  * why: the plugin then leaves srun's placement alone, or fails the step in
@@ -47,7 +49,7 @@
 #define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"  /* slurmstepd: preload this into the tasks */
 #define PLACE_ENV_PMI      "TOPOMAP_PMI_MAPPING" /* slurmstepd: the plan's PMI_process_mapping */
 
-#define PLACE_CPU_BIND_MAX 8191 /* the longest --cpu-bind value a plan sets */
+#define PLACE_CPU_BIND_MAX 32767 /* the longest --cpu-bind value a plan sets */
 
 typedef enum {
     PLACE_DEFAULT = 0,  /* leave srun's placement (reason says why) */
@@ -117,8 +119,9 @@ typedef struct {
      * "map_cpu:C0,C1,..." or "mask_cpu:0xM0,..."
      * (one CPU a task, or several), one entry a
      * local task id; else "" */
-    double bind_gain;       /* the binding's predicted gain over block binding
-                             * for the pairs inside the nodes */
+    double bind_gain;       /* the binding's predicted gain over Slurm's own
+                             * (map_inside_t.cyclic_s) for the pairs inside
+                             * the nodes */
     char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
 } place_out_t;

@@ -70,6 +70,8 @@ static const char *const plan_names[] = {"auto", "all", "sampled", NULL};
  * many pairs each (lib/topoconf.h) instead of any plan */
 static const char *topology;
 #define TOPOLOGY_PAIRS 3
+/* --inside: read each node with hwloc and measure its levels */
+static int inside;
 
 static void usage (FILE *f)
 {
@@ -102,6 +104,9 @@ static void usage (FILE *f)
              "      --topology FILE    the switch tree of FILE, Slurm's topology.conf:\n"
              "                         measure %d pairs a level, give every other pair\n"
              "                         its level's figures (no --plan, no --doubt)\n"
+             "      --inside           read each node's CPUs, L3 domains and packages\n"
+             "                         (hwloc), and, with two ranks on a node, measure\n"
+             "                         between two CPUs of each level\n"
              "  -v, --verbose          print a summary on standard output\n"
              "  -h, --help             print this help\n"
              "  -V, --version          print the version\n"
@@ -152,15 +157,15 @@ static int parse_double (const char *s, double lo, double hi, double *out)
 static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *verbose)
 {
     static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'},    {"lat-size", required_argument, 0, 's'},
-        {"bw-size", required_argument, 0, 'b'},   {"bw-messages", required_argument, 0, 'm'},
-        {"min-samples", required_argument, 0, 1}, {"max-samples", required_argument, 0, 2},
-        {"ci", required_argument, 0, 'c'},        {"budget", required_argument, 0, 't'},
+        {"output", required_argument, 0, 'o'},      {"lat-size", required_argument, 0, 's'},
+        {"bw-size", required_argument, 0, 'b'},     {"bw-messages", required_argument, 0, 'm'},
+        {"min-samples", required_argument, 0, 1},   {"max-samples", required_argument, 0, 2},
+        {"ci", required_argument, 0, 'c'},          {"budget", required_argument, 0, 't'},
         {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
-        {"doubt", required_argument, 0, 3},       {"plan", required_argument, 0, 4},
-        {"topology", required_argument, 0, 5},
-        {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
+        {"doubt", required_argument, 0, 3},         {"plan", required_argument, 0, 4},
+        {"topology", required_argument, 0, 5},      {"inside", no_argument, 0, 6},
+        {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},           {0, 0, 0, 0},
     };
     const char *out = NULL;
     long v;
@@ -220,6 +225,9 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             if (!*optarg)
                 leave (EXIT_USAGE, "--topology: no file named");
             topology = optarg;
+            break;
+        case 6:
+            inside = 1;
             break;
         case 'c':
             if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
@@ -571,15 +579,15 @@ static void measure_again (pairs_t *list, int nd, const int *leader, pair_t *pai
 
 /* Broadcast from rank 0 without spinning (see wait_quietly): rank 0 may
  * take a while choosing the next pairs, on cores the others share. */
-/* The inside of every host as hwloc sees it on its leader, on rank 0 in
+/* --inside: the inside of every host as hwloc sees it on its leader, on rank 0 in
  * insides[0..m) (NULL where not read, with a line saying why); then, on
  * each host with a second rank, its levels measured: leader and second
  * bound to two CPUs of one L3 domain, of two domains of one package, of
  * two packages (inside_level_pair; each level the node has), one level
  * after another, then bound as before.  Every rank calls it. */
 static void measure_inside (int m, const int *leader, const int *second, const char *names,
-                            const netmap_params_t *p, char *buf, char *stream, double *rtt,
-                            inside_t **insides)
+                            const netmap_params_t *p, double t_start, char *buf, char *stream,
+                            double *rtt, inside_t **insides)
 {
     int mine = -1, part = 0, n = 0, *counts = NULL, *displs = NULL, *data = NULL, *mydata;
     int npairs = 0;
@@ -594,9 +602,9 @@ static void measure_inside (int m, const int *leader, const int *second, const c
             mine = h;
         part |= leader[h] == rank || second[h] == rank;
     }
-    if (part && !(hw = inside_hw_open (&e)) && mine >= 0)
-        fprintf (stderr, "%s: %s: %s: its inside not read\n", prog, names + (size_t)rank * NAME_LEN,
-                 e.text);
+    if (part && !(hw = inside_hw_open (&e)))
+        fprintf (stderr, "%s: %s: %s: %s\n", prog, names + (size_t)rank * NAME_LEN, e.text,
+                 mine >= 0 ? "its inside not read" : "its levels not measured");
     if (hw && mine >= 0 && !(in = inside_hw_read (hw, &e)))
         fprintf (stderr, "%s: %s: %s: its inside not read\n", prog, names + (size_t)rank * NAME_LEN,
                  e.text);
@@ -663,6 +671,15 @@ static void measure_inside (int m, const int *leader, const int *second, const c
     free (counts);
     free (displs);
     free (data);
+    /* the levels in what is left of the budget: at least a quarter of it
+     * (a few milliseconds a pair, one pair a node at a time) */
+    if (rank == 0 && npairs > 0 && p->budget_s - (MPI_Wtime () - t_start) < p->budget_s / 4) {
+        fprintf (stderr,
+                 "%s: too little of the budget left: the levels inside the nodes not "
+                 "measured\n",
+                 prog);
+        npairs = 0;
+    }
     MPI_Bcast (&npairs, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (npairs > 0) {
         if ((rank != 0 && !(pairs = malloc ((size_t)npairs * sizeof (*pairs)))) ||
@@ -984,16 +1001,19 @@ int main (int argc, char **argv)
         topo_destroy (t);
     }
     measure_again (doubt, nl, leader, pairs, &p, buf, stream, rtt, res, all, measured, m);
-    inside_t **insides = calloc ((size_t)m, sizeof (*insides));
-    if (!insides)
-        leave (EXIT_FAIL, "out of memory");
-    measure_inside (m, leader, second, names, &p, buf, stream, rtt, insides);
     free (pairs);
     free (doubt);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
 
     MPI_Reduce (&measure_s, &max_measure_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* The nodes' insides, apart from measure_s: the netmap's bound counts
+     * the pairs of nodes only. */
+    inside_t **insides = calloc ((size_t)m, sizeof (*insides));
+    if (!insides)
+        leave (EXIT_FAIL, "out of memory");
+    if (inside)
+        measure_inside (m, leader, second, names, &p, t_start, buf, stream, rtt, insides);
 
     int rc = 0;
     if (rank == 0) {

@@ -59,7 +59,7 @@ above_node() {
 	echo "$output"
 	[ "$status" -le 1 ]
 	! grep -q ': the plan costs ' <<<"$output"
-	[ "$(grep -c '^BENCH map .* topo=[a-z0-9]*+node .* cost_vs_block=[0-9.]* nodes_only=[0-9.]* inside_vs_block=[0-9.]*$' <<<"$output")" -eq 42 ]
+	[ "$(grep -c '^BENCH map .* topo=[a-z0-9]*+node .* cost_vs_block=[0-9.]* nodes_only=[0-9.]* inside_vs_block=[0-9.]* slurm_bind=[0-9.]*$' <<<"$output")" -eq 42 ]
 	[ -z "$(above_node <<<"$output")" ]
 	# the inside pass itself gains where a node's ranks are not in a
 	# friendly order (NPB BT's diagonal neighbours, random partners)
@@ -67,7 +67,7 @@ above_node() {
 }
 
 @test "the check sees a stencil plan above 0.8 of block with core binding" {
-	local line='BENCH map ranks=256 pattern=stencil2d topo=tree3+node time_s=0.0010 inside_s=0.0001 cost_vs_block=0.7795 nodes_only=0.7795 inside_vs_block=1.0000'
+	local line='BENCH map ranks=256 pattern=stencil2d topo=tree3+node time_s=0.0010 inside_s=0.0001 cost_vs_block=0.7795 nodes_only=0.7795 inside_vs_block=1.0000 slurm_bind=1.0300'
 	[ -z "$(above_node <<<"$line")" ]
 	[ -n "$(above_node <<<"${line/cost_vs_block=0.7795/cost_vs_block=0.8100}")" ]
 	# not a stencil: up to 1

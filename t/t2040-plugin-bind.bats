@@ -3,7 +3,9 @@
 # each showing its tasks a synthetic hwloc topology of 2 packages of one
 # core (topomap-cluster --hwloc), srun --topo-map places the ranks by the
 # plan and binds each to the CPU the plan chose for it, which every rank's
-# Cpus_allowed_list shows.  A user's --cpu-bind stands; a node whose
+# Cpus_allowed_list shows.  Two ranks on two CPUs cost the same however
+# they are bound, so bind=auto leaves Slurm's own binding here (said
+# under -v); bind=always binds by the plan, as auto does where it gains.  A user's --cpu-bind stands; a node whose
 # topology cannot be read, or that differs from the others, leaves the
 # plan placing across nodes only; each says so in one line.  Where the
 # plan does not bind, Slurm binds such a step by itself (task/affinity's
@@ -33,6 +35,12 @@ step() {
 		"srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json $1 $SHARE/where"
 }
 
+# not_bound_by_plan: 16 ranks, none bound by a map_cpu list (Slurm binds
+# a step on every CPU by itself: mask_cpu, rank after rank).
+not_bound_by_plan() {
+	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ] && ! grep -q '^rank=.*map_cpu' <<<"$output"
+}
+
 setup_file() {
 	need_cluster
 	bind_up
@@ -45,7 +53,7 @@ teardown_file() {
 setup() {
 	need_cluster
 	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
-	plugstack
+	plugstack bind=always
 }
 
 @test "every rank runs on the CPU the plan binds it to" {
@@ -73,6 +81,18 @@ setup() {
 	[ "$(grep -c '^n[1-8] inside: 2 CPUs (0-1) in 2 L3 domains of 2 packages; l3 not measured, package not measured, machine [0-9.]* us [0-9]* MB/s$' <<<"$output")" -eq 8 ]
 }
 
+@test "bind=auto leaves Slurm's own binding where the plan's gains nothing" {
+	plugstack
+	run step -v
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: no CPU binding: Slurm's own binding (the packages in turn) is as good$" <<<"$output"
+	grep -q '^srun: topomap: placed 16 ranks on 8 nodes, predicted gain ' <<<"$output"
+	not_bound_by_plan
+	# the probe read the nodes all the same
+	"$SHARE/topomap" netmap show "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/job*.json)" | grep -q '^n8 inside: 2 CPUs'
+}
+
 @test "a user's --cpu-bind stands, and the plan places across nodes only, saying so" {
 	local opt
 	for opt in --cpu-bind=none --cpu-bind=verbose,cores; do
@@ -97,12 +117,6 @@ setup() {
 	[ "$status" -eq 0 ]
 	grep -qx 'srun: topomap: --cpu-bind given: it stands, and the plan places ranks across nodes only' <<<"$output"
 	[ "$(grep -c '^rank=.* cpus=0-1 ' <<<"$output")" -eq 16 ]
-}
-
-# not_bound_by_plan: 16 ranks, none bound by a map_cpu list (Slurm binds
-# a step on every CPU by itself: mask_cpu, rank after rank).
-not_bound_by_plan() {
-	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ] && ! grep -q '^rank=.*map_cpu' <<<"$output"
 }
 
 @test "a node whose topology cannot be read leaves the plan across nodes, in one line" {

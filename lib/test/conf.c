@@ -18,7 +18,7 @@ static int is_default (const conf_t *c)
            strcmp (c->probe, PROBE) == 0 && strcmp (c->probe_mpich, PROBE_MPICH) == 0 &&
            strcmp (c->mpi, "") == 0 && c->probe_ttl == 3600 && c->probe_timeout == 30 &&
            c->min_gain == 0.05 && c->map == MAP_MODE_AUTO && c->profile == PROFILE_MODE_AUTO &&
-           strcmp (c->recorder_dir, RECORDER) == 0 && c->bind == 1 && c->verbose == 0;
+           strcmp (c->recorder_dir, RECORDER) == 0 && c->bind == CONF_BIND_AUTO && c->verbose == 0;
 }
 
 /* Parse one argument over the defaults. */
@@ -119,11 +119,12 @@ static void test_arguments (void)
             c.min_gain < 0.1234567890124,
         "min_gain with many decimals is accepted");
     ok (parse1 (&c, "verbose=0", &e) == 0 && c.verbose == 0, "verbose=0 is accepted");
-    ok (parse1 (&c, "bind=no", &e) == 0 && c.bind == 0 && parse1 (&c, "bind=auto", &e) == 0 &&
-            c.bind == 1,
-        "bind=no and bind=auto are accepted");
+    ok (parse1 (&c, "bind=no", &e) == 0 && c.bind == CONF_BIND_NO &&
+            parse1 (&c, "bind=auto", &e) == 0 && c.bind == CONF_BIND_AUTO &&
+            parse1 (&c, "bind=always", &e) == 0 && c.bind == CONF_BIND_ALWAYS,
+        "bind=no, bind=auto and bind=always are accepted");
     ok (parse1 (&c, "bind=cores", &e) < 0 && strstr (e.text, "bind=cores") &&
-            strstr (e.text, "expected auto or no"),
+            strstr (e.text, "expected auto, always or no"),
         "bind=cores is refused: %s", e.text);
     ok (parse1 (&c, "mpi=pmix_v4", &e) == 0 && strcmp (c.mpi, "pmix_v4") == 0,
         "mpi=pmix_v4 is accepted");

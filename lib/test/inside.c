@@ -234,6 +234,20 @@ static void test_stencil_one_node (void)
             b.cost_s / b.block_s);
         for (int k = 0; k < 16; k++)
             ok (b.block[k] == k, "block binds local id %d to CPU %d", k, k);
+        {
+            /* Slurm's own: local ids to the packages in turn, CPUs 0, 8,
+             * 1, 9, ...: every row's neighbours on two packages */
+            int cyc[16];
+            double want_cyc;
+
+            for (int k = 0; k < 16; k++)
+                cyc[k] = k % 2 * 8 + k / 2;
+            want_cyc = price (p, node, in, cyc, 1);
+            ok (fabs (b.cyclic_s - want_cyc) <= 1e-12 * want_cyc && b.cyclic_s > b.block_s,
+                "Slurm's own binding deals neighbours to both packages: %.9g = %.9g, above "
+                "block's %.9g",
+                b.cyclic_s, want_cyc, b.block_s);
+        }
         map_inside_free (&b);
     }
     profile_destroy (p);
@@ -414,7 +428,8 @@ static void test_hwloc (void)
 static void test_cpu_bind (void)
 {
     int one[] = {2, 0, 1}, two[] = {0, 2, 5, 9};
-    map_inside_t b1 = {3, 1, one, NULL, 0, 0, 1}, b2 = {2, 2, two, NULL, 0, 0, 1};
+    map_inside_t b1 = {.nlocal = 3, .cpt = 1, .cpus = one},
+                 b2 = {.nlocal = 2, .cpt = 2, .cpus = two};
     char buf[32], tiny[12];
 
     ok (map_inside_cpu_bind (&b1, buf, sizeof (buf)) == 0 && !strcmp (buf, "map_cpu:2,0,1"),

@@ -170,7 +170,7 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
 static void test_bind (void)
 {
     char *nodes[] = {"n1", "n2", "n3"};
-    int cpus[] = {8, 8, 4}, counts[] = {8, 8, 0}, loud = -1;
+    int cpus[] = {8, 8, 8}, counts[] = {8, 8, 0}, loud = -1;
     layout_alloc_t a = {3, nodes, cpus};
     conf_t c;
     place_in_t in = {.conf = &c, .alloc = &a, .task_affinity = 1};
@@ -185,13 +185,16 @@ static void test_bind (void)
     counts[1] = 4;
     why = place_bind_why_not (&in, counts, 1, &loud);
     ok (why && strstr (why, "does not take every CPU"), "4 of 8 CPUs on n2: %s", why);
-    counts[1] = 0;
-    counts[2] = 4;
-    why = place_bind_why_not (&in, counts, 1, &loud);
-    ok (why && strstr (why, "unequal CPU counts"), "nodes of 8 and 4 CPUs: %s", why);
     counts[1] = 8;
-    counts[2] = 0;
-    in.cpu_bind = "cores";
+    cpus[2] = 4;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "unequal CPU counts"),
+        "a node of the job outside the step with 4 CPUs, where the probe runs too: %s", why);
+    cpus[0] = cpus[1] = cpus[2] = counts[0] = counts[1] = 7;
+    why = place_bind_why_not (&in, counts, 1, &loud);
+    ok (why && strstr (why, "an odd count of CPUs"), "7 CPUs a node: %s", why);
+    cpus[0] = cpus[1] = cpus[2] = counts[0] = counts[1] = 8;
+    in.cpu_bind = "--cpu-bind given";
     why = place_bind_why_not (&in, counts, 1, &loud);
     ok (why && !strcmp (why, "--cpu-bind given") && loud == 1,
         "the user's --cpu-bind wins, said always: %s", why);
@@ -203,13 +206,11 @@ static void test_bind (void)
     why = place_bind_why_not (&in, counts, 1, &loud);
     ok (why && strstr (why, "unknown"), "Slurm's TaskPlugin unknown: %s", why);
     in.task_affinity = 1;
-    c.bind = 0;
+    c.bind = CONF_BIND_NO;
     why = place_bind_why_not (&in, counts, 1, &loud);
     ok (why && strstr (why, "bind=no"), "plugstack bind=no: %s", why);
-    c.bind = 1;
-    cpus[0] = cpus[1] = counts[0] = counts[1] = 1;
-    why = place_bind_why_not (&in, counts, 1, &loud);
-    ok (why && strstr (why, "one CPU a node"), "one CPU a node: %s", why);
+    c.bind = CONF_BIND_ALWAYS;
+    ok (!place_bind_why_not (&in, counts, 1, &loud), "bind=always: the plan binds");
 }
 
 static void test_probe_pick (void)

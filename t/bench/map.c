@@ -677,11 +677,15 @@ static inside_t *make_inside (void)
  *
  *   BENCH map ranks=N pattern=P topo=T+node time_s=X inside_s=Xi
  *             cost_vs_block=Y nodes_only=Yn inside_vs_block=Yi
+ *             slurm_bind=Ys
  *
  * time_s: map_plan's; inside_s: map_inside's; nodes_only: the plan's
  * nodes with block binding; inside_vs_block: the in-node pairs' cost
  * under the plan's binding over block binding's, both on the plan's
- * nodes.  Fails above 1, or above 0.8 for a stencil.
+ * nodes; slurm_bind: srun's block nodes with Slurm's own binding of such
+ * a step (task/affinity's, the packages in turn), what the ranks get
+ * without topomap.  All over block with block binding.  Fails above 1,
+ * or above 0.8 for a stencil.
  */
 static int run_node_case (int n, const char *pattern, const char *topo, int per)
 {
@@ -729,9 +733,9 @@ static int run_node_case (int n, const char *pattern, const char *topo, int per)
     cost = plan->cost_s + pi.cost_s;
     nodes_only = plan->cost_s + pi.block_s;
     printf ("BENCH map ranks=%d pattern=%s topo=%s+node time_s=%.4f inside_s=%.4f "
-            "cost_vs_block=%.4f nodes_only=%.4f inside_vs_block=%.4f\n",
+            "cost_vs_block=%.4f nodes_only=%.4f inside_vs_block=%.4f slurm_bind=%.4f\n",
             n, pattern, topo, res.time_s, inside_s, cost / base, nodes_only / base,
-            pi.block_s > 0 ? pi.cost_s / pi.block_s : 1.0);
+            pi.block_s > 0 ? pi.cost_s / pi.block_s : 1.0, (block->cost_s + bi.cyclic_s) / base);
     fflush (stdout);
     limit = stencil ? 0.8 : 1.0;
     if (cost > base * limit * (1 + 1e-9)) {
