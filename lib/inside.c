@@ -187,7 +187,7 @@ int inside_check (const inside_t *in, const char *what, tm_error_t *errp)
     for (int l = 0; l < INSIDE_LEVELS; l++) {
         double lat = in->lat_us[l], bw = in->bw_MBps[l];
 
-        if ((!isnan (lat) && !(isfinite (lat) && lat >= 0)) ||
+        if ((!isnan (lat) && !(isfinite (lat) && lat > 0)) ||
             (!isnan (bw) && !(isfinite (bw) && bw > 0)))
             return errprintf (errp, "%s: level %s: latency %g us, bandwidth %g MB/s", what,
                               inside_level_name ((inside_level_t)l), lat, bw);

@@ -57,7 +57,7 @@ void inside_destroy (inside_t *in);
 
 /* Check what a reader filled in: the shapes, OS indexes ascending and
  * >= 0, domains numbered by first CPU, packages likewise, figures NaN or
- * finite (latency >= 0, bandwidth > 0).  what names the node in messages.
+ * finite (latency and bandwidth > 0).  what names the node in messages.
  */
 int inside_check (const inside_t *in, const char *what, tm_error_t *errp);
 

@@ -584,6 +584,7 @@ static const struct {
     {SET, "/inside/1/package", "[0, 1, 0]", "inside[1].package: 3 entries, expected 4"},
     {SET, "/inside/1/package/0", "1", "inside[1]: L3 domain 0: package 1 out of order"},
     {SET, "/inside/1/latency_us/0", "-1", "inside[1]: level l3: latency -1 us"},
+    {SET, "/inside/1/latency_us/1", "0", "inside[1]: level package: latency 0 us"},
     {SET, "/inside/1/bandwidth_MBps/1", "0",
      "inside[1]: level package: latency 0.333333 us, "
      "bandwidth 0 MB/s"},
