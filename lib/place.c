@@ -693,30 +693,32 @@ const char *place_bind_why_not (const place_in_t *in, const int *counts, int cpt
     return NULL;
 }
 
-/* The plan node[] (netmap hosts) bound inside its nodes: out->cpu_bind
+/* The plan node[] (netmap hosts) of the step of counts[] tasks on the
+ * allocation's nodes, bound inside its nodes: out->cpu_bind
  * and out->bind_gain, the gain over Slurm's own binding.  0 when it binds;
  * 1 when Slurm's own binding is as good (bind=auto: Slurm's stays); -2
  * for a reason of the step's or the site's, -1 for a fault of a node's,
  * errp saying why (a line for srun -v, a line always).
  */
-static int place_bind (const place_in_t *in, const profile_t *p, const netmap_t *nm,
-                       const int *node, int cpt, const map_params_t *params, place_out_t *out,
-                       tm_error_t *errp)
+static int place_bind (const place_in_t *in, const int *counts, const profile_t *p,
+                       const netmap_t *nm, const int *node, int cpt, const map_params_t *params,
+                       place_out_t *out, tm_error_t *errp)
 {
     const layout_alloc_t *a = in->alloc;
     map_inside_t b = {0};
     int rc;
 
     /* the CPUs the probe read must be the job's: a step's list outside its
-     * CPUs fails the launch (_validate_map) */
+     * CPUs fails the launch (_validate_map).  The plan's nodes are the
+     * step's (it keeps srun's count on each). */
     for (int i = 0; i < a->nnodes; i++) {
-        int h = netmap_host_index (nm, a->nodes[i]);
+        int h = counts[i] > 0 ? netmap_host_index (nm, a->nodes[i]) : -1;
 
-        for (int r = 0; h >= 0 && nm->inside[h] && r < p->ntasks; r++)
-            if (node[r] == h && nm->inside[h]->ncpus != a->cpus[i])
-                return errprintf (errp, "%s: the probe read %d CPUs, the job has %d there",
-                                  a->nodes[i], nm->inside[h]->ncpus, a->cpus[i]),
-                       -2;
+        if (h >= 0 && nm->inside[h] && nm->inside[h]->ncpus != a->cpus[i]) {
+            errprintf (errp, "%s: the probe read %d CPUs, the job has %d there", a->nodes[i],
+                       nm->inside[h]->ncpus, a->cpus[i]);
+            return -2;
+        }
     }
     if ((rc = map_inside_netmap (p, nm, node, cpt, params, &b, errp)) < 0)
         return rc;
@@ -933,7 +935,8 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "topomap: %s: it stands, and the plan places ranks across nodes only", nobind);
     else if (nobind)
         SAY (in, "topomap: no CPU binding: %s", nobind);
-    else if ((rc = place_bind (in, p, nm, plan->node, cpt, &params, out, &e)) == -2 || rc == 1)
+    else if ((rc = place_bind (in, counts, p, nm, plan->node, cpt, &params, out, &e)) == -2 ||
+             rc == 1)
         SAY (in, "topomap: no CPU binding: %s", e.text);
     else if (rc < 0)
         snprintf (nobind_line, sizeof (nobind_line),
