@@ -58,3 +58,69 @@ matrices_within() {
 			if (d > f * m) { print "ranks " i " -> " j - 1 ": " x " against " y " bytes"; bad = 1 } } }
 		END { if (NR == 0 || NR % 2) { print "the matrices differ in rows"; bad = 1 } exit bad + 0 }'
 }
+
+# hpcc_grid RANKS: "P Q", HPCC's process grid for RANKS ranks: P x Q =
+# RANKS, P the largest divisor up to its square root.
+hpcc_grid() {
+	local n=$1 p=1 k
+	for ((k = 1; k * k <= n; k++)); do ((n % k)) || p=$k; done
+	echo "$p $((n / p))"
+}
+
+# hpcc_input N NB RANKS: Debian's HPCC's hpccinf.txt (t/fixtures/hpcc's
+# template) for one HPL problem of order N, blocks of NB, on RANKS ranks'
+# process grid (hpcc_grid; row-major: rank p * Q + q); PTRANS takes order
+# N / 2 on the same grid.
+hpcc_input() {
+	local g
+	read -ra g < <(hpcc_grid "$3")
+	sed -e "s/@N@/$1/" -e "s/@NB@/$2/" -e "s/@P@/${g[0]}/" -e "s/@Q@/${g[1]}/" "$FIXTURES/hpcc/hpccinf.template"
+}
+
+# hpcc_check MATRIX: MATRIX (as decomposition_check reads it) against what
+# HPCC's decomposition implies.  MPIRandomAccess sends updates from every
+# rank to every other, so every pair of ranks carries bytes (HPL's row and
+# column pairs of the process grid among them: too light, beside the rest,
+# to be told apart); b_eff's naturally ordered ring sends rank i's 2 MB
+# messages to i - 1 and i + 1 (periodic), at least 16 a neighbour (2
+# measurements x Sendrecv and Isend loops x 4 iterations): 32 MB a pair at
+# least.  Its ten random rings are drawn from the clock at each run, so
+# they imply no pair.  Says what differs; fails then.
+hpcc_check() {
+	awk -F, '
+		{ i = FNR - 1; n = NF > n ? NF : n; if (FNR > 1 && NF != w) { print "row " i ": " NF " entries, not " w; bad = 1 }
+		  w = NF; for (j = 0; j < NF; j++) m[i, j] = $(j + 1) + 0 }
+		END {
+			if (FNR != n || n < 2) { print "the matrix has " FNR " rows of " n " entries"; exit 1 }
+			for (i = 0; i < n; i++) for (j = 0; j < n; j++) {
+				if (i == j) { if (m[i, j] > 0) { print "rank " i " sends " m[i, j] " bytes to itself"; bad = 1 }; continue }
+				if (m[i, j] <= 0) { print "ranks " i " -> " j ": 0 bytes, a pair RandomAccess sends between"; bad = 1 } }
+			for (i = 0; i < n; i++) for (s = -1; s <= 1; s += 2) {
+				j = (i + s + n) % n
+				if (m[i, j] < 32000000) { print "ranks " i " -> " j ": " m[i, j] " bytes, b_eff'"'"'s natural ring neighbours below 32 MB"; bad = 1 } }
+			exit bad + 0 }' "$1"
+}
+
+# topology_scaled FILE FACTOR: topomap-cluster's topology FILE with every
+# rate FACTOR times higher (in mbit), the same shape and ratios otherwise.
+# HPCC's b_eff sends fixed 2 MB messages around 11 rings; on the emulated
+# cluster's 100 Mbit/s uplinks one run takes about 7 minutes, ten times
+# faster links about 45 s.
+topology_scaled() {
+	awk -v f="$2" '{
+		for (i = 1; i <= NF; i++)
+			if (match($i, /^rate=[0-9.]+(k|m|g)?bit$/)) {
+				v = substr($i, 6) + 0; u = $i; sub(/^rate=[0-9.]+/, "", u)
+				m = u == "gbit" ? 1000 : u == "mbit" ? 1 : u == "kbit" ? 0.001 : 0.000001
+				$i = sprintf("rate=%gmbit", v * m * f) }
+		print }' "$1"
+}
+
+# topology_file NAME DIR: the path of contrib/topologies' NAME.topo, or for
+# NAME-xF (2sw-interleaved-x10) that topology with its rates F times higher
+# (topology_scaled), written into DIR.
+topology_file() {
+	local name=${1%-x[0-9]*} f=$srcdir/contrib/topologies/${1%-x[0-9]*}.topo
+	[ "$name" = "$1" ] && { echo "$f"; return; }
+	topology_scaled "$f" "${1##*-x}" >"$2/$1.topo" && echo "$2/$1.topo"
+}
