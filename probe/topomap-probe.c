@@ -54,7 +54,6 @@ enum {
 #define TAG_TOKEN 14
 #define TAG_MORE 15
 #define TAG_BIND   16
-#define TAG_READY  17
 #define WARMUP 2
 
 static const char *prog = "topomap-probe";
@@ -340,64 +339,36 @@ static inside_hw_t *hw;
 
 /* Wait for req without spinning: a rank between measurements must leave
  * the CPU to the ranks measuring (they may share cores, as on an emulated
- * cluster).  Naps double from 20 us up to 2.56 ms, so a long wait costs
- * little CPU.  A rank waiting for its next pair also holds *ready, the
- * pair before's word that its latency samples are done (send_ready): from
- * then its naps stay at 20-40 us, so the pair starts within tens of
- * microseconds of its turn while only its two ranks nap short, during the
- * pair before's stream, never during latency samples.  (Short naps for
- * every waiting rank were tried: their wakeups on shared cores slowed the
- * pairs being measured.)  ready may be NULL (naps grow), or a null
- * request (no word to wait for: the pair is due, naps stay short).
+ * cluster).  Naps double from 20 us up to 2.56 ms, so a wait that ends
+ * soon costs little latency and a long wait costs little CPU; either way
+ * the delay falls before a measurement starts, never inside one.  (Waking
+ * the next pair early, with short naps during the pair before, was tried:
+ * it disturbed that pair's bandwidth on shared cores.)
  */
-static void wait_quietly (MPI_Request *req, MPI_Request *ready)
+static void wait_quietly (MPI_Request *req)
 {
-    /* a rank waiting for the word starts at 320 us */
-    struct timespec nap = {0, (ready && *ready != MPI_REQUEST_NULL ? 320 : 20) * 1000};
-    int done = 0, soon = 0;
+    struct timespec nap = {0, 20 * 1000};
+    int done = 0;
 
     for (;;) {
         MPI_Test (req, &done, MPI_STATUS_IGNORE);
         if (done)
             return;
-        if (ready && !soon) {
-            MPI_Test (ready, &soon, MPI_STATUS_IGNORE);
-            if (soon)
-                nap.tv_nsec = 20 * 1000;
-        }
         nanosleep (&nap, NULL);
-        if (nap.tv_nsec < (soon ? 40 : 2000) * 1000)
+        if (nap.tv_nsec < 2 * 1000 * 1000)
             nap.tv_nsec *= 2;
     }
 }
 
-static void wait_token (int from, MPI_Request *ready)
+static void wait_token (int from)
 {
     MPI_Request req;
     MPI_Irecv (NULL, 0, MPI_BYTE, from, TAG_TOKEN, MPI_COMM_WORLD, &req);
-    wait_quietly (&req, ready);
+    wait_quietly (&req);
 }
 
-/* Tell the two ranks of the pair that starts when this one ends (next;
- * NULL when none) that it soon will.  A rank that is this one is not told. */
-static void send_ready (const pair_t *next)
-{
-    if (!next)
-        return;
-    for (int k = 0; k < 2; k++) {
-        int to = k ? next->resp : next->init;
-        if (to == rank)
-            continue;
-        MPI_Request req;
-        MPI_Isend (NULL, 0, MPI_BYTE, to, TAG_READY, MPI_COMM_WORLD, &req);
-        MPI_Request_free (&req);
-    }
-}
-
-/* Initiator side of one measurement against rank peer; once its latency
- * samples are done, the ranks of next are told (send_ready). */
-static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt, const pair_t *next,
-                     pair_result_t *r)
+/* Initiator side of one measurement against rank peer. */
+static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt, pair_result_t *r)
 {
     int n = 0, *flag = (int *)buf;
 
@@ -420,7 +391,6 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
     r->samples = n;
     r->ci_us = stats_ci95 (rtt, n) / 2;
     r->lat_us = stats_median (rtt, n) / 2;
-    send_ready (next);
 
     /* A lead message: on a slow path it alone lasts long enough to
      * measure, and the stream is skipped.  The responder learns which.
@@ -461,12 +431,11 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
 }
 
 /* Responder side: echo pings until told to stop, then take the stream. */
-static void respond (int peer, const netmap_params_t *p, char *buf, char *stream,
-                     MPI_Request *ready)
+static void respond (int peer, const netmap_params_t *p, char *buf, char *stream)
 {
     MPI_Request first;
     MPI_Irecv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &first);
-    wait_quietly (&first, ready);
+    wait_quietly (&first);
     for (int n = 0;; n++) {
         if (n > 0)
             MPI_Recv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD,
@@ -526,46 +495,35 @@ static int bind_pair (const pair_t *q, int cpu)
  * 0); a pair to be bound whose ranks could not bind has NaN figures.  Pair j starts once pair j -
  * p->concurrency has finished (a token from its initiator), so at most `concurrency` pairs run at
  * once; 0 means as many as the order lets.  A host is in one pair at a time since it works through
- * its pairs in this order.  With a concurrency, pair j - concurrency's initiator also tells pair
- * j's ranks when its latency samples are done (send_ready), and they wait for their turn
- * awake from then (wait_quietly).
+ * its pairs in this order.
  */
 static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_t *p, char *buf,
                            char *stream, double *rtt, double *out)
 {
-    const int c = p->concurrency;
-
     memset (out, 0, (size_t)npairs * FIGS * sizeof (*out));
     for (int j = 0; j < npairs; j++) {
         const pair_t *q = &pairs[j];
-        const pair_t *next = c > 0 && j + c < npairs ? &pairs[j + c] : NULL;
-        MPI_Request ready = MPI_REQUEST_NULL, *rp = c > 0 ? &ready : NULL;
-
-        if (rank != q->init && rank != q->resp)
-            continue;
-        if (c > 0 && j >= c && pairs[j - c].init != rank)
-            MPI_Irecv (NULL, 0, MPI_BYTE, pairs[j - c].init, TAG_READY, MPI_COMM_WORLD, &ready);
         if (rank == q->init) {
-            if (c > 0 && j >= c)
-                wait_token (pairs[j - c].init, rp);
+            if (p->concurrency > 0 && j >= p->concurrency)
+                wait_token (pairs[j - p->concurrency].init);
             pair_result_t r;
-            if (q->bind && !bind_pair (q, q->cpu_init)) {
+            if (q->bind && !bind_pair (q, q->cpu_init))
                 out[FIGS * j] = out[FIGS * j + 2] = NAN;
-                send_ready (next);
-            } else {
-                measure (q->resp, p, buf, rtt, next, &r);
+            else {
+                measure (q->resp, p, buf, rtt, &r);
                 out[FIGS * j] = r.lat_us;
                 out[FIGS * j + 1] = r.ci_us;
                 out[FIGS * j + 2] = r.bw_MBps;
                 out[FIGS * j + 3] = r.samples;
                 out[FIGS * j + 4] = r.lead_only;
             }
-            if (next)
-                MPI_Send (NULL, 0, MPI_BYTE, next->init, TAG_TOKEN, MPI_COMM_WORLD);
-        } else if (!q->bind || bind_pair (q, q->cpu_resp))
-            respond (q->init, p, buf, stream, rp);
-        /* the word may come after the pair began; it always comes */
-        MPI_Wait (&ready, MPI_STATUS_IGNORE);
+            if (p->concurrency > 0 && j + p->concurrency < npairs)
+                MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p->concurrency].init, TAG_TOKEN,
+                          MPI_COMM_WORLD);
+        } else if (rank == q->resp) {
+            if (!q->bind || bind_pair (q, q->cpu_resp))
+                respond (q->init, p, buf, stream);
+        }
     }
     MPI_Reduce (rank == 0 ? MPI_IN_PLACE : out, out, FIGS * npairs, MPI_DOUBLE, MPI_SUM, 0,
                 MPI_COMM_WORLD);
@@ -750,7 +708,7 @@ static void bcast_quietly (void *data, int count, MPI_Datatype type)
     MPI_Request req;
 
     MPI_Ibcast (data, count, type, 0, MPI_COMM_WORLD, &req);
-    wait_quietly (&req, NULL);
+    wait_quietly (&req);
 }
 
 /* The sampling plan (lib/sample.h) over the m node leaders: rank 0
