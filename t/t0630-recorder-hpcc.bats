@@ -15,8 +15,7 @@ load lib/apps
 
 setup_file() {
 	need_cluster
-	topology_scaled "$TOPOLOGIES/2sw-interleaved.topo" 10 >"$BATS_FILE_TMPDIR/2sw-x10.topo"
-	cluster_up --topology "$BATS_FILE_TMPDIR/2sw-x10.topo"
+	cluster_up --topology "$(topology_file "$TOPOLOGIES" 2sw-interleaved-x10 "$BATS_FILE_TMPDIR")"
 	case " $("$CLUSTER" mpi) " in
 	*" pmix "*) ;;
 	*) skip "Debian's HPCC is an Open MPI program, and this Slurm has no PMIx plugin" ;;

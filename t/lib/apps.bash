@@ -88,8 +88,9 @@ hpcc_input() {
 # they imply no pair.  Says what differs; fails then.
 hpcc_check() {
 	awk -F, '
-		{ i = FNR - 1; n = NF > n ? NF : n; if (FNR > 1 && NF != w) { print "row " i ": " NF " entries, not " w; bad = 1 }
-		  w = NF; for (j = 0; j < NF; j++) m[i, j] = $(j + 1) + 0 }
+		FNR == 1 { n = NF }
+		{ i = FNR - 1; if (NF != n) { print "row " i ": " NF " entries, not " n; bad = 1 }
+		  for (j = 0; j < NF; j++) m[i, j] = $(j + 1) + 0 }
 		END {
 			if (FNR != n || n < 2) { print "the matrix has " FNR " rows of " n " entries"; exit 1 }
 			for (i = 0; i < n; i++) for (j = 0; j < n; j++) {
@@ -116,11 +117,11 @@ topology_scaled() {
 		print }' "$1"
 }
 
-# topology_file NAME DIR: the path of contrib/topologies' NAME.topo, or for
-# NAME-xF (2sw-interleaved-x10) that topology with its rates F times higher
-# (topology_scaled), written into DIR.
+# topology_file TOPOLOGIES NAME DIR: the path of NAME.topo in TOPOLOGIES
+# (contrib/topologies), or for NAME-xF (2sw-interleaved-x10) that topology
+# with its rates F times higher (topology_scaled), written into DIR.
 topology_file() {
-	local name=${1%-x[0-9]*} f=$srcdir/contrib/topologies/${1%-x[0-9]*}.topo
-	[ "$name" = "$1" ] && { echo "$f"; return; }
-	topology_scaled "$f" "${1##*-x}" >"$2/$1.topo" && echo "$2/$1.topo"
+	local name=${2%-x[0-9]*}
+	[ "$name" = "$2" ] && { echo "$1/$2.topo"; return; }
+	topology_scaled "$1/$name.topo" "${2##*-x}" >"$3/$2.topo" && echo "$3/$2.topo"
 }
