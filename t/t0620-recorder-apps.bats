@@ -13,10 +13,7 @@ load lib/apps
 setup_file() {
 	need_cluster
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
-	case " $("$CLUSTER" mpi) " in
-	*" pmix "*) ;;
-	*) skip "Debian's LAMMPS is an Open MPI program, and this Slurm has no PMIx plugin" ;;
-	esac
+	need_pmix "Debian's LAMMPS"
 	plugin_setup
 	install -m 0644 "$FIXTURES/lammps/in.lj" "$SHARE/in.lj"
 }

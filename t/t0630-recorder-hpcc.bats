@@ -16,10 +16,7 @@ load lib/apps
 setup_file() {
 	need_cluster
 	cluster_up --topology "$(topology_file "$TOPOLOGIES" 2sw-interleaved-x10 "$BATS_FILE_TMPDIR")"
-	case " $("$CLUSTER" mpi) " in
-	*" pmix "*) ;;
-	*) skip "Debian's HPCC is an Open MPI program, and this Slurm has no PMIx plugin" ;;
-	esac
+	need_pmix "Debian's HPCC"
 	plugin_setup
 }
 

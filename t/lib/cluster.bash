@@ -56,6 +56,15 @@ cluster_up() {
 	"$CLUSTER" up --plugin "$plugin" "$@" >&2
 }
 
+# need_pmix WHAT: skip unless the running cluster's Slurm has the PMIx
+# plugin, which Debian's Open MPI programs (WHAT) need.
+need_pmix() {
+	case " $("$CLUSTER" mpi) " in
+	*" pmix "*) ;;
+	*) skip "$1 is an Open MPI program, and this Slurm has no PMIx plugin" ;;
+	esac
+}
+
 cluster_down() {
 	[ "$(id -u)" -eq 0 ] || return 0
 	"$CLUSTER" down >&2
