@@ -28,9 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/doorbell.h"
 #include "lib/inside_hwloc.h"
 #include "lib/netmap.h"
 #include "lib/pairs.h"
@@ -72,6 +74,8 @@ static const char *topology;
 #define TOPOLOGY_PAIRS 3
 /* --inside: read each node with hwloc and measure its levels */
 static int inside;
+/* --no-doorbell: wait between measurements in timed naps alone */
+static int no_doorbell;
 
 static void usage (FILE *f)
 {
@@ -107,6 +111,8 @@ static void usage (FILE *f)
              "      --inside           read each node's CPUs, L3 domains and packages\n"
              "                         (hwloc), and, with two ranks on a node, measure\n"
              "                         between two CPUs of each level\n"
+             "      --no-doorbell      wait for a turn in timed naps only, without the\n"
+             "                         doorbells that wake a rank when its turn comes\n"
              "  -v, --verbose          print a summary on standard output\n"
              "  -h, --help             print this help\n"
              "  -V, --version          print the version\n"
@@ -164,8 +170,9 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
         {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
         {"doubt", required_argument, 0, 3},         {"plan", required_argument, 0, 4},
         {"topology", required_argument, 0, 5},      {"inside", no_argument, 0, 6},
-        {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},           {0, 0, 0, 0},
+        {"no-doorbell", no_argument, 0, 7},         {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},              {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
     };
     const char *out = NULL;
     long v;
@@ -228,6 +235,9 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             break;
         case 6:
             inside = 1;
+            break;
+        case 7:
+            no_doorbell = 1;
             break;
         case 'c':
             if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
@@ -337,34 +347,69 @@ _Static_assert(sizeof (pair_t) == 7 * sizeof (int), "pair_t travels as ints");
  * second rank; NULL elsewhere or when hwloc could not read it. */
 static inside_hw_t *hw;
 
+/* This rank's doorbell (lib/doorbell.h), NULL without one; every rank's
+ * address (family 0: none); the generation of the turns, one a call of
+ * measure_pairs (every rank makes the same calls); the waits that ended
+ * by their MPI message after a nap without a ring: at BELL_MISSES the
+ * rings do not reach this rank (a firewall), and it naps as without. */
+static doorbell_t *bell;
+static doorbell_addr_t *bells;
+static uint32_t bell_gen;
+static int bell_misses;
+#define BELL_MISSES 3
+#define NAP_MIN_NS (20 * 1000)
+#define NAP_MAX_NS (2560 * 1000)
+
+/* Wake rank r for the turn of pair j of this generation: a hint that its
+ * MPI message is on its way or it is about to be (lib/doorbell.h). */
+static void ring (int r, int j)
+{
+    if (bell && bells[r].family)
+        doorbell_ring (bell, &bells[r], bell_gen, (uint32_t)j);
+}
+
 /* Wait for req without spinning: a rank between measurements must leave
  * the CPU to the ranks measuring (they may share cores, as on an emulated
  * cluster).  Naps double from 20 us up to 2.56 ms, so a wait that ends
  * soon costs little latency and a long wait costs little CPU; either way
- * the delay falls before a measurement starts, never inside one.  (Waking
- * the next pair early, with short naps during the pair before, was tried:
- * it disturbed that pair's bandwidth on shared cores.)
+ * the delay falls before a measurement starts, never inside one.  Waiting
+ * for the turn of pair j (j >= 0) with a doorbell, the rank sleeps on it
+ * in naps of 2.56 ms from the start: rung for that turn, the pair before
+ * has ended, and it waits for req in MPI at once.  The short naps' quick
+ * wake-ups would fall into the next pair's first samples (seen: a tenth
+ * more samples to the CI at 16 nodes).  (Waking the next pair early,
+ * with short naps during the pair before, was tried: it disturbed that
+ * pair's bandwidth on shared cores.)
  */
-static void wait_quietly (MPI_Request *req)
+static void wait_quietly (MPI_Request *req, int j)
 {
-    struct timespec nap = {0, 20 * 1000};
-    int done = 0;
+    int done = 0, rung = j >= 0 && bell && bell_misses < BELL_MISSES, napped = 0;
+    struct timespec nap = {0, rung ? NAP_MAX_NS : NAP_MIN_NS};
 
     for (;;) {
         MPI_Test (req, &done, MPI_STATUS_IGNORE);
-        if (done)
+        if (done) {
+            bell_misses += rung && napped;
             return;
-        nanosleep (&nap, NULL);
-        if (nap.tv_nsec < 2 * 1000 * 1000)
+        }
+        if (!rung)
+            nanosleep (&nap, NULL);
+        else if (doorbell_wait (bell, bell_gen, (uint32_t)j, nap.tv_nsec / 1000) == 1) {
+            MPI_Wait (req, MPI_STATUS_IGNORE);
+            return;
+        }
+        napped = 1;
+        if (nap.tv_nsec < NAP_MAX_NS)
             nap.tv_nsec *= 2;
     }
 }
 
-static void wait_token (int from)
+/* Wait for the token that starts pair j, from rank from. */
+static void wait_token (int from, int j)
 {
     MPI_Request req;
     MPI_Irecv (NULL, 0, MPI_BYTE, from, TAG_TOKEN, MPI_COMM_WORLD, &req);
-    wait_quietly (&req);
+    wait_quietly (&req, j);
 }
 
 /* Initiator side of one measurement against rank peer. */
@@ -430,12 +475,13 @@ static void measure (int peer, const netmap_params_t *p, char *buf, double *rtt,
     r->bw_MBps = (double)p->bw_bytes * p->bw_messages / dt / 1e6;
 }
 
-/* Responder side: echo pings until told to stop, then take the stream. */
-static void respond (int peer, const netmap_params_t *p, char *buf, char *stream)
+/* Responder side of pair j: echo pings until told to stop, then take
+ * the stream. */
+static void respond (int peer, int j, const netmap_params_t *p, char *buf, char *stream)
 {
     MPI_Request first;
     MPI_Irecv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, &first);
-    wait_quietly (&first);
+    wait_quietly (&first, j);
     for (int n = 0;; n++) {
         if (n > 0)
             MPI_Recv (buf, (int)p->lat_bytes, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD,
@@ -501,11 +547,13 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
                            char *stream, double *rtt, double *out)
 {
     memset (out, 0, (size_t)npairs * FIGS * sizeof (*out));
+    bell_gen++;
     for (int j = 0; j < npairs; j++) {
         const pair_t *q = &pairs[j];
         if (rank == q->init) {
             if (p->concurrency > 0 && j >= p->concurrency)
-                wait_token (pairs[j - p->concurrency].init);
+                wait_token (pairs[j - p->concurrency].init, j);
+            ring (q->resp, j);
             pair_result_t r;
             if (q->bind && !bind_pair (q, q->cpu_init))
                 out[FIGS * j] = out[FIGS * j + 2] = NAN;
@@ -517,16 +565,30 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
                 out[FIGS * j + 3] = r.samples;
                 out[FIGS * j + 4] = r.lead_only;
             }
-            if (p->concurrency > 0 && j + p->concurrency < npairs)
+            if (p->concurrency > 0 && j + p->concurrency < npairs) {
                 MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p->concurrency].init, TAG_TOKEN,
                           MPI_COMM_WORLD);
+                ring (pairs[j + p->concurrency].init, j + p->concurrency);
+            }
         } else if (rank == q->resp) {
             if (!q->bind || bind_pair (q, q->cpu_resp))
-                respond (q->init, p, buf, stream);
+                respond (q->init, j, p, buf, stream);
         }
     }
-    MPI_Reduce (rank == 0 ? MPI_IN_PLACE : out, out, FIGS * npairs, MPI_DOUBLE, MPI_SUM, 0,
-                MPI_COMM_WORLD);
+    /* The figures to rank 0 quietly: a rank whose pairs are done naps
+     * while the others measure (spinning in a blocking reduce, the ranks
+     * outside a batch of the sampling plan slowed its pairs: same-switch
+     * latencies of 24 us for 9.5), and the last pair's initiator rings
+     * every rank, itself too, for turn npairs when it ends. */
+    if (npairs == 0)
+        return;
+    if (rank == pairs[npairs - 1].init)
+        for (int r = 0; r < size; r++)
+            ring (r, npairs);
+    MPI_Request req;
+    MPI_Ireduce (rank == 0 ? MPI_IN_PLACE : out, out, FIGS * npairs, MPI_DOUBLE, MPI_SUM, 0,
+                 MPI_COMM_WORLD, &req);
+    wait_quietly (&req, npairs);
 }
 
 /* Rank 0: the figures of pairs[0..npairs) (out, as measure_pairs left
@@ -708,7 +770,7 @@ static void bcast_quietly (void *data, int count, MPI_Datatype type)
     MPI_Request req;
 
     MPI_Ibcast (data, count, type, 0, MPI_COMM_WORLD, &req);
-    wait_quietly (&req);
+    wait_quietly (&req, -1);
 }
 
 /* The sampling plan (lib/sample.h) over the m node leaders: rank 0
@@ -863,6 +925,27 @@ int main (int argc, char **argv)
             }
         }
     free (boots);
+
+    /* The doorbells: rank 0's random cookie, each rank's doorbell on its
+     * address toward srun's node, every rank's address to every rank.  A
+     * rank without one (no such address, --no-doorbell, no randomness)
+     * naps on a timer alone. */
+    uint64_t cookie = 0;
+    if (rank == 0 && !no_doorbell &&
+        getrandom (&cookie, sizeof (cookie), GRND_NONBLOCK) != (ssize_t)sizeof (cookie))
+        cookie = 0;
+    MPI_Bcast (&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (cookie)
+        bell = doorbell_open (getenv ("SLURM_LAUNCH_NODE_IPADDR"), cookie, NULL);
+    doorbell_addr_t my_bell;
+    int nbells = bell != NULL;
+    doorbell_address (bell, &my_bell);
+    if (!(bells = malloc ((size_t)size * sizeof (*bells))))
+        leave (EXIT_FAIL, "out of memory");
+    MPI_Allgather (&my_bell, sizeof (my_bell), MPI_BYTE, bells, sizeof (my_bell), MPI_BYTE,
+                   MPI_COMM_WORLD);
+    MPI_Reduce (rank == 0 ? MPI_IN_PLACE : &nbells, &nbells, 1, MPI_INT, MPI_SUM, 0,
+                MPI_COMM_WORLD);
 
     size_t stream_len = p.bw_bytes * (size_t)p.bw_messages;
     size_t buf_len = p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes;
@@ -1089,14 +1172,14 @@ int main (int argc, char **argv)
                 snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
             printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again, "
                     "measured in %.3f s, %s model, %d of %d pairs by their lead message alone, "
-                    "wrote %s\n",
+                    "%d of %d ranks woken by doorbells, wrote %s\n",
                     prog, m, how, nmeasured, npairs_all, nd, nd == 1 ? "" : "s", max_measure_s,
                     !nm->topo                                   ? "no"
                     : nm->topo->model == TOPO_GROUPS            ? "groups"
                     : nm->topo->signal == TOPO_SIGNAL_SITE      ? "the site's tree"
                     : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
                                                                 : "tree (latency)",
-                    lead_only, nmeasured, out);
+                    lead_only, nmeasured, nbells, size, out);
             for (int l = 1; topology && l < TOPOCONF_LEVELS; l++)
                 if (!isnan (lv[l].lat_us))
                     printf ("%s: level %d: latency %.4g us, bandwidth %.4g MB/s\n", prog, l,
@@ -1121,6 +1204,8 @@ int main (int argc, char **argv)
     free (insides);
     topo_destroy (topo);
     topo_destroy (site);
+    doorbell_close (bell);
+    free (bells);
     MPI_Finalize ();
     return rc;
 }
