@@ -565,10 +565,13 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
                 out[FIGS * j + 3] = r.samples;
                 out[FIGS * j + 4] = r.lead_only;
             }
+            /* the next initiator rung first: awake, it takes the
+             * token's connection, often a new one, at once rather than
+             * at its next nap */
             if (p->concurrency > 0 && j + p->concurrency < npairs) {
+                ring (pairs[j + p->concurrency].init, j + p->concurrency);
                 MPI_Send (NULL, 0, MPI_BYTE, pairs[j + p->concurrency].init, TAG_TOKEN,
                           MPI_COMM_WORLD);
-                ring (pairs[j + p->concurrency].init, j + p->concurrency);
             }
         } else if (rank == q->resp) {
             if (!q->bind || bind_pair (q, q->cpu_resp))
