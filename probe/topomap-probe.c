@@ -383,16 +383,16 @@ static void ring (int r, int j)
  */
 static void wait_quietly (MPI_Request *req, int j)
 {
-    int done = 0, rung = j >= 0 && bell && bell_misses < BELL_MISSES, napped = 0;
-    struct timespec nap = {0, rung ? NAP_MAX_NS : NAP_MIN_NS};
+    int done = 0, on_bell = j >= 0 && bell && bell_misses < BELL_MISSES, napped = 0;
+    struct timespec nap = {0, on_bell ? NAP_MAX_NS : NAP_MIN_NS};
 
     for (;;) {
         MPI_Test (req, &done, MPI_STATUS_IGNORE);
         if (done) {
-            bell_misses += rung && napped;
+            bell_misses += on_bell && napped;
             return;
         }
-        if (!rung)
+        if (!on_bell)
             nanosleep (&nap, NULL);
         else if (doorbell_wait (bell, bell_gen, (uint32_t)j, nap.tv_nsec / 1000) == 1) {
             MPI_Wait (req, MPI_STATUS_IGNORE);
@@ -581,7 +581,7 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
     /* The figures to rank 0 quietly: a rank whose pairs are done naps
      * while the others measure (spinning in a blocking reduce, the ranks
      * outside a batch of the sampling plan slowed its pairs: same-switch
-     * latencies of 24 us for 9.5), and the last pair's initiator rings
+     * latencies of 24 us for 8.5), and the last pair's initiator rings
      * every rank, itself too, for turn npairs when it ends. */
     if (npairs == 0)
         return;
