@@ -35,6 +35,23 @@
  *              json-c holds), sorted by src then dst, no pair twice, no
  *              all-zero entry and no bytes without a message.
  *
+ * Schema 2 is schema 1 with one more key, required there, "check": a
+ * later recording of the same program and task count, which a plan made
+ * from the profile's own matrix is priced on before it is applied
+ * (place.h), so that traffic drawn anew at each run does not pass for
+ * traffic that recurs:
+ *
+ *     "check": {
+ *       "record_s": 12.4,
+ *       "jobid": "1240",
+ *       "timestamp": "2026-11-20T22:01:05Z",
+ *       "totals": {"msgs": 20, "bytes": 81920},
+ *       "entries": [ ... ]
+ *     }
+ *
+ * each key as above, about that recording.  A profile of one recording is
+ * written as schema 1, as before there was a check.
+ *
  * The writer refuses a profile that the reader would reject, and writes
  * each entry on one line.
  */
@@ -63,6 +80,16 @@
 static const char *const profile_keys[] = {
     "kind",     "schema", "ntasks",    "exe",    "mpi",     "source", "collectives",
     "record_s", "jobid",  "timestamp", "totals", "entries", NULL,
+};
+
+static const char *const profile_keys_check[] = {
+    "kind",     "schema", "ntasks",    "exe",    "mpi",     "source", "collectives",
+    "record_s", "jobid",  "timestamp", "totals", "entries", "check",  NULL,
+};
+
+/* The keys of "check": what is the recording's own. */
+static const char *const profile_check_keys[] = {
+    "record_s", "jobid", "timestamp", "totals", "entries", NULL,
 };
 
 static const char *const profile_exe_keys[] = {"id", "path", NULL};
@@ -152,6 +179,17 @@ static int profile_check (const profile_t *p, tm_error_t *errp)
         return errprintf (errp, "jobid: longer than %zu bytes", sizeof (p->jobid) - 1);
     if (jsonfile_has_control (p->jobid, jobid_len))
         return errprintf (errp, "jobid: control character");
+    if (p->check) {
+        tm_error_t e;
+
+        if (p->check->check)
+            return errprintf (errp, "check: has a check of its own");
+        if (p->check->ntasks != p->ntasks)
+            return errprintf (errp, "check: %d tasks, the profile %d", p->check->ntasks,
+                              p->ntasks);
+        if (profile_check (p->check, &e) < 0)
+            return errprintf (errp, "check.%s", e.text);
+    }
     return 0;
 }
 
@@ -293,6 +331,7 @@ void profile_destroy (profile_t *p)
     free (p->exe_path);
     free (p->mpi);
     free (p->source);
+    profile_destroy (p->check);
     free (p);
     errno = saved;
 }
@@ -333,6 +372,22 @@ const profile_entry_t *profile_get (const profile_t *p, int src, int dst)
             hi = mid;
     }
     return NULL;
+}
+
+double profile_recurring (const profile_t *a, const profile_t *b)
+{
+    double both = 0;
+
+    if (a->total_bytes == 0)
+        return 1.0;
+    for (int i = 0; i < a->ntasks && i < b->ntasks; i++)
+        for (size_t k = a->row[i]; k < a->row[i + 1]; k++) {
+            const profile_entry_t *x = &a->entries[k], *y = profile_get (b, i, x->dst);
+
+            if (y)
+                both += (double)(x->bytes < y->bytes ? x->bytes : y->bytes);
+        }
+    return both / (double)a->total_bytes;
 }
 
 /* Writing */
@@ -380,15 +435,37 @@ error:
     return NULL;
 }
 
-/* The JSON document of a checked profile, NULL when out of memory. */
-static json_object *profile_to_json (const profile_t *p, const char *timestamp)
+/* What is the recording's own in p, added to o: record_s, jobid,
+ * timestamp, totals, entries.  -1 when out of memory.
+ */
+static int profile_json_recording (json_object *o, const profile_t *p, const char *timestamp)
 {
-    json_object *o;
+    if (jsonfile_add (o, "record_s", jsonfile_double (p->record_s), false) < 0 ||
+        jsonfile_add (o, "jobid", json_object_new_string (p->jobid), false) < 0 ||
+        jsonfile_add (o, "timestamp", json_object_new_string (timestamp), false) < 0 ||
+        jsonfile_add (o, "totals",
+                      profile_json_pair ("msgs", json_object_new_int64 ((int64_t)p->total_msgs),
+                                         "bytes", json_object_new_int64 ((int64_t)p->total_bytes)),
+                      false) < 0 ||
+        jsonfile_add (o, "entries", profile_json_entries (p), false) < 0)
+        return -1;
+    return 0;
+}
+
+/* The JSON document of a checked profile, NULL when out of memory.
+ * timestamp and check_timestamp are p's and its check's, formatted.
+ */
+static json_object *profile_to_json (const profile_t *p, const char *timestamp,
+                                     const char *check_timestamp)
+{
+    json_object *o, *c = NULL;
 
     if (!(o = json_object_new_object ()))
         return NULL;
     if (jsonfile_add (o, "kind", json_object_new_string (PROFILE_KIND), false) < 0 ||
-        jsonfile_add (o, "schema", json_object_new_int (PROFILE_SCHEMA), false) < 0 ||
+        jsonfile_add (o, "schema",
+                      json_object_new_int (p->check ? PROFILE_SCHEMA_CHECK : PROFILE_SCHEMA),
+                      false) < 0 ||
         jsonfile_add (o, "ntasks", json_object_new_int (p->ntasks), false) < 0 ||
         jsonfile_add (o, "exe",
                       profile_json_pair ("id", json_object_new_string (p->exe_id), "path",
@@ -397,24 +474,21 @@ static json_object *profile_to_json (const profile_t *p, const char *timestamp)
         jsonfile_add (o, "mpi", json_object_new_string (p->mpi), false) < 0 ||
         jsonfile_add (o, "source", json_object_new_string (p->source), false) < 0 ||
         jsonfile_add (o, "collectives", json_object_new_boolean (p->collectives), false) < 0 ||
-        jsonfile_add (o, "record_s", jsonfile_double (p->record_s), false) < 0 ||
-        jsonfile_add (o, "jobid", json_object_new_string (p->jobid), false) < 0 ||
-        jsonfile_add (o, "timestamp", json_object_new_string (timestamp), false) < 0 ||
-        jsonfile_add (o, "totals",
-                      profile_json_pair ("msgs", json_object_new_int64 ((int64_t)p->total_msgs),
-                                         "bytes", json_object_new_int64 ((int64_t)p->total_bytes)),
-                      false) < 0 ||
-        jsonfile_add (o, "entries", profile_json_entries (p), false) < 0) {
-        json_object_put (o);
-        return NULL;
-    }
+        profile_json_recording (o, p, timestamp) < 0)
+        goto error;
+    if (p->check && (!(c = json_object_new_object ()) || jsonfile_add (o, "check", c, false) < 0 ||
+                     profile_json_recording (c, p->check, check_timestamp) < 0))
+        goto error;
     return o;
+error:
+    json_object_put (o);
+    return NULL;
 }
 
 int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *errp)
 {
     json_object *root = NULL;
-    char timestamp[32];
+    char timestamp[32], check_timestamp[32];
     tm_error_t e;
     int rc = -1;
 
@@ -433,12 +507,17 @@ int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *e
         errno = EINVAL;
         goto out;
     }
-    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0) {
-        errprintf (errp, "%s: timestamp: out of range", path);
+    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0 ||
+        (p->check &&
+         jsonfile_format_time (p->check->timestamp, check_timestamp, sizeof (check_timestamp)) <
+             0)) {
+        errprintf (errp, "%s: %stimestamp: out of range", path,
+                   jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0 ? ""
+                                                                                           : "check.");
         errno = EINVAL;
         goto out;
     }
-    if (!(root = profile_to_json (p, timestamp))) {
+    if (!(root = profile_to_json (p, timestamp, p->check ? check_timestamp : ""))) {
         errprintf (errp, "%s: out of memory", path);
         errno = ENOMEM;
         goto out;
@@ -494,9 +573,10 @@ static int profile_json_string (json_object *o, const char *prefix, const char *
 }
 
 /* Entry k of the entries array into p->entries[k], checked against the
- * one before it.
+ * one before it; prefix goes before "entries" in messages.
  */
-static int profile_json_entry (json_object *a, size_t k, profile_t *p, tm_error_t *errp)
+static int profile_json_entry (json_object *a, const char *prefix, size_t k, profile_t *p,
+                               tm_error_t *errp)
 {
     static const char *const fields[] = {"src", "dst", "msgs", "bytes"};
     json_object *t = json_object_array_get_idx (a, k);
@@ -506,14 +586,14 @@ static int profile_json_entry (json_object *a, size_t k, profile_t *p, tm_error_
     char what[64];
 
     if (!json_object_is_type (t, json_type_array))
-        return errprintf (errp, "entries[%zu]: not an array [src, dst, msgs, bytes]", k);
+        return errprintf (errp, "%sentries[%zu]: not an array [src, dst, msgs, bytes]", prefix, k);
     if (json_object_array_length (t) != 4)
-        return errprintf (errp, "entries[%zu]: %zu items, expected [src, dst, msgs, bytes]", k,
-                          json_object_array_length (t));
+        return errprintf (errp, "%sentries[%zu]: %zu items, expected [src, dst, msgs, bytes]",
+                          prefix, k, json_object_array_length (t));
     for (int f = 0; f < 4; f++) {
         int64_t hi = f < 2 ? p->ntasks - 1 : INT64_MAX;
 
-        snprintf (what, sizeof (what), "entries[%zu] %s", k, fields[f]);
+        snprintf (what, sizeof (what), "%sentries[%zu] %s", prefix, k, fields[f]);
         if (profile_json_int (json_object_array_get_idx (t, (size_t)f), what, 0, hi, &x[f], errp) <
             0)
             return -1;
@@ -523,22 +603,100 @@ static int profile_json_entry (json_object *a, size_t k, profile_t *p, tm_error_
     e->msgs = (uint64_t)x[2];
     e->bytes = (uint64_t)x[3];
     if ((fault = profile_entry_fault (e->msgs, e->bytes)))
-        return errprintf (errp, "entries[%zu]: (%d, %d): %s", k, e->src, e->dst, fault);
+        return errprintf (errp, "%sentries[%zu]: (%d, %d): %s", prefix, k, e->src, e->dst, fault);
     if (k > 0 && profile_cmp_entries (&e[-1], e) >= 0)
         return errprintf (
-            errp, "entries[%zu]: (%d, %d) %s entries[%zu] (%d, %d)", k, e->src, e->dst,
+            errp, "%sentries[%zu]: (%d, %d) %s entries[%zu] (%d, %d)", prefix, k, e->src, e->dst,
             profile_cmp_entries (&e[-1], e) == 0 ? "repeats" : "is out of order after", k - 1,
             e[-1].src, e[-1].dst);
     return 0;
+}
+
+/* A profile of ntasks from what is a recording's own in o (the keys
+ * profile_json_recording writes), prefix going before each key in
+ * messages; its strings "".
+ */
+static profile_t *profile_recording_from_json (json_object *o, const char *prefix, int ntasks,
+                                               tm_error_t *errp)
+{
+    profile_t *p = NULL;
+    json_object *v = NULL, *totals = NULL, *entries = NULL;
+    int64_t msgs, bytes;
+    size_t nentries;
+    char tp[32], what[48];
+    int err = EINVAL;
+
+    if (jsonfile_get (o, prefix, "entries", json_type_array, &entries, errp) < 0)
+        goto error;
+    /* The entries bound what profile_new allocates: the file holds them. */
+    nentries = json_object_array_length (entries);
+    if (!(p = profile_new (ntasks, nentries, errp))) {
+        err = errno;
+        goto error;
+    }
+    p->nentries = nentries;
+    for (size_t k = 0; k < nentries; k++)
+        if (profile_json_entry (entries, prefix, k, p, errp) < 0)
+            goto error;
+    if (profile_index (p, errp) < 0)
+        goto error;
+    snprintf (tp, sizeof (tp), "%stotals.", prefix);
+    if (jsonfile_get (o, prefix, "totals", json_type_object, &totals, errp) < 0 ||
+        jsonfile_keys (totals, tp, profile_totals_keys, errp) < 0 ||
+        jsonfile_get (totals, tp, "msgs", json_type_int, &v, errp) < 0 ||
+        (snprintf (what, sizeof (what), "%smsgs", tp),
+         profile_json_int (v, what, 0, INT64_MAX, &msgs, errp) < 0) ||
+        jsonfile_get (totals, tp, "bytes", json_type_int, &v, errp) < 0 ||
+        (snprintf (what, sizeof (what), "%sbytes", tp),
+         profile_json_int (v, what, 0, INT64_MAX, &bytes, errp) < 0))
+        goto error;
+    if ((uint64_t)msgs != p->total_msgs) {
+        errprintf (errp, "%smsgs: %" PRId64 ", but the entries sum to %" PRIu64, tp, msgs,
+                   p->total_msgs);
+        goto error;
+    }
+    if ((uint64_t)bytes != p->total_bytes) {
+        errprintf (errp, "%sbytes: %" PRId64 ", but the entries sum to %" PRIu64, tp, bytes,
+                   p->total_bytes);
+        goto error;
+    }
+    if (jsonfile_get (o, prefix, "record_s", json_type_double, &v, errp) < 0)
+        goto error;
+    p->record_s = json_object_get_double (v);
+    if (!isfinite (p->record_s) || p->record_s < 0) {
+        errprintf (errp, "%srecord_s: not a finite number >= 0", prefix);
+        goto error;
+    }
+    if (jsonfile_get (o, prefix, "jobid", json_type_string, &v, errp) < 0)
+        goto error;
+    if ((size_t)json_object_get_string_len (v) >= sizeof (p->jobid)) {
+        errprintf (errp, "%sjobid: longer than %zu bytes", prefix, sizeof (p->jobid) - 1);
+        goto error;
+    }
+    if (jsonfile_has_control (json_object_get_string (v), (size_t)json_object_get_string_len (v))) {
+        errprintf (errp, "%sjobid: control character", prefix);
+        goto error;
+    }
+    strcpy (p->jobid, json_object_get_string (v));
+    if (jsonfile_get (o, prefix, "timestamp", json_type_string, &v, errp) < 0)
+        goto error;
+    if (jsonfile_parse_time (json_object_get_string (v), &p->timestamp) < 0) {
+        errprintf (errp, "%stimestamp: not a UTC time YYYY-MM-DDTHH:MM:SSZ", prefix);
+        goto error;
+    }
+    return p;
+error:
+    profile_destroy (p);
+    errno = err;
+    return NULL;
 }
 
 /* A profile from a parsed document.  Messages do not name the file. */
 static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
 {
     profile_t *p = NULL;
-    json_object *v = NULL, *exe = NULL, *totals = NULL, *entries = NULL;
-    int64_t x, ntasks, msgs, bytes;
-    size_t nentries;
+    json_object *v = NULL, *exe = NULL, *check = NULL;
+    int64_t schema, ntasks;
     const char *s;
     int err = EINVAL;
 
@@ -550,44 +708,20 @@ static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
         goto error;
     }
     if (jsonfile_get (o, "", "schema", json_type_int, &v, errp) < 0 ||
-        profile_json_int (v, "schema", INT64_MIN, INT64_MAX, &x, errp) < 0)
+        profile_json_int (v, "schema", INT64_MIN, INT64_MAX, &schema, errp) < 0)
         goto error;
-    if (x != PROFILE_SCHEMA) {
-        errprintf (errp, "schema %" PRId64 ", expected %d", x, PROFILE_SCHEMA);
+    if (schema != PROFILE_SCHEMA && schema != PROFILE_SCHEMA_CHECK) {
+        errprintf (errp, "schema %" PRId64 ", expected %d or %d", schema, PROFILE_SCHEMA,
+                   PROFILE_SCHEMA_CHECK);
         goto error;
     }
-    if (jsonfile_keys (o, "", profile_keys, errp) < 0 ||
+    if (jsonfile_keys (o, "", schema == PROFILE_SCHEMA ? profile_keys : profile_keys_check, errp) <
+            0 ||
         jsonfile_get (o, "", "ntasks", json_type_int, &v, errp) < 0 ||
-        profile_json_int (v, "ntasks", 1, PROFILE_MAX_TASKS, &ntasks, errp) < 0 ||
-        jsonfile_get (o, "", "entries", json_type_array, &entries, errp) < 0)
+        profile_json_int (v, "ntasks", 1, PROFILE_MAX_TASKS, &ntasks, errp) < 0)
         goto error;
-    /* The entries bound what profile_new allocates: the file holds them. */
-    nentries = json_object_array_length (entries);
-    if (!(p = profile_new ((int)ntasks, nentries, errp))) {
+    if (!(p = profile_recording_from_json (o, "", (int)ntasks, errp))) {
         err = errno;
-        goto error;
-    }
-    p->nentries = nentries;
-    for (size_t k = 0; k < nentries; k++)
-        if (profile_json_entry (entries, k, p, errp) < 0)
-            goto error;
-    if (profile_index (p, errp) < 0)
-        goto error;
-    if (jsonfile_get (o, "", "totals", json_type_object, &totals, errp) < 0 ||
-        jsonfile_keys (totals, "totals.", profile_totals_keys, errp) < 0 ||
-        jsonfile_get (totals, "totals.", "msgs", json_type_int, &v, errp) < 0 ||
-        profile_json_int (v, "totals.msgs", 0, INT64_MAX, &msgs, errp) < 0 ||
-        jsonfile_get (totals, "totals.", "bytes", json_type_int, &v, errp) < 0 ||
-        profile_json_int (v, "totals.bytes", 0, INT64_MAX, &bytes, errp) < 0)
-        goto error;
-    if ((uint64_t)msgs != p->total_msgs) {
-        errprintf (errp, "totals.msgs: %" PRId64 ", but the entries sum to %" PRIu64, msgs,
-                   p->total_msgs);
-        goto error;
-    }
-    if ((uint64_t)bytes != p->total_bytes) {
-        errprintf (errp, "totals.bytes: %" PRId64 ", but the entries sum to %" PRIu64, bytes,
-                   p->total_bytes);
         goto error;
     }
     if (jsonfile_get (o, "", "exe", json_type_object, &exe, errp) < 0 ||
@@ -600,29 +734,14 @@ static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
     if (jsonfile_get (o, "", "collectives", json_type_boolean, &v, errp) < 0)
         goto error;
     p->collectives = json_object_get_boolean (v) ? 1 : 0;
-    if (jsonfile_get (o, "", "record_s", json_type_double, &v, errp) < 0)
-        goto error;
-    p->record_s = json_object_get_double (v);
-    if (!isfinite (p->record_s) || p->record_s < 0) {
-        errprintf (errp, "record_s: not a finite number >= 0");
-        goto error;
-    }
-    if (jsonfile_get (o, "", "jobid", json_type_string, &v, errp) < 0)
-        goto error;
-    if ((size_t)json_object_get_string_len (v) >= sizeof (p->jobid)) {
-        errprintf (errp, "jobid: longer than %zu bytes", sizeof (p->jobid) - 1);
-        goto error;
-    }
-    if (jsonfile_has_control (json_object_get_string (v), (size_t)json_object_get_string_len (v))) {
-        errprintf (errp, "jobid: control character");
-        goto error;
-    }
-    strcpy (p->jobid, json_object_get_string (v));
-    if (jsonfile_get (o, "", "timestamp", json_type_string, &v, errp) < 0)
-        goto error;
-    if (jsonfile_parse_time (json_object_get_string (v), &p->timestamp) < 0) {
-        errprintf (errp, "timestamp: not a UTC time YYYY-MM-DDTHH:MM:SSZ");
-        goto error;
+    if (schema == PROFILE_SCHEMA_CHECK) {
+        if (jsonfile_get (o, "", "check", json_type_object, &check, errp) < 0 ||
+            jsonfile_keys (check, "check.", profile_check_keys, errp) < 0)
+            goto error;
+        if (!(p->check = profile_recording_from_json (check, "check.", (int)ntasks, errp))) {
+            err = errno;
+            goto error;
+        }
     }
     if (profile_check (p, errp) < 0)
         goto error;

@@ -17,7 +17,8 @@
 
 #include "lib/error.h"
 
-#define PROFILE_SCHEMA 1
+#define PROFILE_SCHEMA       1 /* a profile of one recording */
+#define PROFILE_SCHEMA_CHECK 2 /* one with its check (profile.c) */
 #define PROFILE_MAX_TASKS (1 << 24)
 
 /* One sparse matrix entry (in rows, src is the row's rank), or a triplet
@@ -30,7 +31,7 @@ typedef struct {
     uint64_t bytes;    /* bytes sent */
 } profile_entry_t;
 
-typedef struct {
+typedef struct profile {
     int ntasks;                /* world size of the recorded run */
     size_t nentries;           /* nonzero (src, dst) pairs */
     size_t *row;               /* [ntasks + 1]: row i is entries[row[i] .. row[i+1]) */
@@ -46,6 +47,13 @@ typedef struct {
     double record_s;           /* wall time of the recorded run, 0 if unknown */
     char jobid[32];            /* Slurm job id, "" when unknown */
     time_t timestamp;          /* when recorded */
+    struct profile *check;     /* a later recording of the same program
+                                  and task count, which a plan made from
+                                  this one is priced on (place.h), or NULL:
+                                  its matrix, totals, record_s, jobid and
+                                  timestamp count, nothing else; it has no
+                                  check of its own.  profile_destroy frees
+                                  it with p */
 } profile_t;
 
 /* A profile of ntasks ranks from n triplets in any order: duplicates are
@@ -61,6 +69,12 @@ int profile_set_string (char **field, const char *value, tm_error_t *errp);
 
 /* The entry (src, dst) or NULL when they did not talk: binary search. */
 const profile_entry_t *profile_get (const profile_t *p, int src, int dst);
+
+/* The share of a's bytes that b repeats: the sum over pairs of the
+ * lesser of the two byte counts, over a's total (1 when a has none).  Of a
+ * profile and its check: how much of the traffic recurred.
+ */
+double profile_recurring (const profile_t *a, const profile_t *b);
 
 /* Write p as JSON to path: a temporary file in the same directory, then
  * rename, so readers see the old file or the new, never half.  mode is the

@@ -788,6 +788,19 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
         fprintf (f, ", run of %.1f s", p->record_s);
     fprintf (f, "\n  collectives   %s\n",
              p->collectives ? "yes, attributed to pairs" : "no, point-to-point only");
+    if (p->check) {
+        if (!gmtime_r (&p->check->timestamp, &tm) ||
+            strftime (when, sizeof (when), IO_TIME_FMT, &tm) == 0)
+            snprintf (when, sizeof (when), "(time out of range)");
+        fprintf (f, "  checked at    %s%s%s", when, p->check->jobid[0] ? ", job " : "",
+                 p->check->jobid);
+        if (p->check->record_s > 0)
+            fprintf (f, ", run of %.1f s", p->check->record_s);
+        fprintf (f, "\n  recurring     %.1f%% of the bytes, the least of each pair's in the "
+                 "two runs (the check's: %s)\n",
+                 100 * profile_recurring (p, p->check),
+                 io_human (p->check->total_bytes, h, sizeof (h)));
+    }
 
     fprintf (f, "totals\n");
     fprintf (f, "  messages      %" PRIu64 "\n", p->total_msgs);

@@ -389,7 +389,9 @@ static const struct {
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
 } edits[] = {
-    {SET, "/schema", "2", "schema 2, expected 1"},
+    {SET, "/schema", "3", "schema 3, expected 1 or 2"},
+    {SET, "/schema", "2", "missing key 'check'"},
+    {SET, "/check", "{}", "unknown key 'check'"},
     {SET, "/schema", "\"1\"", "schema: not an integer"},
     {SET, "/kind", "\"topomap-netmap\"", "kind 'topomap-netmap', expected 'topomap-profile'"},
     {SET, "/extra", "1", "unknown key 'extra'"},
@@ -469,6 +471,114 @@ static void test_read_edits (const char *good)
         "profile_read accepts a self-send");
     profile_destroy (p);
     unlink (path);
+}
+
+/* make_profile with a check: a second recording that repeats the pairs
+ * 0 -> 1 and 1 -> 0, half of 2 -> 3, and sends 3 -> 0 instead of 1 -> 2
+ * and 3 -> 3.
+ */
+static profile_t *make_checked (void)
+{
+    const profile_entry_t t[] = {
+        {0, 1, 5, 2048}, {1, 0, 5, 2048}, {2, 3, 5, 1 << 19}, {3, 0, 2, 4096},
+    };
+    profile_t *p = make_profile ();
+
+    if (p && !(p->check = profile_create (4, sizeof (t) / sizeof (t[0]), t, NULL))) {
+        profile_destroy (p);
+        return NULL;
+    }
+    if (p) {
+        p->check->record_s = 2.5;
+        strcpy (p->check->jobid, "4243");
+        p->check->timestamp = 1795214690; /* an hour later */
+    }
+    return p;
+}
+
+static const struct {
+    int op;
+    const char *ptr;
+    const char *value;
+    const char *want;
+} check_edits[] = {
+    {SET, "/schema", "1", "unknown key 'check'"},
+    {SET, "/check", "[]", "check: not an object"},
+    {SET, "/check/exe", "{}", "unknown key 'check.exe'"},
+    {SET, "/check/entries/0/0", "4", "check.entries[0] src: 4, too large"},
+    {SET, "/check/entries/1", "[0, 1, 5, 2048]", "check.entries[1]: (0, 1) repeats entries[0]"},
+    {SET, "/check/totals/msgs", "16", "check.totals.msgs: 16, but the entries sum to 17"},
+    {SET, "/check/record_s", "-2", "check.record_s: not a finite number >= 0"},
+    {SET, "/check/jobid", "\"1\\t2\"", "check.jobid: control character"},
+    {SET, "/check/timestamp", "\"yesterday\"", "check.timestamp: not a UTC time"},
+    {DEL, "/check", "entries", "missing key 'check.entries'"},
+    {DEL, "/check", "totals", "missing key 'check.totals'"},
+};
+
+static void test_check (void)
+{
+    char path[PATH_MAX], bad[PATH_MAX];
+    profile_t *p = make_checked (), *back = NULL, *q;
+    const char *diff = "nothing read";
+    tm_error_t e = {""};
+    char *text;
+    size_t len;
+
+    if (!ok (p != NULL, "a profile with a check is made"))
+        return;
+    in_dir (path, "checked.json");
+    if (!ok (profile_write (p, path, 0600, &e) == 0, "profile_write writes a profile with a check"))
+        diag ("%s", e.text);
+    if ((back = profile_read (path, &e)) && back->check)
+        diff = profile_diff (p, back) ? profile_diff (p, back) : profile_diff (p->check, back->check);
+    else
+        diag ("%s", e.text);
+    ok (back && back->check && !diff && !back->check->check,
+        "profile_read gives back the profile and its check's matrix, totals, record_s, jobid and "
+        "timestamp%s%s", diff ? ": differs in " : "", diff ? diff : "");
+    text = read_file (path, &len);
+    ok (text && strstr (text, "\"schema\":2") && strstr (text, "\"check\":{") &&
+            strstr (text, "\"timestamp\":\"2026-11-20T22:44:50Z\"") &&
+            !strstr (strstr (text, "\"check\":{"), "\"exe\""),
+        "the file is schema 2, and its check holds only what is the recording's own");
+    free (text);
+    ok (fabs (profile_recurring (p, p->check) - (4096.0 + (1 << 19)) / p->total_bytes) < 1e-12 &&
+            fabs (profile_recurring (p->check, p) - (4096.0 + (1 << 19)) / p->check->total_bytes) <
+                1e-12 &&
+            profile_recurring (p, p) == 1.0,
+        "profile_recurring: the lesser bytes of each pair both have, over the first's total");
+
+    for (size_t k = 0; k < sizeof (check_edits) / sizeof (check_edits[0]); k++) {
+        int rc;
+
+        snprintf (bad, sizeof (bad), "%s/check%zu.json", dir, k);
+        e.text[0] = '\0';
+        q = NULL;
+        if ((rc = edit_json (path, bad, check_edits[k].op, check_edits[k].ptr,
+                             check_edits[k].value)) == 0)
+            q = profile_read (bad, &e);
+        ok (rc == 0 && !q && errno == EINVAL && strstr (e.text, check_edits[k].want),
+            "profile_read rejects %s%s %s %s: %s", check_edits[k].ptr,
+            check_edits[k].op == SET ? "" : "/", check_edits[k].op == SET ? "set to" : check_edits[k].value,
+            check_edits[k].op == SET ? check_edits[k].value : "deleted", e.text);
+        profile_destroy (q);
+        unlink (bad);
+    }
+
+    /* The writer refuses what the reader would. */
+    q = p->check;
+    p->check = profile_create (3, 0, NULL, NULL);
+    ok (p->check && profile_write (p, path, 0600, &e) < 0 &&
+            strstr (e.text, "check: 3 tasks, the profile 4"),
+        "profile_write refuses a check of another task count: %s", e.text);
+    profile_destroy (p->check);
+    p->check = q;
+    q->check = make_profile ();
+    ok (profile_write (p, path, 0600, &e) < 0 && strstr (e.text, "check: has a check of its own"),
+        "profile_write refuses a check with a check: %s", e.text);
+    unlink (path);
+    profile_destroy (back);
+    profile_destroy (p);
 }
 
 static void test_read_file (const char *good)
@@ -835,8 +945,17 @@ static void test_show (void)
     free (text);
 
     text = p ? show (p, "hot.json", 0) : NULL;
-    ok (text && !strstr (text, "heaviest pairs") && strstr (text, "verdict"),
-        "profile_show with top 0 leaves out the pairs but not the verdict");
+    ok (text && !strstr (text, "heaviest pairs") && strstr (text, "verdict") &&
+            !strstr (text, "checked at"),
+        "profile_show with top 0 leaves out the pairs but not the verdict; no check, no line");
+    free (text);
+    profile_destroy (p);
+    p = make_checked ();
+    text = p ? show (p, "checked.json", 0) : NULL;
+    ok (text && strstr (text, "checked at    2026-11-20T22:44:50Z, job 4243, run of 2.5 s\n") &&
+            strstr (text, "recurring     50.1% of the bytes, the least of each pair's in the two "
+                          "runs (the check's: 520.0 KiB)\n"),
+        "profile_show says when the check was recorded and how much of the traffic recurred");
     free (text);
     profile_destroy (p);
 
@@ -905,6 +1024,7 @@ int main (void)
     profile_destroy (p);
     test_read_edits (good);
     test_read_file (good);
+    test_check ();
 
     test_format_parse ();
     test_import_matrix ();
