@@ -596,8 +596,10 @@ static int place_user_cache (const place_in_t *in, tm_error_t *errp)
     return file_open_private_dir (AT_FDCWD, in->user_cache, in->user_cache, in->uid, errp);
 }
 
-/* Set out up for a recording run of the step. */
-static void place_record (const place_in_t *in, place_out_t *out, const char *why)
+/* Set out up for a recording run of the step; check: the recording is to
+ * check the cached profile of one (place_file_recording).
+ */
+static void place_record (const place_in_t *in, place_out_t *out, const char *why, int check)
 {
     char prefix[64], name[NAME_MAX + 1];
     tm_error_t e;
@@ -630,7 +632,11 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
     }
     out->action = PLACE_RECORD;
     out->failed = 0;
-    snprintf (out->reason, sizeof (out->reason), "%s: recording one", why);
+    out->record_check = check;
+    snprintf (out->reason, sizeof (out->reason), "%s: recording %s", why,
+              check ? "a second to price a plan on, so that only traffic that recurs places "
+                      "ranks"
+                    : "one");
 }
 
 /* The plan's PMI_process_mapping into buf: each rank on the index of its
@@ -739,7 +745,9 @@ void place_decide (const place_in_t *in, place_out_t *out)
 {
     const layout_alloc_t *a = in->alloc;
     int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud, inside_cpus = 0;
-    char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512];
+    int checked = 0;
+    char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512], found[4096] = "";
+    size_t n;
     const char *nobind;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
@@ -831,7 +839,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
             goto out;
         }
         if (in->profile->mode == PROFILE_MODE_RECORD) {
-            place_record (in, out, "--topo-profile=record");
+            place_record (in, out, "--topo-profile=record", 0);
             goto out;
         }
         if (place_site_trusted (in, &e) < 0) {
@@ -845,7 +853,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
             goto out;
         }
         rc = profile_cache_lookup (in->user_cache, in->conf->site_profiles, id, step.ntasks, &p,
-                                   NULL, 0, &e);
+                                   found, sizeof (found), &e);
         if (rc < 0) {
             place_default (out, 1, "%s", e.text);
             goto out;
@@ -854,7 +862,20 @@ void place_decide (const place_in_t *in, place_out_t *out)
             SAY (in, "topomap: %s", e.text);
         if (rc == 0) {
             snprintf (why, sizeof (why), "no profile of %s for %d tasks yet", in->exe, step.ntasks);
-            place_record (in, out, why);
+            place_record (in, out, why, 0);
+            goto out;
+        }
+        /* One recording cannot tell traffic that recurs from traffic a
+         * program draws anew at each run (HPCC's random rings): the
+         * recorder's profiles in the user's cache get a second, which
+         * prices the plan made from the first.  Imported and site
+         * profiles are the user's and the site's word. */
+        n = strlen (in->user_cache);
+        if (!p->check && !strcmp (p->source, "recorder") && !strncmp (found, in->user_cache, n) &&
+            found[n] == '/') {
+            snprintf (why, sizeof (why), "the profile of %s for %d tasks has one recording",
+                      in->exe, step.ntasks);
+            place_record (in, out, why, 1);
             goto out;
         }
         break;
@@ -907,6 +928,35 @@ void place_decide (const place_in_t *in, place_out_t *out)
     base = &res.cand[srun_cand];
     out->gain = base->cost_s > 0 ? 1.0 - plan->cost_s / base->cost_s : 0.0;
     out->link_gain = base->link_s > 0 ? 1.0 - plan->link_s / base->link_s : 0.0;
+    SAY (in,
+         "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms, "
+         "busiest link %.3f ms against %.3f ms",
+         res.time_s, plan->cost_s * 1e3, base->cost_s * 1e3, plan->link_s * 1e3,
+         base->link_s * 1e3);
+    /* A profile with a check: the plan made from the first recording,
+     * priced on the second, a run it was not made for; the lesser gains
+     * count. */
+    if (p->check) {
+        map_candidate_t pc = {.node = plan->node}, bc = {.node = base->node};
+        double g, lg;
+
+        if (map_price (p->check, nm, params.metric, &pc) < 0 ||
+            map_price (p->check, nm, params.metric, &bc) < 0) {
+            place_default (out, 1, "the mapper: pricing the profile's check: out of memory");
+            goto out;
+        }
+        g = bc.cost_s > 0 ? 1.0 - pc.cost_s / bc.cost_s : 0.0;
+        lg = bc.link_s > 0 ? 1.0 - pc.link_s / bc.link_s : 0.0;
+        SAY (in,
+             "topomap: the plan priced on the profile's check (job %s, %.1f%% of the bytes "
+             "recurring): gain %.1f%%, %.1f%% at the busiest link, against %.1f%% and %.1f%% on "
+             "the recording it was made from",
+             p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check),
+             100 * g, 100 * lg, 100 * out->gain, 100 * out->link_gain);
+        checked = g < out->gain || lg < out->link_gain;
+        out->gain = g < out->gain ? g : out->gain;
+        out->link_gain = lg < out->link_gain ? lg : out->link_gain;
+    }
     apply = res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
             out->link_gain >= in->conf->min_gain;
     nopmi[0] = '\0';
@@ -922,11 +972,6 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "--mpi=pmi2 could not tell the ranks which of them share a node: %s", e.text);
         apply = 0;
     }
-    SAY (in,
-         "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms, "
-         "busiest link %.3f ms against %.3f ms",
-         res.time_s, plan->cost_s * 1e3, base->cost_s * 1e3, plan->link_s * 1e3,
-         base->link_s * 1e3);
     /* 6. The binding inside the nodes (made before step 5: a dry run
      * reports it too). */
     nobind_line[0] = '\0';
@@ -952,8 +997,9 @@ void place_decide (const place_in_t *in, place_out_t *out)
         out->action = PLACE_DRYRUN;
         snprintf (out->reason, sizeof (out->reason),
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
-                  "busiest link (%s)",
+                  "busiest link%s (%s)",
                   plan->name, 100 * out->gain, 100 * out->link_gain,
+                  checked ? ", priced on the profile's check" : "",
                   apply ? "would be applied" : nopmi[0] ? nopmi : "below min_gain");
         goto out;
     }
@@ -963,8 +1009,9 @@ void place_decide (const place_in_t *in, place_out_t *out)
     }
     if (!apply) {
         place_default (out, 0,
-                       "the plan's predicted gain, %.1f%%, %.1f%% at the busiest link, is "
+                       "the plan's predicted gain%s, %.1f%%, %.1f%% at the busiest link, is "
                        "below min_gain (%.1f%%)",
+                       checked ? " on the profile's check, a run it was not made from" : "",
                        100 * out->gain, 100 * out->link_gain, 100 * in->conf->min_gain);
         goto out;
     }
@@ -1042,11 +1089,12 @@ int place_inside_step (const char *s)
     return v <= max_normal || v > all;
 }
 
-int place_file_recording (const char *record, const char *exe, int ntasks,
-                          const char *user_cache, char *msg, size_t msglen, tm_error_t *errp)
+int place_file_recording (const char *record, const char *exe, int ntasks, const char *user_cache,
+                          int check, char *msg, size_t msglen, tm_error_t *errp)
 {
     char id[EXEID_MAX + 1], stored[4096];
-    profile_t *p;
+    profile_t *p, *first = NULL;
+    tm_error_t w;
     int rc = -1;
 
     if (!(p = profile_read (record, errp))) {
@@ -1066,13 +1114,29 @@ int place_file_recording (const char *record, const char *exe, int ntasks,
      */
     if (exeid_compute (exe, id, sizeof (id), errp) < 0 ||
         profile_set_string (&p->exe_id, id, errp) < 0 ||
-        profile_set_string (&p->exe_path, exe, errp) < 0 ||
-        profile_cache_store (user_cache, p, stored, sizeof (stored), errp) < 0)
+        profile_set_string (&p->exe_path, exe, errp) < 0)
+        goto out;
+    /* The check of the first recording, when that is still one the
+     * recorder filed alone (another srun may have filed in between). */
+    if (check && profile_cache_lookup (user_cache, NULL, id, ntasks, &first, NULL, 0, &w) == 1 &&
+        !first->check && !strcmp (first->source, "recorder")) {
+        first->check = p;
+        p = first;
+        first = NULL;
+    }
+    if (profile_cache_store (user_cache, p, stored, sizeof (stored), errp) < 0)
         goto out;
     unlink (record);
-    snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);
+    if (p->check)
+        snprintf (msg, msglen,
+                  "recorded a second profile of %s for %d tasks, to price plans on: %.1f%% of "
+                  "the first's bytes recur in it: %s",
+                  exe, ntasks, 100 * profile_recurring (p, p->check), stored);
+    else
+        snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);
     rc = 0;
 out:
+    profile_destroy (first);
     profile_destroy (p);
     return rc;
 }

@@ -122,6 +122,8 @@ typedef struct {
     double bind_gain;       /* the binding's predicted gain over Slurm's own
                              * (map_inside_t.cyclic_s) for the pairs inside
                              * the nodes */
+    int record_check;       /* PLACE_RECORD: this recording is to check the
+                             * user's cached profile of one (profile.h) */
     char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
 } place_out_t;
@@ -188,10 +190,13 @@ int place_inside_step (const char *s);
 
 /* After a recording step: file the profile rank 0 wrote at record into
  * user_cache under exe's identity (checked against ntasks), and remove
- * record.  Returns 0 with what in msg, -1 with errp set (record kept,
- * unless it is still empty: nothing was recorded).
+ * record.  With check (place_out_t.record_check), the recording becomes
+ * the check of the profile of one recording the recorder filed there
+ * before, when that is still so; otherwise, and without check, it
+ * replaces what was filed.  Returns 0 with what in msg, -1 with errp set
+ * (record kept, unless it is still empty: nothing was recorded).
  */
-int place_file_recording (const char *record, const char *exe, int ntasks,
-                          const char *user_cache, char *msg, size_t msglen, tm_error_t *errp);
+int place_file_recording (const char *record, const char *exe, int ntasks, const char *user_cache,
+                          int check, char *msg, size_t msglen, tm_error_t *errp);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -665,6 +666,43 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
 
 /* --explain, where the netmap knows the nodes' insides: the binding the
  * plugin would give the plan (one CPU a task). */
+/* For --explain of a profile with a check: each candidate priced on the
+ * check too, the run its plan was not made from (place.h), as the
+ * plugin weighs it.
+ */
+static int explain_check (const profile_t *p, const netmap_t *nm, const map_result_t *res)
+{
+    const map_candidate_t *block = NULL;
+    map_candidate_t *c;
+
+    if (!p->check)
+        return 0;
+    if (!(c = calloc ((size_t)res->ncandidates, sizeof (*c)))) {
+        fprintf (stderr, "%s: plan: out of memory\n", prog);
+        return -1;
+    }
+    for (int k = 0; k < res->ncandidates; k++) {
+        c[k].node = res->cand[k].node;
+        if (map_price (p->check, nm, res->metric, &c[k]) < 0) {
+            fprintf (stderr, "%s: plan: out of memory\n", prog);
+            free (c);
+            return -1;
+        }
+        if (!strcmp (res->cand[k].name, "block"))
+            block = &c[k];
+    }
+    printf ("on the profile's check (job %s, %.1f%% of the bytes recurring)\n",
+            p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check));
+    printf ("  %-10s %14s %9s %12s %9s\n", "candidate", "cost_ms", "vs_block", "link_ms", "link_vs");
+    for (int k = 0; k < res->ncandidates; k++)
+        printf ("%c %-10s %14.3f %9.3f %12.3f %9.3f\n", k == res->chosen ? '*' : ' ',
+                res->cand[k].name, c[k].cost_s * 1e3,
+                block && block->cost_s > 0 ? c[k].cost_s / block->cost_s : NAN,
+                c[k].link_s * 1e3, block && block->link_s > 0 ? c[k].link_s / block->link_s : NAN);
+    free (c);
+    return 0;
+}
+
 static void explain_inside (const profile_t *p, const netmap_t *nm, const int *node,
                             const map_params_t *params)
 {
@@ -823,7 +861,7 @@ static int plan_cmd (int argc, char **argv)
                  "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
                  "capacity repair %.3f s, refinement %.3f s\n",
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
-    if (explain && map_explain (stdout, &res, nm) < 0)
+    if (explain && (map_explain (stdout, &res, nm) < 0 || explain_check (p, nm, &res) < 0))
         goto out;
     if (explain)
         explain_inside (p, nm, res.cand[res.chosen].node, &params);

@@ -55,6 +55,7 @@ static struct {
     char *profile_arg;
     int verbose;            /* srun -v, or verbose= in plugstack.conf */
     int recording;          /* this srun records: file the profile at exit */
+    int record_check;       /* as the check of the cached one (place.h) */
     char record[4096];
     char exe[4096];
     int ntasks;
@@ -625,6 +626,7 @@ static int post_opt_local (void)
         snprintf (tm.record, sizeof (tm.record), "%s", out.record);
         tm.ntasks = out.ntasks;
         tm.recording = 1;
+        tm.record_check = out.record_check;
         outcome (out.reason);
         break;
     case PLACE_APPLY: {
@@ -827,8 +829,8 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
 
     if (spank_context () == S_CTX_LOCAL) {
         if (tm.recording) {
-            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache, msg,
-                                      sizeof (msg), &e) == 0)
+            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache,
+                                      tm.record_check, msg, sizeof (msg), &e) == 0)
                 log_info ("topomap: %s", msg);
             else
                 log_info ("topomap: no profile filed: %s", e.text);

@@ -135,12 +135,13 @@ debs() {
 	# The program is the user's: the demo's 2-D halo exchange.
 	stage_mpi miniapp
 	export XDG_CACHE_HOME=$SHARE/cache.pkg
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun -v --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun -v --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | sed 's/ ([0-9.]* s)$//')
 	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/miniapp for 16 tasks yet: recording one" ]]
 	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/miniapp for 16 tasks: "* ]]
+	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to price plans on: "* ]]
 	[[ "${said[*]}" == *"srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
 	# From the installed files: the one plugstack line names the
 	# installed plugin, whose built-in paths (topomap.so(8)) lead to the

@@ -45,6 +45,54 @@ counts() {
 	[[ "$output" == *"block"* && "$output" == *"cyclic"* ]]
 }
 
+# with_check A B OUT: profile A with B's recording as its check (schema 2),
+# as the plugin files a second recording.
+with_check() {
+	{
+		sed -e '$d' -e 's/^  "schema":1,$/  "schema":2,/' "$1"
+		echo ',"check":{'
+		sed -n '/^  "record_s":/,$p' "$2" | sed '$d'
+		echo '}}'
+	} >"$3"
+}
+
+# shuffled_ring N SEED: an N x N bytes matrix of a ring through the ranks
+# in an order drawn from SEED, 1 MB to each next rank.
+shuffled_ring() {
+	awk -v n="$1" -v seed="$2" 'BEGIN {
+		srand(seed); for (i = 0; i < n; i++) o[i] = i
+		for (i = n - 1; i > 0; i--) { j = int(rand() * (i + 1)); t = o[i]; o[i] = o[j]; o[j] = t }
+		for (i = 0; i < n; i++) next_[o[i]] = o[(i + 1) % n]
+		for (i = 0; i < n; i++) { line = ""; for (j = 0; j < n; j++) line = line (j ? "," : "") (j == next_[i] ? 1048576 : 0); print line } }'
+}
+
+@test "--explain prices every candidate on the profile's check too, when it has one" {
+	with_check "$HALO" "$HALO" "$D/same.json"
+	"$TOPOMAP" profile show "$D/same.json" | grep -q '^  recurring     100.0% of the bytes'
+	run "$TOPOMAP" plan --profile "$D/same.json" --netmap "$NET" --explain
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "on the profile's check (job 1, 100.0% of the bytes recurring)" <<<"$output"
+	# The same traffic: the chosen plan's ratios to block are the first table's.
+	[ "$(awk '$1 == "*" { print $2, $(NF - 2) }' <<<"$output" | sed -n 1p)" = \
+		"$(awk '$1 == "*" { print $2, $4 }' <<<"$output" | sed -n 2p)" ]
+	# A check of another run's pairs: a ring through the ranks in a
+	# shuffled order.  The plan made for the halo gains nothing on it.
+	shuffled_ring 16 7 >"$D/ring.csv"
+	"$TOPOMAP" profile import --format csv -o "$D/ring.json" "$D/ring.csv"
+	with_check "$HALO" "$D/ring.json" "$D/other.json"
+	run "$TOPOMAP" plan --profile "$D/other.json" --netmap "$NET" --explain
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^on the profile's check (job unknown, [0-9.]*% of the bytes recurring)$" <<<"$output"
+	read -r first check < <(awk '$1 == "*" { v[++n] = n == 1 ? $7 : $4 } END { print v[1], v[2] }' <<<"$output")
+	echo "the plan against block: $first on its own recording, $check on the check"
+	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a < 0.5 && b > 0.8) }'
+	# Without a check, no such table.
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain
+	! grep -q "on the profile's check" <<<"$output"
+}
+
 @test "the plan is the same on a second run" {
 	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/a"
 	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/b"

@@ -75,10 +75,12 @@ lmp_step() {
 	[ "$output" = "ranks $a -> $c: 8 bytes, not neighbours in the decomposition" ]
 }
 
-@test "the next run of LAMMPS is placed by its profile and runs to its end" {
-	run in_alloc -N8 --ntasks-per-node=2 -- "$(lmp_step --topo-map -- -log log.placed)"
+@test "the next runs of LAMMPS record the profile's check, then are placed by it and run to the end" {
+	run in_alloc -N8 --ntasks-per-node=2 -- "$(lmp_step --topo-map -- -log log.check) && $(lmp_step --topo-map -- -log log.placed)"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	# The same messages between the same ranks at every run.
+	grep -q "^srun: topomap: recorded a second profile of /usr/bin/lmp for 16 tasks, to price plans on: 100.0% of the first's bytes recur in it: " <<<"$output"
 	grep -q "^srun: topomap: placed 16 ranks on 8 nodes, predicted gain " <<<"$output"
 	grep -q '^Loop time of .* on 16 procs for 20 steps with 4000 atoms' "$W/log.placed"
 	# the same physics wherever the ranks run: the last step's thermo line

@@ -8,12 +8,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/exeid.h"
 #include "lib/place.h"
+#include "lib/profile.h"
+#include "lib/profile_cache.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
 
@@ -283,6 +287,81 @@ static void test_probe_pick (void)
         "no MPICH probe built: %s", e.text);
 }
 
+/* A recording as rank 0 leaves it at path: the recorder's, of 4 ranks,
+ * bytes b on the pair 0 -> 1 and on 2 -> 3.
+ */
+static int write_recording (const char *path, uint64_t b01, uint64_t b23)
+{
+    const profile_entry_t t[] = {{0, 1, 1, b01}, {2, 3, 1, b23}};
+    profile_t *p = profile_create (4, 2, t, NULL);
+    int rc = p && profile_set_string (&p->source, "recorder", NULL) == 0 &&
+                     profile_write (p, path, 0600, NULL) == 0
+                 ? 0
+                 : -1;
+
+    profile_destroy (p);
+    return rc;
+}
+
+static void test_file_recording (void)
+{
+    char cache[PATH_MAX], rec[PATH_MAX], msg[1024], id[EXEID_MAX + 1], stored[PATH_MAX];
+    const char *exe = "/proc/self/exe";
+    profile_t *p = NULL;
+    tm_error_t e = {""}, w;
+
+    in_dir (cache, "profiles");
+    mkdir (cache, 0700);
+    in_dir (rec, "profiles/.record-job7.x.json");
+    if (exeid_compute (exe, id, sizeof (id), &e) < 0 ||
+        profile_cache_path (cache, id, 4, stored, sizeof (stored), &e) < 0) {
+        ok (0, "the test program has an identity: %s", e.text);
+        return;
+    }
+
+    ok (write_recording (rec, 1000, 10) == 0 &&
+            place_file_recording (rec, exe, 4, cache, 1, msg, sizeof (msg), &e) == 0 &&
+            strstr (msg, "recorded the profile of /proc/self/exe for 4 tasks: ") &&
+            access (rec, F_OK) < 0 && (p = profile_read (stored, &e)) && !p->check &&
+            !strcmp (p->exe_id, id),
+        "a recording to check, with nothing filed, is filed as the profile: %s", msg);
+    profile_destroy (p);
+    p = NULL;
+
+    ok (write_recording (rec, 1000, 900) == 0 &&
+            place_file_recording (rec, exe, 4, cache, 0, msg, sizeof (msg), &e) == 0 &&
+            (p = profile_read (stored, &e)) && !p->check && p->total_bytes == 1900,
+        "a recording not to check replaces the profile: %s", msg);
+    profile_destroy (p);
+    p = NULL;
+
+    ok (write_recording (rec, 1000, 10) == 0 &&
+            place_file_recording (rec, exe, 4, cache, 1, msg, sizeof (msg), &e) == 0 &&
+            strstr (msg, "recorded a second profile of /proc/self/exe for 4 tasks, to price plans "
+                         "on: 53.2% of the first's bytes recur in it: ") &&
+            (p = profile_read (stored, &e)) && p->check && p->total_bytes == 1900 &&
+            p->check->total_bytes == 1010,
+        "a recording to check becomes the check of the profile of one: %s", msg);
+    profile_destroy (p);
+    p = NULL;
+
+    ok (write_recording (rec, 5, 5) == 0 &&
+            place_file_recording (rec, exe, 4, cache, 1, msg, sizeof (msg), &e) == 0 &&
+            strstr (msg, "recorded the profile of ") && (p = profile_read (stored, &e)) &&
+            !p->check && p->total_bytes == 10,
+        "one to check a profile that has its check already replaces it: %s", msg);
+    profile_destroy (p);
+    p = NULL;
+
+    ok (write_recording (rec, 5, 5) == 0 &&
+            place_file_recording (rec, exe, 3, cache, 1, msg, sizeof (msg), &e) < 0 &&
+            strstr (e.text, "recorded 4 tasks, the step had 3") && access (rec, F_OK) == 0 &&
+            (p = profile_read (stored, &w)) && p->total_bytes == 10,
+        "a recording of another task count is kept, and the profile too: %s", e.text);
+    profile_destroy (p);
+    unlink (rec);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -294,6 +373,7 @@ int main (void)
     test_probe_pick ();
     test_bind ();
     test_cache ();
+    test_file_recording ();
     remove_tree (dir);
     return done_testing ();
 }

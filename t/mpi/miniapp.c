@@ -2,7 +2,7 @@
  * code, timed, for the demo and the application benchmark.
  *
  *   miniapp [-p PATTERN] [-d NX,NY[,NZ]] [-g PX,PY[,PZ]] [-b BYTES]
- *           [-c COMPUTE_US] [-n STEPS] [-w WARMUP]
+ *           [-c COMPUTE_US] [-n STEPS] [-w WARMUP] [-r SEED]
  *
  * PATTERN
  *   halo2d   (default) a 5-point halo exchange on a NX x NY domain of
@@ -13,7 +13,10 @@
  *   halo3d   the same on a NX x NY x NZ domain (default 256,256,256), a
  *            7-point stencil.
  *   ring     each rank sends BYTES (default 262144) to rank+1 and receives
- *            from rank-1, around the ring.
+ *            from rank-1, around the ring; with -r SEED (not 0), around a
+ *            ring through the ranks in an order drawn from SEED, the same
+ *            in every rank: a program whose pairs differ from run to run,
+ *            as HPCC's random rings do.
  *   alltoall MPI_Alltoall of BYTES per pair (default 16384).
  *
  * Each step computes for COMPUTE_US microseconds (default 0), then
@@ -40,7 +43,7 @@ static int usage (int rank, const char *why)
         fprintf (stderr,
                  "miniapp: %s\n"
                  "usage: miniapp [-p halo2d|halo3d|ring|alltoall] [-d NX,NY[,NZ]] "
-                 "[-g PX,PY[,PZ]] [-b BYTES] [-c COMPUTE_US] [-n STEPS] [-w WARMUP]\n",
+                 "[-g PX,PY[,PZ]] [-b BYTES] [-c COMPUTE_US] [-n STEPS] [-w WARMUP] [-r SEED]\n",
                  why);
     MPI_Finalize ();
     return 2;
@@ -101,6 +104,38 @@ static void best_grid (int size, int nd, const long *dom, int *grid)
     }
 }
 
+/* The ranks before and after rank on a ring through the size ranks in an
+ * order drawn from seed: a Fisher-Yates shuffle with xorshift64, the same
+ * in every rank.
+ */
+static void ring_order (unsigned long seed, int size, int rank, int *next, int *prev)
+{
+    unsigned long long x = seed * 0x9e3779b97f4a7c15ULL + 1;
+    int *order = malloc ((size_t)size * sizeof (*order));
+
+    if (!order)
+        MPI_Abort (MPI_COMM_WORLD, 1);
+    for (int i = 0; i < size; i++)
+        order[i] = i;
+    for (int i = size - 1; i > 0; i--) {
+        int j, t;
+
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        j = (int)(x % (unsigned long long)(i + 1));
+        t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int i = 0; i < size; i++)
+        if (order[i] == rank) {
+            *next = order[(i + 1) % size];
+            *prev = order[(i + size - 1) % size];
+        }
+    free (order);
+}
+
 static void compute (double us)
 {
     double end = MPI_Wtime () + us * 1e-6;
@@ -113,6 +148,7 @@ int main (int argc, char **argv)
 {
     int rank, size, opt, nd = 2, grid[MAXD] = { 1, 1, 1 }, have_grid = 0;
     long dom[MAXD] = { 4096, 1536, 1 }, bytes = -1, steps = 50, warmup = 2, v[MAXD];
+    unsigned long seed = 0;
     double compute_us = 0;
     const char *pattern = "halo2d";
     char *end;
@@ -122,7 +158,7 @@ int main (int argc, char **argv)
     MPI_Comm_size (MPI_COMM_WORLD, &size);
 
     int have_dom = 0;
-    while ((opt = getopt (argc, argv, "p:d:g:b:c:n:w:")) != -1) {
+    while ((opt = getopt (argc, argv, "p:d:g:b:c:n:w:r:")) != -1) {
         switch (opt) {
         case 'p':
             pattern = optarg;
@@ -154,6 +190,10 @@ int main (int argc, char **argv)
         case 'w':
             if ((warmup = strtol (optarg, &end, 10)) < 0 || *end)
                 return usage (rank, "-w: a step count, not negative");
+            break;
+        case 'r':
+            if (optarg[0] == '-' || (seed = strtoul (optarg, &end, 10), *end) || !optarg[0])
+                return usage (rank, "-r: a seed, a whole number");
             break;
         default:
             return usage (rank, "unknown option");
@@ -197,6 +237,11 @@ int main (int argc, char **argv)
         }
     } else if (bytes < 0)
         bytes = ring ? 262144 : 16384;
+    if (seed && !ring)
+        return usage (rank, "-r: for -p ring only");
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    if (seed)
+        ring_order (seed, size, rank, &next, &prev);
 
     /* Buffers: per face for the halos, one message for the ring, one per
      * rank for the all-to-all.
@@ -232,9 +277,8 @@ int main (int argc, char **argv)
             }
             MPI_Waitall (n, req, MPI_STATUSES_IGNORE);
         } else if (ring) {
-            MPI_Sendrecv (sbuf, (int)bytes, MPI_BYTE, (rank + 1) % size, 0, rbuf, (int)bytes,
-                          MPI_BYTE, (rank + size - 1) % size, 0, MPI_COMM_WORLD,
-                          MPI_STATUS_IGNORE);
+            MPI_Sendrecv (sbuf, (int)bytes, MPI_BYTE, next, 0, rbuf, (int)bytes, MPI_BYTE, prev,
+                          0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             sent += bytes;
         } else {
             MPI_Alltoall (sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
