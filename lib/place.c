@@ -597,9 +597,10 @@ static int place_user_cache (const place_in_t *in, tm_error_t *errp)
 }
 
 /* Set out up for a recording run of the step; check: the recording is to
- * check the cached profile of one (place_file_recording).
+ * check the cached profile of one (place_file_recording).  -1 when it
+ * cannot record: out is then PLACE_DEFAULT, failed, saying why.
  */
-static void place_record (const place_in_t *in, place_out_t *out, const char *why, int check)
+static int place_record (const place_in_t *in, place_out_t *out, const char *why, int check)
 {
     char prefix[64], name[NAME_MAX + 1];
     tm_error_t e;
@@ -608,16 +609,16 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
     if (recorder_lookup (in->exe, in->conf->recorder_dir, out->recorder, sizeof (out->recorder),
                          &e) < 0) {
         place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
-        return;
+        return -1;
     }
     if (file_trusted (out->recorder, in->uid, 0, &e) < 0) {
         place_default (out, 1, "%s, and cannot record one: recorder_dir=%s is not safe to load: %s",
                        why, in->conf->recorder_dir, e.text);
-        return;
+        return -1;
     }
     if (file_mkdirs (in->user_cache, 0700, &e) < 0 || (fd = place_user_cache (in, &e)) < 0) {
         place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
-        return;
+        return -1;
     }
     /* Where rank 0 puts the profile: a name nobody can guess, made here,
      * replaced by the recorder. */
@@ -628,7 +629,7 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
                       (int)sizeof (out->record)) {
         place_default (out, 1, "%s, and cannot record one: %s/%s", why, in->user_cache,
                        rc < 0 ? e.text : "path too long");
-        return;
+        return -1;
     }
     out->action = PLACE_RECORD;
     out->failed = 0;
@@ -637,6 +638,7 @@ static void place_record (const place_in_t *in, place_out_t *out, const char *wh
               check ? "a second to price a plan on, so that only traffic that recurs places "
                       "ranks"
                     : "one");
+    return 0;
 }
 
 /* The plan's PMI_process_mapping into buf: each rank on the index of its
@@ -745,9 +747,9 @@ void place_decide (const place_in_t *in, place_out_t *out)
 {
     const layout_alloc_t *a = in->alloc;
     int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud, inside_cpus = 0;
-    int checked = 0;
+    int checked = 0, unchecked = 0;
     char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512], found[4096] = "";
-    size_t n;
+    char mine[4096];
     const char *nobind;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
@@ -868,15 +870,24 @@ void place_decide (const place_in_t *in, place_out_t *out)
         /* One recording cannot tell traffic that recurs from traffic a
          * program draws anew at each run (HPCC's random rings): the
          * recorder's profiles in the user's cache get a second, which
-         * prices the plan made from the first.  Imported and site
-         * profiles are the user's and the site's word. */
-        n = strlen (in->user_cache);
-        if (!p->check && !strcmp (p->source, "recorder") && !strncmp (found, in->user_cache, n) &&
-            found[n] == '/') {
+         * prices the plan made from the first.  Profiles of other
+         * sources (imports of foreign formats) and the site's are the
+         * user's and the site's word.  A dry run reports what the one
+         * recording gives; when a second cannot be recorded, the one
+         * places. */
+        if (!p->check && !strcmp (p->source, "recorder") &&
+            profile_cache_path (in->user_cache, id, step.ntasks, mine, sizeof (mine), &e) == 0 &&
+            !strcmp (found, mine)) {
             snprintf (why, sizeof (why), "the profile of %s for %d tasks has one recording",
                       in->exe, step.ntasks);
-            place_record (in, out, why, 1);
-            goto out;
+            if (in->map == MAP_MODE_DRYRUN)
+                unchecked = 1;
+            else if (place_record (in, out, why, 1) == 0)
+                goto out;
+            else {
+                SAY (in, "topomap: %s: placing by the one recording", out->reason);
+                memset (out, 0, sizeof (*out));
+            }
         }
         break;
     }
@@ -948,7 +959,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
         g = bc.cost_s > 0 ? 1.0 - pc.cost_s / bc.cost_s : 0.0;
         lg = bc.link_s > 0 ? 1.0 - pc.link_s / bc.link_s : 0.0;
         SAY (in,
-             "topomap: the plan priced on the profile's check (job %s, %.1f%% of the bytes "
+             "topomap: the plan priced on the profile's check (job %s, %.1f%% of the traffic "
              "recurring): gain %.1f%%, %.1f%% at the busiest link, against %.1f%% and %.1f%% on "
              "the recording it was made from",
              p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check),
@@ -999,7 +1010,9 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
                   "busiest link%s (%s)",
                   plan->name, 100 * out->gain, 100 * out->link_gain,
-                  checked ? ", priced on the profile's check" : "",
+                  checked     ? ", the lesser on its recording and on the profile's check"
+                  : unchecked ? " by the profile's one recording (the next run records its check)"
+                              : "",
                   apply ? "would be applied" : nopmi[0] ? nopmi : "below min_gain");
         goto out;
     }
@@ -1011,7 +1024,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
         place_default (out, 0,
                        "the plan's predicted gain%s, %.1f%%, %.1f%% at the busiest link, is "
                        "below min_gain (%.1f%%)",
-                       checked ? " on the profile's check, a run it was not made from" : "",
+                       checked ? ", the lesser on its recording and on the profile's check" : "",
                        100 * out->gain, 100 * out->link_gain, 100 * in->conf->min_gain);
         goto out;
     }
@@ -1117,9 +1130,26 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
         profile_set_string (&p->exe_path, exe, errp) < 0)
         goto out;
     /* The check of the first recording, when that is still one the
-     * recorder filed alone (another srun may have filed in between). */
+     * recorder filed alone (another srun may have filed in between).  A
+     * check that sent nothing point to point (a run that only started,
+     * as with --help) is no run of the same work: not kept, nor a second
+     * check in place of one.  A first that sent nothing, or one of
+     * collectives where this has none or the other way round (the user
+     * changed TOPOMAP_RECORD_COLLECTIVES), is replaced. */
     if (check && profile_cache_lookup (user_cache, NULL, id, ntasks, &first, NULL, 0, &w) == 1 &&
-        !first->check && !strcmp (first->source, "recorder")) {
+        !strcmp (first->source, "recorder") && first->total_bytes > 0 &&
+        first->collectives == p->collectives) {
+        if (first->check || p->total_bytes == 0) {
+            snprintf (msg, msglen,
+                      first->check ? "the profile of %s for %d tasks has its check already "
+                                     "(another srun filed it): this recording is not kept"
+                                   : "the second recording of %s for %d tasks sent nothing point "
+                                     "to point: not kept as the profile's check",
+                      exe, ntasks);
+            unlink (record);
+            rc = 0;
+            goto out;
+        }
         first->check = p;
         p = first;
         first = NULL;
@@ -1130,7 +1160,7 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
     if (p->check)
         snprintf (msg, msglen,
                   "recorded a second profile of %s for %d tasks, to price plans on: %.1f%% of "
-                  "the first's bytes recur in it: %s",
+                  "the traffic recurs in it: %s",
                   exe, ntasks, 100 * profile_recurring (p, p->check), stored);
     else
         snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);

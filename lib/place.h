@@ -192,9 +192,11 @@ int place_inside_step (const char *s);
  * user_cache under exe's identity (checked against ntasks), and remove
  * record.  With check (place_out_t.record_check), the recording becomes
  * the check of the profile of one recording the recorder filed there
- * before, when that is still so; otherwise, and without check, it
- * replaces what was filed.  Returns 0 with what in msg, -1 with errp set
- * (record kept, unless it is still empty: nothing was recorded).
+ * before (when it still is one, sent something, and counts collectives
+ * as this does), unless it sent nothing point to point or the profile
+ * has its check already: then it is not kept.  Otherwise, and without
+ * check, it replaces what was filed.  Returns 0 with what in msg, -1 with
+ * errp set (record kept, unless it is still empty: nothing was recorded).
  */
 int place_file_recording (const char *record, const char *exe, int ntasks, const char *user_cache,
                           int check, char *msg, size_t msglen, tm_error_t *errp);

@@ -378,16 +378,20 @@ double profile_recurring (const profile_t *a, const profile_t *b)
 {
     double both = 0;
 
-    if (a->total_bytes == 0)
-        return 1.0;
+    if (a->total_bytes == 0 || b->total_bytes == 0)
+        return a->total_bytes == b->total_bytes ? 1.0 : 0.0;
     for (int i = 0; i < a->ntasks && i < b->ntasks; i++)
         for (size_t k = a->row[i]; k < a->row[i + 1]; k++) {
             const profile_entry_t *x = &a->entries[k], *y = profile_get (b, i, x->dst);
+            double sx, sy;
 
-            if (y)
-                both += (double)(x->bytes < y->bytes ? x->bytes : y->bytes);
+            if (!y)
+                continue;
+            sx = (double)x->bytes / (double)a->total_bytes;
+            sy = (double)y->bytes / (double)b->total_bytes;
+            both += sx < sy ? sx : sy;
         }
-    return both / (double)a->total_bytes;
+    return both;
 }
 
 /* Writing */
@@ -606,9 +610,9 @@ static int profile_json_entry (json_object *a, const char *prefix, size_t k, pro
         return errprintf (errp, "%sentries[%zu]: (%d, %d): %s", prefix, k, e->src, e->dst, fault);
     if (k > 0 && profile_cmp_entries (&e[-1], e) >= 0)
         return errprintf (
-            errp, "%sentries[%zu]: (%d, %d) %s entries[%zu] (%d, %d)", prefix, k, e->src, e->dst,
-            profile_cmp_entries (&e[-1], e) == 0 ? "repeats" : "is out of order after", k - 1,
-            e[-1].src, e[-1].dst);
+            errp, "%sentries[%zu]: (%d, %d) %s %sentries[%zu] (%d, %d)", prefix, k, e->src, e->dst,
+            profile_cmp_entries (&e[-1], e) == 0 ? "repeats" : "is out of order after", prefix,
+            k - 1, e[-1].src, e[-1].dst);
     return 0;
 }
 

@@ -70,9 +70,11 @@ int profile_set_string (char **field, const char *value, tm_error_t *errp);
 /* The entry (src, dst) or NULL when they did not talk: binary search. */
 const profile_entry_t *profile_get (const profile_t *p, int src, int dst);
 
-/* The share of a's bytes that b repeats: the sum over pairs of the
- * lesser of the two byte counts, over a's total (1 when a has none).  Of a
- * profile and its check: how much of the traffic recurred.
+/* How alike the traffic of a and b is, 0 to 1: the sum over pairs of the
+ * lesser of the pair's two shares of its own profile's bytes (so that a
+ * longer or shorter run of the same pattern is alike); 1 when neither
+ * sent anything, 0 when one of them did not.  Of a profile and its
+ * check: how much of the traffic recurred.
  */
 double profile_recurring (const profile_t *a, const profile_t *b);
 

@@ -796,8 +796,8 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
                  p->check->jobid);
         if (p->check->record_s > 0)
             fprintf (f, ", run of %.1f s", p->check->record_s);
-        fprintf (f, "\n  recurring     %.1f%% of the bytes, the least of each pair's in the "
-                 "two runs (the check's: %s)\n",
+        fprintf (f, "\n  recurring     %.1f%% of the traffic, each pair's lesser share of its "
+                 "run's bytes (the check's: %s)\n",
                  100 * profile_recurring (p, p->check),
                  io_human (p->check->total_bytes, h, sizeof (h)));
     }

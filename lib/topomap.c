@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -664,8 +663,16 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
 #define PLAN_PRICES 8
 #define PLAN_PRICES_STR "8"
 
-/* --explain, where the netmap knows the nodes' insides: the binding the
- * plugin would give the plan (one CPU a task). */
+/* x / of as explain's ratio column, "-" when of is not above 0. */
+static const char *explain_ratio (char *buf, size_t len, double x, double of)
+{
+    if (of > 0)
+        snprintf (buf, len, "%.3f", x / of);
+    else
+        snprintf (buf, len, "-");
+    return buf;
+}
+
 /* For --explain of a profile with a check: each candidate priced on the
  * check too, the run its plan was not made from (place.h), as the
  * plugin weighs it.
@@ -691,18 +698,24 @@ static int explain_check (const profile_t *p, const netmap_t *nm, const map_resu
         if (!strcmp (res->cand[k].name, "block"))
             block = &c[k];
     }
-    printf ("on the profile's check (job %s, %.1f%% of the bytes recurring)\n",
+    printf ("on the profile's check (job %s, %.1f%% of the traffic recurring)\n",
             p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check));
     printf ("  %-10s %14s %9s %12s %9s\n", "candidate", "cost_ms", "vs_block", "link_ms", "link_vs");
-    for (int k = 0; k < res->ncandidates; k++)
-        printf ("%c %-10s %14.3f %9.3f %12.3f %9.3f\n", k == res->chosen ? '*' : ' ',
+    for (int k = 0; k < res->ncandidates; k++) {
+        char r[32], lr[32];
+
+        printf ("%c %-10s %14.3f %9s %12.3f %9s\n", k == res->chosen ? '*' : ' ',
                 res->cand[k].name, c[k].cost_s * 1e3,
-                block && block->cost_s > 0 ? c[k].cost_s / block->cost_s : NAN,
-                c[k].link_s * 1e3, block && block->link_s > 0 ? c[k].link_s / block->link_s : NAN);
+                explain_ratio (r, sizeof (r), c[k].cost_s, block ? block->cost_s : 0),
+                c[k].link_s * 1e3,
+                explain_ratio (lr, sizeof (lr), c[k].link_s, block ? block->link_s : 0));
+    }
     free (c);
     return 0;
 }
 
+/* --explain, where the netmap knows the nodes' insides: the binding the
+ * plugin would give the plan (one CPU a task). */
 static void explain_inside (const profile_t *p, const netmap_t *nm, const int *node,
                             const map_params_t *params)
 {

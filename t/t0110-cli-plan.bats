@@ -68,11 +68,11 @@ shuffled_ring() {
 
 @test "--explain prices every candidate on the profile's check too, when it has one" {
 	with_check "$HALO" "$HALO" "$D/same.json"
-	"$TOPOMAP" profile show "$D/same.json" | grep -q '^  recurring     100.0% of the bytes'
+	"$TOPOMAP" profile show "$D/same.json" | grep -q '^  recurring     100.0% of the traffic'
 	run "$TOPOMAP" plan --profile "$D/same.json" --netmap "$NET" --explain
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -qx "on the profile's check (job 1, 100.0% of the bytes recurring)" <<<"$output"
+	grep -qx "on the profile's check (job 1, 100.0% of the traffic recurring)" <<<"$output"
 	# The same traffic: the chosen plan's ratios to block are the first table's.
 	[ "$(awk '$1 == "*" { print $2, $(NF - 2) }' <<<"$output" | sed -n 1p)" = \
 		"$(awk '$1 == "*" { print $2, $4 }' <<<"$output" | sed -n 2p)" ]
@@ -84,8 +84,8 @@ shuffled_ring() {
 	run "$TOPOMAP" plan --profile "$D/other.json" --netmap "$NET" --explain
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -q "^on the profile's check (job unknown, [0-9.]*% of the bytes recurring)$" <<<"$output"
-	read -r first check < <(awk '$1 == "*" { v[++n] = n == 1 ? $7 : $4 } END { print v[1], v[2] }' <<<"$output")
+	grep -q "^on the profile's check (job unknown, [0-9.]*% of the traffic recurring)$" <<<"$output"
+	read -r first check < <(awk '$1 == "*" { n++; v[n] = n == 1 ? $7 : $4 } END { print v[1], v[2] }' <<<"$output")
 	echo "the plan against block: $first on its own recording, $check on the check"
 	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a < 0.5 && b > 0.8) }'
 	# Without a check, no such table.

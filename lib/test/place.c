@@ -288,75 +288,114 @@ static void test_probe_pick (void)
 }
 
 /* A recording as rank 0 leaves it at path: the recorder's, of 4 ranks,
- * bytes b on the pair 0 -> 1 and on 2 -> 3.
+ * bytes b01 on the pair 0 -> 1 and b23 on 2 -> 3 (0: the pair did not
+ * talk), collectives counted or not.
  */
-static int write_recording (const char *path, uint64_t b01, uint64_t b23)
+static int write_recording (const char *path, uint64_t b01, uint64_t b23, int collectives)
 {
-    const profile_entry_t t[] = {{0, 1, 1, b01}, {2, 3, 1, b23}};
-    profile_t *p = profile_create (4, 2, t, NULL);
-    int rc = p && profile_set_string (&p->source, "recorder", NULL) == 0 &&
-                     profile_write (p, path, 0600, NULL) == 0
-                 ? 0
-                 : -1;
+    profile_entry_t t[2];
+    size_t n = 0;
+    profile_t *p;
+    int rc;
 
+    if (b01)
+        t[n++] = (profile_entry_t){0, 1, 1, b01};
+    if (b23)
+        t[n++] = (profile_entry_t){2, 3, 1, b23};
+    p = profile_create (4, n, t, NULL);
+    if (p)
+        p->collectives = collectives;
+    rc = p && profile_set_string (&p->source, "recorder", NULL) == 0 &&
+                 profile_write (p, path, 0600, NULL) == 0
+             ? 0
+             : -1;
     profile_destroy (p);
     return rc;
+}
+
+/* File the recording at rec (check as given) and read back what the cache
+ * holds at stored: NULL when either fails, with the reason in e.
+ */
+static profile_t *file_and_read (const char *rec, const char *cache, const char *stored,
+                                 int check, char *msg, size_t len, tm_error_t *e)
+{
+    msg[0] = '\0';
+    if (place_file_recording (rec, "/proc/self/exe", 4, cache, check, msg, len, e) < 0)
+        return NULL;
+    return profile_read (stored, e);
 }
 
 static void test_file_recording (void)
 {
     char cache[PATH_MAX], rec[PATH_MAX], msg[1024], id[EXEID_MAX + 1], stored[PATH_MAX];
-    const char *exe = "/proc/self/exe";
     profile_t *p = NULL;
     tm_error_t e = {""}, w;
 
     in_dir (cache, "profiles");
     mkdir (cache, 0700);
     in_dir (rec, "profiles/.record-job7.x.json");
-    if (exeid_compute (exe, id, sizeof (id), &e) < 0 ||
+    if (exeid_compute ("/proc/self/exe", id, sizeof (id), &e) < 0 ||
         profile_cache_path (cache, id, 4, stored, sizeof (stored), &e) < 0) {
         ok (0, "the test program has an identity: %s", e.text);
         return;
     }
 
-    ok (write_recording (rec, 1000, 10) == 0 &&
-            place_file_recording (rec, exe, 4, cache, 1, msg, sizeof (msg), &e) == 0 &&
-            strstr (msg, "recorded the profile of /proc/self/exe for 4 tasks: ") &&
-            access (rec, F_OK) < 0 && (p = profile_read (stored, &e)) && !p->check &&
-            !strcmp (p->exe_id, id),
+    ok (write_recording (rec, 1000, 10, 0) == 0 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->check &&
+            !strcmp (p->exe_id, id) && access (rec, F_OK) < 0 &&
+            strstr (msg, "recorded the profile of /proc/self/exe for 4 tasks: "),
         "a recording to check, with nothing filed, is filed as the profile: %s", msg);
     profile_destroy (p);
-    p = NULL;
 
-    ok (write_recording (rec, 1000, 900) == 0 &&
-            place_file_recording (rec, exe, 4, cache, 0, msg, sizeof (msg), &e) == 0 &&
-            (p = profile_read (stored, &e)) && !p->check && p->total_bytes == 1900,
+    ok (write_recording (rec, 1000, 900, 0) == 0 &&
+            (p = file_and_read (rec, cache, stored, 0, msg, sizeof (msg), &e)) && !p->check &&
+            p->total_bytes == 1900,
         "a recording not to check replaces the profile: %s", msg);
     profile_destroy (p);
-    p = NULL;
 
-    ok (write_recording (rec, 1000, 10) == 0 &&
-            place_file_recording (rec, exe, 4, cache, 1, msg, sizeof (msg), &e) == 0 &&
+    ok (write_recording (rec, 0, 0, 0) == 0 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->check &&
+            p->total_bytes == 1900 && access (rec, F_OK) < 0 &&
+            !strcmp (msg, "the second recording of /proc/self/exe for 4 tasks sent nothing point "
+                          "to point: not kept as the profile's check"),
+        "one to check that sent nothing is not kept, the profile left as it was: %s", msg);
+    profile_destroy (p);
+
+    ok (write_recording (rec, 1000, 10, 0) == 0 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->check &&
+            p->total_bytes == 1900 && p->check->total_bytes == 1010 &&
             strstr (msg, "recorded a second profile of /proc/self/exe for 4 tasks, to price plans "
-                         "on: 53.2% of the first's bytes recur in it: ") &&
-            (p = profile_read (stored, &e)) && p->check && p->total_bytes == 1900 &&
-            p->check->total_bytes == 1010,
+                         "on: 53.6% of the traffic recurs in it: "),
         "a recording to check becomes the check of the profile of one: %s", msg);
     profile_destroy (p);
-    p = NULL;
 
-    ok (write_recording (rec, 5, 5) == 0 &&
-            place_file_recording (rec, exe, 4, cache, 1, msg, sizeof (msg), &e) == 0 &&
-            strstr (msg, "recorded the profile of ") && (p = profile_read (stored, &e)) &&
-            !p->check && p->total_bytes == 10,
-        "one to check a profile that has its check already replaces it: %s", msg);
+    ok (write_recording (rec, 5, 5, 0) == 0 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->check &&
+            p->total_bytes == 1900 && p->check->total_bytes == 1010 && access (rec, F_OK) < 0 &&
+            strstr (msg, "has its check already (another srun filed it): this recording is not "
+                         "kept"),
+        "one to check a profile that has its check already is not kept: %s", msg);
+    profile_destroy (p);
+
+    ok (write_recording (rec, 5, 5, 1) == 0 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->check &&
+            p->total_bytes == 10 && p->collectives,
+        "one that counts collectives where the profile did not replaces it: %s", msg);
+    profile_destroy (p);
+
+    ok (write_recording (rec, 0, 0, 1) == 0 &&
+            (p = file_and_read (rec, cache, stored, 0, msg, sizeof (msg), &e)) &&
+            p->total_bytes == 0 && write_recording (rec, 7, 7, 1) == 0 &&
+            (profile_destroy (p), p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) &&
+            !p->check && p->total_bytes == 14,
+        "one to check a profile that sent nothing replaces it: %s", msg);
     profile_destroy (p);
     p = NULL;
 
-    ok (write_recording (rec, 5, 5) == 0 &&
-            place_file_recording (rec, exe, 3, cache, 1, msg, sizeof (msg), &e) < 0 &&
+    ok (write_recording (rec, 5, 5, 0) == 0 &&
+            place_file_recording (rec, "/proc/self/exe", 3, cache, 1, msg, sizeof (msg), &e) < 0 &&
             strstr (e.text, "recorded 4 tasks, the step had 3") && access (rec, F_OK) == 0 &&
-            (p = profile_read (stored, &w)) && p->total_bytes == 10,
+            (p = profile_read (stored, &w)) && p->total_bytes == 14,
         "a recording of another task count is kept, and the profile too: %s", e.text);
     profile_destroy (p);
     unlink (rec);

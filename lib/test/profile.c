@@ -506,7 +506,7 @@ static const struct {
     {SET, "/check", "[]", "check: not an object"},
     {SET, "/check/exe", "{}", "unknown key 'check.exe'"},
     {SET, "/check/entries/0/0", "4", "check.entries[0] src: 4, too large"},
-    {SET, "/check/entries/1", "[0, 1, 5, 2048]", "check.entries[1]: (0, 1) repeats entries[0]"},
+    {SET, "/check/entries/1", "[0, 1, 5, 2048]", "check.entries[1]: (0, 1) repeats check.entries[0]"},
     {SET, "/check/totals/msgs", "16", "check.totals.msgs: 16, but the entries sum to 17"},
     {SET, "/check/record_s", "-2", "check.record_s: not a finite number >= 0"},
     {SET, "/check/jobid", "\"1\\t2\"", "check.jobid: control character"},
@@ -542,11 +542,26 @@ static void test_check (void)
             !strstr (strstr (text, "\"check\":{"), "\"exe\""),
         "the file is schema 2, and its check holds only what is the recording's own");
     free (text);
-    ok (fabs (profile_recurring (p, p->check) - (4096.0 + (1 << 19)) / p->total_bytes) < 1e-12 &&
-            fabs (profile_recurring (p->check, p) - (4096.0 + (1 << 19)) / p->check->total_bytes) <
-                1e-12 &&
-            profile_recurring (p, p) == 1.0,
-        "profile_recurring: the lesser bytes of each pair both have, over the first's total");
+    {
+        /* 0 -> 1 and 1 -> 0 each 2048 B in both, their lesser share the
+         * first's; 2 -> 3 2^20 B in the first, 2^19 in the check, its
+         * lesser share the check's. */
+        double want = 2 * 2048.0 / (double)p->total_bytes +
+                      (double)(1 << 19) / (double)p->check->total_bytes;
+        profile_t *twice = make_profile ();
+
+        for (size_t k = 0; twice && k < twice->nentries; k++)
+            twice->entries[k].bytes *= 2;
+        if (twice)
+            twice->total_bytes *= 2;
+        ok (fabs (profile_recurring (p, p->check) - want) < 1e-12 &&
+                fabs (profile_recurring (p->check, p) - want) < 1e-12 &&
+                profile_recurring (p, p) == 1.0 && twice &&
+                fabs (profile_recurring (p, twice) - 1.0) < 1e-12,
+            "profile_recurring: each pair's lesser share of its own profile's bytes, summed; a "
+            "pattern sent twice over is alike");
+        profile_destroy (twice);
+    }
 
     for (size_t k = 0; k < sizeof (check_edits) / sizeof (check_edits[0]); k++) {
         int rc;
@@ -953,8 +968,8 @@ static void test_show (void)
     p = make_checked ();
     text = p ? show (p, "checked.json", 0) : NULL;
     ok (text && strstr (text, "checked at    2026-11-20T22:44:50Z, job 4243, run of 2.5 s\n") &&
-            strstr (text, "recurring     50.1% of the bytes, the least of each pair's in the two "
-                          "runs (the check's: 520.0 KiB)\n"),
+            strstr (text, "recurring     98.9% of the traffic, each pair's lesser share of its "
+                          "run's bytes (the check's: 520.0 KiB)\n"),
         "profile_show says when the check was recorded and how much of the traffic recurred");
     free (text);
     profile_destroy (p);
