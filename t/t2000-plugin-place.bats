@@ -49,11 +49,14 @@ setup() {
 	# run's ring gains nothing on the second's.
 	run in_alloc -N8 --ntasks-per-node=2 -- "
 		srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp -p ring -r 1 -n 5 &&
+		srun --mpi=$MPI_TYPE --topo-map=dry-run $SHARE/miniapp -p ring -r 1 -n 5 &&
 		srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp -p ring -r 2 -n 5 &&
 		srun -v --mpi=$MPI_TYPE --topo-map $SHARE/miniapp -p ring -r 3 -n 5 &&
 		srun --mpi=$MPI_TYPE --topo-map=dry-run $SHARE/miniapp -p ring -r 4 -n 5"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	# A dry run plans from the one recording, records nothing, and says so.
+	grep -q "^srun: topomap: dry run: the topomap plan would gain [0-9.]*% over srun's layout, [0-9.]*% at the busiest link by the profile's one recording (the next run records its check) (would be applied)$" <<<"$output"
 	grep -q "^srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to price plans on: [0-9.]*% of the traffic recurs in it: " <<<"$output"
 	share=$(sed -n "s/.*to price plans on: \([0-9.]*\)% of the traffic recurs.*/\1/p" <<<"$output")
 	echo "recurring: $share %"
