@@ -383,12 +383,14 @@ static void test_write_fails (void)
 }
 
 /* Rejections of a valid file edited at a JSON pointer. */
-static const struct {
+typedef struct {
     int op;
     const char *ptr;   /* SET: where; DEL: object, then key */
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
-} edits[] = {
+} edit_t;
+
+static const edit_t edits[] = {
     {SET, "/schema", "3", "schema 3, expected 1 or 2"},
     {SET, "/schema", "2", "missing key 'check'"},
     {SET, "/check", "{}", "unknown key 'check'"},
@@ -438,29 +440,41 @@ static const struct {
     {DEL, "/totals", "bytes", "missing key 'totals.bytes'"},
 };
 
+/* Each of the n edits of good rejected by profile_read, naming the file
+ * and the fault; name: the edited files' prefix.
+ */
+static void read_edits (const char *good, const edit_t *edit, size_t n, const char *name)
+{
+    char path[PATH_MAX];
+    profile_t *p;
+    tm_error_t e;
+
+    for (size_t k = 0; k < n; k++) {
+        int rc;
+
+        snprintf (path, sizeof (path), "%s/%s%zu.json", dir, name, k);
+        e.text[0] = '\0';
+        p = NULL;
+        errno = 0;
+        if ((rc = edit_json (good, path, edit[k].op, edit[k].ptr, edit[k].value)) == 0)
+            p = profile_read (path, &e);
+        ok (rc == 0 && !p && errno == EINVAL && strstr (e.text, path) &&
+                strstr (e.text, edit[k].want),
+            "profile_read rejects %s%s %s %s: %s", edit[k].ptr, edit[k].op == SET ? "" : "/",
+            edit[k].op == SET ? "set to" : edit[k].value,
+            edit[k].op == SET ? edit[k].value : "deleted", e.text);
+        profile_destroy (p);
+        unlink (path);
+    }
+}
+
 static void test_read_edits (const char *good)
 {
     char path[PATH_MAX];
     profile_t *p;
     tm_error_t e;
 
-    for (size_t k = 0; k < sizeof (edits) / sizeof (edits[0]); k++) {
-        int rc;
-
-        snprintf (path, sizeof (path), "%s/edit%zu.json", dir, k);
-        e.text[0] = '\0';
-        p = NULL;
-        errno = 0;
-        if ((rc = edit_json (good, path, edits[k].op, edits[k].ptr, edits[k].value)) == 0)
-            p = profile_read (path, &e);
-        ok (rc == 0 && !p && errno == EINVAL && strstr (e.text, path) &&
-                strstr (e.text, edits[k].want),
-            "profile_read rejects %s%s %s %s: %s", edits[k].ptr, edits[k].op == SET ? "" : "/",
-            edits[k].op == SET ? "set to" : edits[k].value,
-            edits[k].op == SET ? edits[k].value : "deleted", e.text);
-        profile_destroy (p);
-        unlink (path);
-    }
+    read_edits (good, edits, sizeof (edits) / sizeof (edits[0]), "edit");
 
     /* A self-send is no fault: (0, 0) before (0, 1) with the same counts. */
     in_dir (path, "self.json");
@@ -496,12 +510,7 @@ static profile_t *make_checked (void)
     return p;
 }
 
-static const struct {
-    int op;
-    const char *ptr;
-    const char *value;
-    const char *want;
-} check_edits[] = {
+static const edit_t check_edits[] = {
     {SET, "/schema", "1", "unknown key 'check'"},
     {SET, "/check", "[]", "check: not an object"},
     {SET, "/check/exe", "{}", "unknown key 'check.exe'"},
@@ -517,7 +526,7 @@ static const struct {
 
 static void test_check (void)
 {
-    char path[PATH_MAX], bad[PATH_MAX];
+    char path[PATH_MAX];
     profile_t *p = make_checked (), *back = NULL, *q;
     const char *diff = "nothing read";
     tm_error_t e = {""};
@@ -563,22 +572,7 @@ static void test_check (void)
         profile_destroy (twice);
     }
 
-    for (size_t k = 0; k < sizeof (check_edits) / sizeof (check_edits[0]); k++) {
-        int rc;
-
-        snprintf (bad, sizeof (bad), "%s/check%zu.json", dir, k);
-        e.text[0] = '\0';
-        q = NULL;
-        if ((rc = edit_json (path, bad, check_edits[k].op, check_edits[k].ptr,
-                             check_edits[k].value)) == 0)
-            q = profile_read (bad, &e);
-        ok (rc == 0 && !q && errno == EINVAL && strstr (e.text, check_edits[k].want),
-            "profile_read rejects %s%s %s %s: %s", check_edits[k].ptr,
-            check_edits[k].op == SET ? "" : "/", check_edits[k].op == SET ? "set to" : check_edits[k].value,
-            check_edits[k].op == SET ? check_edits[k].value : "deleted", e.text);
-        profile_destroy (q);
-        unlink (bad);
-    }
+    read_edits (path, check_edits, sizeof (check_edits) / sizeof (check_edits[0]), "check");
 
     /* The writer refuses what the reader would. */
     q = p->check;
