@@ -990,3 +990,44 @@ int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm)
     }
     return 0;
 }
+
+int map_explain_on (FILE *f, const map_result_t *res, const profile_t *p, const netmap_t *nm)
+{
+    const map_candidate_t *block = NULL;
+    map_candidate_t *c;
+
+    if (!f || !res || !res->cand || !p || !nm) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!(c = calloc ((size_t)res->ncandidates, sizeof (*c)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int k = 0; k < res->ncandidates; k++) {
+        c[k].node = res->cand[k].node;
+        if (map_price (p, nm, res->metric, &c[k]) < 0) {
+            free (c);
+            errno = ENOMEM;
+            return -1;
+        }
+        if (strcmp (res->cand[k].name, "block") == 0)
+            block = &c[k];
+    }
+    fprintf (f, "  %-10s %14s %9s %12s %9s\n", "candidate", "cost_ms", "vs_block", "link_ms",
+             "link_vs");
+    for (int k = 0; k < res->ncandidates; k++) {
+        char ratio[32], lratio[32];
+
+        map_ratio (ratio, sizeof (ratio), c[k].cost_s, block ? block->cost_s : 0);
+        map_ratio (lratio, sizeof (lratio), c[k].link_s, block ? block->link_s : 0);
+        fprintf (f, "%c %-10s %14.3f %9s %12.3f %9s\n", k == res->chosen ? '*' : ' ',
+                 res->cand[k].name, c[k].cost_s * 1e3, ratio, c[k].link_s * 1e3, lratio);
+    }
+    free (c);
+    if (ferror (f)) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}

@@ -596,6 +596,13 @@ static int place_user_cache (const place_in_t *in, tm_error_t *errp)
     return file_open_private_dir (AT_FDCWD, in->user_cache, in->user_cache, in->uid, errp);
 }
 
+/* What a plan of predicted cost saves of srun's layout's base: 0 when
+ * base is not above 0. */
+static double place_gain (double cost, double base)
+{
+    return base > 0 ? 1.0 - cost / base : 0.0;
+}
+
 /* Set out up for a recording run of the step; check: the recording is to
  * check the cached profile of one (place_file_recording).  -1 when it
  * cannot record: out is then PLACE_DEFAULT, failed, saying why.
@@ -937,8 +944,8 @@ void place_decide (const place_in_t *in, place_out_t *out)
      */
     plan = &res.cand[res.chosen == srun_cand ? 0 : res.chosen];
     base = &res.cand[srun_cand];
-    out->gain = base->cost_s > 0 ? 1.0 - plan->cost_s / base->cost_s : 0.0;
-    out->link_gain = base->link_s > 0 ? 1.0 - plan->link_s / base->link_s : 0.0;
+    out->gain = place_gain (plan->cost_s, base->cost_s);
+    out->link_gain = place_gain (plan->link_s, base->link_s);
     SAY (in,
          "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms, "
          "busiest link %.3f ms against %.3f ms",
@@ -956,8 +963,8 @@ void place_decide (const place_in_t *in, place_out_t *out)
             place_default (out, 1, "the mapper: pricing the profile's check: out of memory");
             goto out;
         }
-        g = bc.cost_s > 0 ? 1.0 - pc.cost_s / bc.cost_s : 0.0;
-        lg = bc.link_s > 0 ? 1.0 - pc.link_s / bc.link_s : 0.0;
+        g = place_gain (pc.cost_s, bc.cost_s);
+        lg = place_gain (pc.link_s, bc.link_s);
         SAY (in,
              "topomap: the plan priced on the profile's check (job %s, %.1f%% of the traffic "
              "recurring): gain %.1f%%, %.1f%% at the busiest link, against %.1f%% and %.1f%% on "

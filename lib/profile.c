@@ -511,13 +511,14 @@ int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *e
         errno = EINVAL;
         goto out;
     }
-    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0 ||
-        (p->check &&
-         jsonfile_format_time (p->check->timestamp, check_timestamp, sizeof (check_timestamp)) <
-             0)) {
-        errprintf (errp, "%s: %stimestamp: out of range", path,
-                   jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0 ? ""
-                                                                                           : "check.");
+    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0) {
+        errprintf (errp, "%s: timestamp: out of range", path);
+        errno = EINVAL;
+        goto out;
+    }
+    if (p->check &&
+        jsonfile_format_time (p->check->timestamp, check_timestamp, sizeof (check_timestamp)) < 0) {
+        errprintf (errp, "%s: check.timestamp: out of range", path);
         errno = EINVAL;
         goto out;
     }

@@ -730,6 +730,21 @@ static const char *io_or (const char *s, const char *otherwise)
 #define IO_CV_UNIFORM  0.25
 #define IO_CV_MODERATE 1.0
 
+/* A line of profile_show: label, when r was recorded, in which job, and
+ * how long the run took, as far as r knows. */
+static void io_recording (FILE *f, const char *label, const profile_t *r)
+{
+    char when[32];
+    struct tm tm;
+
+    if (!gmtime_r (&r->timestamp, &tm) || strftime (when, sizeof (when), IO_TIME_FMT, &tm) == 0)
+        snprintf (when, sizeof (when), "(time out of range)");
+    fprintf (f, "  %-13s %s%s%s", label, when, r->jobid[0] ? ", job " : "", r->jobid);
+    if (r->record_s > 0)
+        fprintf (f, ", run of %.1f s", r->record_s);
+    fprintf (f, "\n");
+}
+
 int profile_show (FILE *f, const profile_t *p, const char *name, int top)
 {
     profile_entry_t *v = NULL;
@@ -739,8 +754,7 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
     double sum = 0, mean, var = 0, cv, possible;
     long long degree_sum = 0;
     int max_degree = 0;
-    char h[32], when[32];
-    struct tm tm;
+    char h[32];
     int rc = -1;
 
     if (!f || !p) {
@@ -774,29 +788,18 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
         if (degree[i] > max_degree)
             max_degree = degree[i];
     }
-    if (!gmtime_r (&p->timestamp, &tm) || strftime (when, sizeof (when), IO_TIME_FMT, &tm) == 0)
-        snprintf (when, sizeof (when), "(time out of range)");
-
     fprintf (f, "profile %s\n", io_or (name, "(unnamed)"));
     fprintf (f, "  ntasks        %d\n", p->ntasks);
     fprintf (f, "  executable    %s\n", io_or (p->exe_id, "unknown"));
     fprintf (f, "  path          %s\n", io_or (p->exe_path, "unknown"));
     fprintf (f, "  mpi           %s\n", io_or (p->mpi, "unknown"));
     fprintf (f, "  source        %s\n", io_or (p->source, "unknown"));
-    fprintf (f, "  recorded at   %s%s%s", when, p->jobid[0] ? ", job " : "", p->jobid);
-    if (p->record_s > 0)
-        fprintf (f, ", run of %.1f s", p->record_s);
-    fprintf (f, "\n  collectives   %s\n",
+    io_recording (f, "recorded at", p);
+    fprintf (f, "  collectives   %s\n",
              p->collectives ? "yes, attributed to pairs" : "no, point-to-point only");
     if (p->check) {
-        if (!gmtime_r (&p->check->timestamp, &tm) ||
-            strftime (when, sizeof (when), IO_TIME_FMT, &tm) == 0)
-            snprintf (when, sizeof (when), "(time out of range)");
-        fprintf (f, "  checked at    %s%s%s", when, p->check->jobid[0] ? ", job " : "",
-                 p->check->jobid);
-        if (p->check->record_s > 0)
-            fprintf (f, ", run of %.1f s", p->check->record_s);
-        fprintf (f, "\n  recurring     %.1f%% of the traffic, each pair's lesser share of its "
+        io_recording (f, "checked at", p->check);
+        fprintf (f, "  recurring     %.1f%% of the traffic, each pair's lesser share of its "
                  "run's bytes (the check's: %s)\n",
                  100 * profile_recurring (p, p->check),
                  io_human (p->check->total_bytes, h, sizeof (h)));

@@ -663,54 +663,20 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
 #define PLAN_PRICES 8
 #define PLAN_PRICES_STR "8"
 
-/* x / of as explain's ratio column, "-" when of is not above 0. */
-static const char *explain_ratio (char *buf, size_t len, double x, double of)
-{
-    if (of > 0)
-        snprintf (buf, len, "%.3f", x / of);
-    else
-        snprintf (buf, len, "-");
-    return buf;
-}
-
 /* For --explain of a profile with a check: each candidate priced on the
  * check too, the run its plan was not made from (place.h), as the
  * plugin weighs it.
  */
 static int explain_check (const profile_t *p, const netmap_t *nm, const map_result_t *res)
 {
-    const map_candidate_t *block = NULL;
-    map_candidate_t *c;
-
     if (!p->check)
         return 0;
-    if (!(c = calloc ((size_t)res->ncandidates, sizeof (*c)))) {
-        fprintf (stderr, "%s: plan: out of memory\n", prog);
-        return -1;
-    }
-    for (int k = 0; k < res->ncandidates; k++) {
-        c[k].node = res->cand[k].node;
-        if (map_price (p->check, nm, res->metric, &c[k]) < 0) {
-            fprintf (stderr, "%s: plan: out of memory\n", prog);
-            free (c);
-            return -1;
-        }
-        if (!strcmp (res->cand[k].name, "block"))
-            block = &c[k];
-    }
     printf ("on the profile's check (job %s, %.1f%% of the traffic recurring)\n",
             p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check));
-    printf ("  %-10s %14s %9s %12s %9s\n", "candidate", "cost_ms", "vs_block", "link_ms", "link_vs");
-    for (int k = 0; k < res->ncandidates; k++) {
-        char r[32], lr[32];
-
-        printf ("%c %-10s %14.3f %9s %12.3f %9s\n", k == res->chosen ? '*' : ' ',
-                res->cand[k].name, c[k].cost_s * 1e3,
-                explain_ratio (r, sizeof (r), c[k].cost_s, block ? block->cost_s : 0),
-                c[k].link_s * 1e3,
-                explain_ratio (lr, sizeof (lr), c[k].link_s, block ? block->link_s : 0));
+    if (map_explain_on (stdout, res, p->check, nm) < 0) {
+        fprintf (stderr, "%s: plan: %s\n", prog, strerror (errno));
+        return -1;
     }
-    free (c);
     return 0;
 }
 

@@ -1027,6 +1027,25 @@ static void test_explain (void)
     ok (strstr (buf, "h0 ") && strstr (buf, "h1 "), "explain: names the nodes of the chosen plan");
     diag ("%s", buf);
     free (buf);
+    {
+        /* Priced on the profile itself, each candidate's cost is its own. */
+        char want[64];
+        int all = 1;
+
+        buf = NULL;
+        f = open_memstream (&buf, &len);
+        ok (map_explain_on (f, &res, p, nm) == 0, "explain on another profile: printed");
+        fclose (f);
+        for (int k = 0; k < res.ncandidates; k++) {
+            snprintf (want, sizeof (want), "%c %-10s %14.3f ", k == res.chosen ? '*' : ' ',
+                      res.cand[k].name, res.cand[k].cost_s * 1e3);
+            all = all && strstr (buf, want);
+        }
+        ok (all && strstr (buf, "vs_block") && strstr (buf, "link_vs"),
+            "explain on the plan's own profile: every candidate at its own cost, the choice marked");
+        diag ("%s", buf);
+        free (buf);
+    }
     map_result_free (&res);
     map_result_free (&res);
     ok (res.cand == NULL, "map_result_free twice is harmless");
