@@ -754,7 +754,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
 {
     const layout_alloc_t *a = in->alloc;
     int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud, inside_cpus = 0;
-    int checked = 0, unchecked = 0;
+    int unchecked = 0;
     char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512], found[4096] = "";
     char mine[4096];
     const char *nobind;
@@ -762,7 +762,8 @@ void place_decide (const place_in_t *in, place_out_t *out)
     map_result_t res = { 0 };
     map_params_t params;
     layout_step_t step;
-    profile_t *p = NULL;
+    profile_t *p = NULL, *common = NULL;
+    const profile_t *from;
     netmap_t *nm = NULL;
     double t0 = place_now ();
     const map_candidate_t *plan, *base;
@@ -876,12 +877,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
         }
         /* One recording cannot tell traffic that recurs from traffic a
          * program draws anew at each run (HPCC's random rings): the
-         * recorder's profiles in the user's cache get a second, which
-         * prices the plan made from the first.  Profiles of other
-         * sources (imports of foreign formats) and the site's are the
-         * user's and the site's word.  A dry run reports what the one
-         * recording gives; when a second cannot be recorded, the one
-         * places. */
+         * recorder's profiles in the user's cache get a second; a plan
+         * is made from the traffic both share and priced on each.
+         * Profiles of other sources (imports of foreign formats) and the
+         * site's are the user's and the site's word.  A dry run reports
+         * what the one recording gives; when a second cannot be
+         * recorded, the one places. */
         if (!p->check && !strcmp (p->source, "recorder") &&
             profile_cache_path (in->user_cache, id, step.ntasks, mine, sizeof (mine), &e) == 0 &&
             !strcmp (found, mine)) {
@@ -902,6 +903,22 @@ void place_decide (const place_in_t *in, place_out_t *out)
         place_default (out, 1, "the profile was recorded for %d tasks, this step has %d",
                        p->ntasks, step.ntasks);
         goto out;
+    }
+    /* What the plan is made from: of a profile with a check, the traffic
+     * both recordings share, so that only traffic that recurs places
+     * ranks (HPCC's random rings, drawn anew at each run, do not). */
+    from = p;
+    if (p->check) {
+        if (!(common = profile_common (p, p->check, &e))) {
+            place_default (out, 1, "the profile's check: %s", e.text);
+            goto out;
+        }
+        if (common->nentries == 0) {
+            place_default (out, 0, "none of the traffic of the profile's recording recurs in its "
+                                   "check");
+            goto out;
+        }
+        from = common;
     }
 
     /* 3. The netmap. */
@@ -927,7 +944,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
     params.metric = in->map == MAP_MODE_LATENCY     ? MAP_LATENCY
                     : in->map == MAP_MODE_BANDWIDTH ? MAP_BANDWIDTH
                                                     : MAP_COMBINED;
-    if (map_plan (p, nm, nslots, slots, &params, &res, &e) < 0) {
+    if (map_plan (from, nm, nslots, slots, &params, &res, &e) < 0) {
         place_default (out, 1, "the mapper: %s", e.text);
         goto out;
     }
@@ -947,33 +964,35 @@ void place_decide (const place_in_t *in, place_out_t *out)
     out->gain = place_gain (plan->cost_s, base->cost_s);
     out->link_gain = place_gain (plan->link_s, base->link_s);
     SAY (in,
-         "topomap: planned in %.3f s: predicted %.3f ms against srun's %.3f ms, "
+         "topomap: planned in %.3f s%s: predicted %.3f ms against srun's %.3f ms, "
          "busiest link %.3f ms against %.3f ms",
-         res.time_s, plan->cost_s * 1e3, base->cost_s * 1e3, plan->link_s * 1e3,
-         base->link_s * 1e3);
-    /* A profile with a check: the plan made from the first recording,
-     * priced on the second, a run it was not made for; the lesser gains
-     * count. */
+         res.time_s, common ? " from the traffic both recordings of the profile share" : "",
+         plan->cost_s * 1e3, base->cost_s * 1e3, plan->link_s * 1e3, base->link_s * 1e3);
+    /* A profile with a check: the plan made from what recurs, priced on
+     * each recording whole, what a run sends; the lesser gains count. */
     if (p->check) {
-        map_candidate_t pc = {.node = plan->node}, bc = {.node = base->node};
-        double g, lg;
+        const profile_t *runs[2] = {p, p->check};
+        double g[2], lg[2];
 
-        if (map_price (p->check, nm, params.metric, &pc) < 0 ||
-            map_price (p->check, nm, params.metric, &bc) < 0) {
-            place_default (out, 1, "the mapper: pricing the profile's check: out of memory");
-            goto out;
+        for (int i = 0; i < 2; i++) {
+            map_candidate_t pc = {.node = plan->node}, bc = {.node = base->node};
+
+            if (map_price (runs[i], nm, params.metric, &pc) < 0 ||
+                map_price (runs[i], nm, params.metric, &bc) < 0) {
+                place_default (out, 1, "the mapper: pricing the profile's recordings: out of memory");
+                goto out;
+            }
+            g[i] = place_gain (pc.cost_s, bc.cost_s);
+            lg[i] = place_gain (pc.link_s, bc.link_s);
         }
-        g = place_gain (pc.cost_s, bc.cost_s);
-        lg = place_gain (pc.link_s, bc.link_s);
         SAY (in,
-             "topomap: the plan priced on the profile's check (job %s, %.1f%% of the traffic "
-             "recurring): gain %.1f%%, %.1f%% at the busiest link, against %.1f%% and %.1f%% on "
-             "the recording it was made from",
+             "topomap: the plan priced on the profile's recording and on its check (job %s, "
+             "%.1f%% of the traffic recurring): gain %.1f%% and %.1f%%, %.1f%% and %.1f%% at the "
+             "busiest link",
              p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check),
-             100 * g, 100 * lg, 100 * out->gain, 100 * out->link_gain);
-        checked = g < out->gain || lg < out->link_gain;
-        out->gain = g < out->gain ? g : out->gain;
-        out->link_gain = lg < out->link_gain ? lg : out->link_gain;
+             100 * g[0], 100 * g[1], 100 * lg[0], 100 * lg[1]);
+        out->gain = g[0] < g[1] ? g[0] : g[1];
+        out->link_gain = lg[0] < lg[1] ? lg[0] : lg[1];
     }
     apply = res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
             out->link_gain >= in->conf->min_gain;
@@ -998,7 +1017,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "topomap: %s: it stands, and the plan places ranks across nodes only", nobind);
     else if (nobind)
         SAY (in, "topomap: no CPU binding: %s", nobind);
-    else if ((rc = place_bind (in, counts, p, nm, plan->node, cpt, &params, out, &e)) == -2 ||
+    else if ((rc = place_bind (in, counts, from, nm, plan->node, cpt, &params, out, &e)) == -2 ||
              rc == 1)
         SAY (in, "topomap: no CPU binding: %s", e.text);
     else if (rc < 0)
@@ -1017,7 +1036,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
                   "busiest link%s (%s)",
                   plan->name, 100 * out->gain, 100 * out->link_gain,
-                  checked     ? ", the lesser on its recording and on the profile's check"
+                  p->check    ? ", the lesser on the profile's recording and on its check"
                   : unchecked ? " by the profile's one recording (the next run records its check)"
                               : "",
                   apply ? "would be applied" : nopmi[0] ? nopmi : "below min_gain");
@@ -1031,7 +1050,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
         place_default (out, 0,
                        "the plan's predicted gain%s, %.1f%%, %.1f%% at the busiest link, is "
                        "below min_gain (%.1f%%)",
-                       checked ? ", the lesser on its recording and on the profile's check" : "",
+                       p->check ? ", the lesser on the profile's recording and on its check" : "",
                        100 * out->gain, 100 * out->link_gain, 100 * in->conf->min_gain);
         goto out;
     }
@@ -1067,6 +1086,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
               100 * out->link_gain, place_now () - t0);
 out:
     map_result_free (&res);
+    profile_destroy (common);
     profile_destroy (p);
     netmap_destroy (nm);
     free (slots);

@@ -394,6 +394,59 @@ double profile_recurring (const profile_t *a, const profile_t *b)
     return both;
 }
 
+/* x's share of total, in scale's units: 0 when total is 0. */
+static double profile_scaled (uint64_t x, uint64_t total, uint64_t scale)
+{
+    return total ? (double)x / (double)total * (double)scale : 0;
+}
+
+profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *errp)
+{
+    profile_entry_t *t;
+    profile_t *c = NULL;
+    size_t n = 0;
+
+    if (a->ntasks != b->ntasks) {
+        errprintf (errp, "profiles of %d and %d tasks share no traffic", a->ntasks, b->ntasks);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(t = calloc (a->nentries ? a->nentries : 1, sizeof (*t)))) {
+        errprintf (errp, "out of memory");
+        return NULL;
+    }
+    for (size_t k = 0; k < a->nentries; k++) {
+        const profile_entry_t *x = &a->entries[k], *y = profile_get (b, x->src, x->dst);
+        double bytes, msgs;
+
+        if (!y)
+            continue;
+        bytes = fmin ((double)x->bytes,
+                      profile_scaled (y->bytes, b->total_bytes, a->total_bytes));
+        msgs = fmin ((double)x->msgs, profile_scaled (y->msgs, b->total_msgs, a->total_msgs));
+        t[n].src = x->src;
+        t[n].dst = x->dst;
+        t[n].bytes = (uint64_t)llround (bytes);
+        t[n++].msgs = msgs < 1 ? 1 : (uint64_t)llround (msgs);
+    }
+    if ((c = profile_create (a->ntasks, n, t, errp)) &&
+        (profile_set_string (&c->exe_id, a->exe_id, errp) < 0 ||
+         profile_set_string (&c->exe_path, a->exe_path, errp) < 0 ||
+         profile_set_string (&c->mpi, a->mpi, errp) < 0 ||
+         profile_set_string (&c->source, a->source, errp) < 0)) {
+        profile_destroy (c);
+        c = NULL;
+    }
+    free (t);
+    if (!c)
+        return NULL;
+    c->collectives = a->collectives;
+    c->record_s = a->record_s;
+    memcpy (c->jobid, a->jobid, sizeof (c->jobid));
+    c->timestamp = a->timestamp;
+    return c;
+}
+
 /* Writing */
 
 static json_object *profile_json_pair (const char *k1, json_object *v1, const char *k2,

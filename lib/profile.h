@@ -78,6 +78,16 @@ const profile_entry_t *profile_get (const profile_t *p, int src, int dst);
  */
 double profile_recurring (const profile_t *a, const profile_t *b);
 
+/* The traffic a and b share, in a's scale: for each pair both sent on,
+ * the lesser of its two shares of its own profile's bytes, times a's total
+ * bytes, and likewise of messages (one at least, where both sent); nothing
+ * of the pairs only one of them sent on.  Of a profile and its check: the
+ * traffic that recurs, which a plan is made from (place.h).  Its strings,
+ * collectives, record_s, jobid and timestamp are a's; it has no check.
+ * Its bytes are profile_recurring (a, b) of a's, to rounding.
+ */
+profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *errp);
+
 /* Write p as JSON to path: a temporary file in the same directory, then
  * rename, so readers see the old file or the new, never half.  mode is the
  * new file's permission bits (0644, 0600).

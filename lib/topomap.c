@@ -663,21 +663,25 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
 #define PLAN_PRICES 8
 #define PLAN_PRICES_STR "8"
 
-/* For --explain of a profile with a check: each candidate priced on the
- * check too, the run its plan was not made from (place.h), as the
- * plugin weighs it.
+/* For --explain of a profile with a check: each candidate priced on
+ * each recording whole, as the plugin weighs a plan made from the
+ * traffic they share (place.h).
  */
-static int explain_check (const profile_t *p, const netmap_t *nm, const map_result_t *res)
+static int explain_recordings (const profile_t *p, const netmap_t *nm, const map_result_t *res)
 {
     if (!p->check)
         return 0;
+    printf ("on the profile's recording (job %s)\n", p->jobid[0] ? p->jobid : "unknown");
+    if (map_explain_on (stdout, res, p, nm) < 0)
+        goto fail;
     printf ("on the profile's check (job %s, %.1f%% of the traffic recurring)\n",
             p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check));
-    if (map_explain_on (stdout, res, p->check, nm) < 0) {
-        fprintf (stderr, "%s: plan: %s\n", prog, strerror (errno));
-        return -1;
-    }
+    if (map_explain_on (stdout, res, p->check, nm) < 0)
+        goto fail;
     return 0;
+fail:
+    fprintf (stderr, "%s: plan: %s\n", prog, strerror (errno));
+    return -1;
 }
 
 /* --explain, where the netmap knows the nodes' insides: the binding the
@@ -726,7 +730,8 @@ static int plan_cmd (int argc, char **argv)
     map_params_t params;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
-    profile_t *p = NULL;
+    profile_t *p = NULL, *common = NULL;
+    const profile_t *from;
     netmap_t *nm = NULL;
     tm_error_t e;
 
@@ -802,7 +807,24 @@ static int plan_cmd (int argc, char **argv)
     if (slotarg ? parse_slots (slotarg, nm, &slots, &nslots) < 0
                 : !(slots = even_slots (nm, p->ntasks, &nslots)))
         goto out;
-    if (map_plan (p, nm, nslots, slots, &params, &res, &e) < 0) {
+    /* Of a profile with a check, the plan is made from the traffic both
+     * recordings share, as the plugin makes it. */
+    from = p;
+    if (p->check) {
+        if (!(common = profile_common (p, p->check, &e))) {
+            fprintf (stderr, "%s: plan: %s: %s\n", prog, pfile, e.text);
+            goto out;
+        }
+        if (common->nentries == 0) {
+            fprintf (stderr,
+                     "%s: plan: %s: none of the traffic of its recording recurs in its check: "
+                     "nothing to plan from\n",
+                     prog, pfile);
+            goto out;
+        }
+        from = common;
+    }
+    if (map_plan (from, nm, nslots, slots, &params, &res, &e) < 0) {
         fail (&e);
         goto out;
     }
@@ -821,9 +843,9 @@ static int plan_cmd (int argc, char **argv)
 
             memset (pc, 0, sizeof (*pc));
             if (strcmp (prices[i], "scotch") != 0)
-                bad = price_hostfile (prices[i], p, nm, &res, params.metric, pc, &e);
+                bad = price_hostfile (prices[i], from, nm, &res, params.metric, pc, &e);
             else
-                bad = price_scotch (p, nm, nslots, slots, &params, &res, pc, &e);
+                bad = price_scotch (from, nm, nslots, slots, &params, &res, pc, &e);
             if (bad) {
                 fprintf (stderr, "%s: plan: %s\n", prog, e.text);
                 goto out;
@@ -840,17 +862,22 @@ static int plan_cmd (int argc, char **argv)
                  "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
                  "capacity repair %.3f s, refinement %.3f s\n",
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
-    if (explain && (map_explain (stdout, &res, nm) < 0 || explain_check (p, nm, &res) < 0))
+    if (explain && common)
+        printf ("planned from the traffic both recordings of the profile share: %.1f%% of its "
+                "recording's bytes\n",
+                100 * profile_recurring (p, p->check));
+    if (explain &&
+        (map_explain (stdout, &res, nm) < 0 || explain_recordings (p, nm, &res) < 0))
         goto out;
     if (explain)
-        explain_inside (p, nm, res.cand[res.chosen].node, &params);
+        explain_inside (from, nm, res.cand[res.chosen].node, &params);
     for (int i = 0; explain && i < nprices; i++)
         if (overfull[i] > 0)
             printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",
                     res.cand[res.ncandidates - nprices + i].name, overfull[i], nslots);
     if (explain && finish_output ("plan"))
         goto out;
-    if (svg && draw_placement (p, nm, &res, svg, &e) < 0) {
+    if (svg && draw_placement (from, nm, &res, svg, &e) < 0) {
         fail (&e);
         goto out;
     }
@@ -883,6 +910,7 @@ static int plan_cmd (int argc, char **argv)
 out:
     map_result_free (&res);
     free (slots);
+    profile_destroy (common);
     profile_destroy (p);
     netmap_destroy (nm);
     return rc;

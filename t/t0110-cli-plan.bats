@@ -66,31 +66,61 @@ shuffled_ring() {
 		for (i = 0; i < n; i++) { line = ""; for (j = 0; j < n; j++) line = line (j ? "," : "") (j == next_[i] ? 1048576 : 0); print line } }'
 }
 
-@test "--explain prices every candidate on the profile's check too, when it has one" {
+# ring_every K N: a CSV matrix of N ranks, 1 MB from each rank to the
+# rank K on (mod N).
+ring_every() {
+	awk -v k="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { line = ""
+		for (j = 0; j < n; j++) line = line (j ? "," : "") (j == (i + k) % n ? 1048576 : 0); print line } }'
+}
+
+@test "a checked profile is planned from the traffic both recordings share, every candidate priced on each" {
 	with_check "$HALO" "$HALO" "$D/same.json"
 	"$TOPOMAP" profile show "$D/same.json" | grep -q '^  recurring     100.0% of the traffic'
 	run "$TOPOMAP" plan --profile "$D/same.json" --netmap "$NET" --explain
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[ "$(sed -n 1p <<<"$output")" = "planned from the traffic both recordings of the profile share: 100.0% of its recording's bytes" ]
+	grep -qx "on the profile's recording (job 1)" <<<"$output"
 	grep -qx "on the profile's check (job 1, 100.0% of the traffic recurring)" <<<"$output"
-	# The same traffic: the chosen plan's ratios to block are the first table's.
+	# The same traffic three times: the chosen plan's cost and ratio to
+	# block alike in the three tables, and the plan the halo's own.
 	[ "$(awk '$1 == "*" { print $2, $(NF - 2) }' <<<"$output" | sed -n 1p)" = \
 		"$(awk '$1 == "*" { print $2, $4 }' <<<"$output" | sed -n 2p)" ]
-	# A check of another run's pairs: a ring through the ranks in a
-	# shuffled order.  The plan made for the halo gains nothing on it.
-	shuffled_ring 16 7 >"$D/ring.csv"
-	"$TOPOMAP" profile import --format csv -o "$D/ring.json" "$D/ring.csv"
-	with_check "$HALO" "$D/ring.json" "$D/other.json"
+	[ "$(awk '$1 == "*" { print $2, $4 }' <<<"$output" | sed -n 2p)" = \
+		"$(awk '$1 == "*" { print $2, $4 }' <<<"$output" | sed -n 3p)" ]
+	"$TOPOMAP" plan --profile "$D/same.json" --netmap "$NET" -o "$D/same.hf"
+	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" -o "$D/halo.hf"
+	cmp "$D/same.hf" "$D/halo.hf"
+	# The halo again with a ring through the ranks in a shuffled order on
+	# top (a run that also drew pairs of its own): the plan is the halo's
+	# (what recurs), which gains on both recordings; the ring's pairs
+	# place nothing.
+	"$TOPOMAP" profile export "$HALO" >"$D/halo.csv"
+	shuffled_ring 16 7 | paste -d, - "$D/halo.csv" |
+		awk -F, '{ n = NF / 2; line = ""; for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") $i + $(i + n); print line }' >"$D/mixed.csv"
+	"$TOPOMAP" profile import --format csv -o "$D/mixed.json" "$D/mixed.csv"
+	with_check "$HALO" "$D/mixed.json" "$D/other.json"
 	run "$TOPOMAP" plan --profile "$D/other.json" --netmap "$NET" --explain
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "^on the profile's check (job unknown, [0-9.]*% of the traffic recurring)$" <<<"$output"
-	read -r first check < <(awk '$1 == "*" { n++; v[n] = n == 1 ? $7 : $4 } END { print v[1], v[2] }' <<<"$output")
-	echo "the plan against block: $first on its own recording, $check on the check"
-	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a < 0.5 && b > 0.8) }'
-	# Without a check, no such table.
+	read -r common first check < <(awk '$1 == "*" { n++; v[n] = n == 1 ? $7 : $4 } END { print v[1], v[2], v[3] }' <<<"$output")
+	echo "the plan against block: $common on what recurs, $first on the recording, $check on the check"
+	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a < 0.5 && b < 1) }'
+	# As good on the recording as the halo's own plan, to 1 %.
+	halo=$("$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain | awk '$1 == "*" { print $7 }')
+	awk -v a="$first" -v h="$halo" 'BEGIN { exit !(a <= 1.01 * h) }'
+	# A check that shares no pair with the recording: nothing to plan from.
+	ring_every 3 16 >"$D/apart.csv"
+	"$TOPOMAP" profile import --format csv -o "$D/apart.json" "$D/apart.csv"
+	with_check "$HALO" "$D/apart.json" "$D/apart2.json"
+	run "$TOPOMAP" plan --profile "$D/apart2.json" --netmap "$NET"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: plan: $D/apart2.json: none of the traffic of its recording recurs in its check: nothing to plan from" ]
+	# Without a check, no such tables.
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain
-	! grep -q "on the profile's check" <<<"$output"
+	! grep -q "on the profile's check\|on the profile's recording\|planned from the traffic" <<<"$output"
 }
 
 @test "the plan is the same on a second run" {

@@ -572,6 +572,38 @@ static void test_check (void)
         profile_destroy (twice);
     }
 
+    {
+        /* The pairs both sent on, 0 -> 1, 1 -> 0 and 2 -> 3, each at the
+         * lesser of its shares (2 -> 3: 2^19 of the check's 532 480 B is
+         * 1 037 469.5 of the first's 1 053 680; 5 of its 17 messages 7.06
+         * of 24); in the check's scale the first's 2048 B of 0 -> 1 are
+         * 1035 B, its 5 of 24 messages 3.5. */
+        const profile_entry_t *x;
+        profile_t *c = profile_common (p, p->check, &e), *d = profile_common (p->check, p, &e);
+
+        ok (c && c->nentries == 3 && (x = profile_get (c, 0, 1)) && x->bytes == 2048 &&
+                x->msgs == 5 && (x = profile_get (c, 1, 0)) && x->bytes == 2048 &&
+                (x = profile_get (c, 2, 3)) && x->bytes == 1037470 && x->msgs == 7 &&
+                !c->check && c->ntasks == 4 && !strcmp (c->jobid, p->jobid) &&
+                !strcmp (c->exe_id, p->exe_id) && !strcmp (c->source, "recorder") &&
+                c->collectives == 1 && c->timestamp == p->timestamp &&
+                fabs ((double)c->total_bytes / (double)p->total_bytes -
+                      profile_recurring (p, p->check)) < 1e-6,
+            "profile_common: the pairs both sent on, each at its lesser share, in the first's "
+            "scale; the first's strings and times, no check; its bytes the recurring share");
+        ok (d && d->nentries == 3 && (x = profile_get (d, 0, 1)) && x->bytes == 1035 &&
+                x->msgs == 4 && (x = profile_get (d, 2, 3)) && x->bytes == 524288 &&
+                x->msgs == 5 && !strcmp (d->jobid, "4243"),
+            "profile_common the other way: in the check's scale");
+        profile_destroy (c);
+        profile_destroy (d);
+        c = profile_create (3, 0, NULL, NULL);
+        ok (c && !profile_common (p, c, &e) && errno == EINVAL &&
+                strstr (e.text, "profiles of 4 and 3 tasks share no traffic"),
+            "profile_common refuses profiles of other task counts: %s", e.text);
+        profile_destroy (c);
+    }
+
     read_edits (path, check_edits, sizeof (check_edits) / sizeof (check_edits[0]), "check");
 
     /* The writer refuses what the reader would. */
