@@ -174,8 +174,9 @@ int map_inside_cpu_bind (const map_inside_t *b, char *buf, size_t len);
 int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm);
 
 /* --explain of a profile with a check: each of res's candidates priced on
- * p (the check, a run the plan was not made from), cost and busiest link
- * with their ratios to block, the choice marked.  -1 (ENOMEM, EINVAL).
+ * p (one of its recordings whole, where the plan was made from what they
+ * share), cost and busiest link with their ratios to block, the choice
+ * marked.  -1 (ENOMEM, EINVAL).
  */
 int map_explain_on (FILE *f, const map_result_t *res, const profile_t *p, const netmap_t *nm);
 

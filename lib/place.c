@@ -642,9 +642,7 @@ static int place_record (const place_in_t *in, place_out_t *out, const char *why
     out->failed = 0;
     out->record_check = check;
     snprintf (out->reason, sizeof (out->reason), "%s: recording %s", why,
-              check ? "a second to price a plan on, so that only traffic that recurs places "
-                      "ranks"
-                    : "one");
+              check ? "a second, so that only traffic that recurs places ranks" : "one");
     return 0;
 }
 
@@ -914,8 +912,11 @@ void place_decide (const place_in_t *in, place_out_t *out)
             goto out;
         }
         if (common->nentries == 0) {
-            place_default (out, 0, "none of the traffic of the profile's recording recurs in its "
-                                   "check");
+            place_default (out, 0, "%s",
+                           p->nentries == 0 || p->check->nentries == 0
+                               ? "a recording of the profile sent nothing point to point"
+                               : "none of the traffic of the profile's recording recurs in its "
+                                 "check");
             goto out;
         }
         from = common;
@@ -1186,8 +1187,8 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
     unlink (record);
     if (p->check)
         snprintf (msg, msglen,
-                  "recorded a second profile of %s for %d tasks, to price plans on: %.1f%% of "
-                  "the traffic recurs in it: %s",
+                  "recorded a second profile of %s for %d tasks, to plan from what recurs: "
+                  "%.1f%% of the traffic recurs in it: %s",
                   exe, ntasks, 100 * profile_recurring (p, p->check), stored);
     else
         snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);

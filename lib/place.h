@@ -11,7 +11,10 @@
  *      measured again after the TTL;
  *   4. the plan (map_plan) over srun's own per-node counts, kept only if
  *      it is predicted to beat srun's layout by conf->min_gain, both in
- *      total communication time and at the busiest link;
+ *      total communication time and at the busiest link; of a profile
+ *      with a check, made from the traffic both recordings share
+ *      (profile_common), binding inside the nodes too, and priced on
+ *      each recording whole, the lesser gains counting;
  *   5. a hostfile for SLURM_HOSTFILE, and the plan's PMI_process_mapping
  *      for Slurm's pmi2 plugin, which has none for a hostfile's layout
  *      (layout.h): a pmi2 step whose mapping PMI cannot pass keeps srun's

@@ -36,8 +36,8 @@
  *              all-zero entry and no bytes without a message.
  *
  * Schema 2 is schema 1 with one more key, required there, "check": a
- * later recording of the same program and task count, which a plan made
- * from the profile's own matrix is priced on before it is applied
+ * later recording of the same program and task count: the plan is made
+ * from the traffic the two share and priced on each before it is applied
  * (place.h), so that traffic drawn anew at each run does not pass for
  * traffic that recurs:
  *
@@ -426,8 +426,10 @@ profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *e
         msgs = fmin ((double)x->msgs, profile_scaled (y->msgs, b->total_msgs, a->total_msgs));
         t[n].src = x->src;
         t[n].dst = x->dst;
-        t[n].bytes = (uint64_t)llround (bytes);
-        t[n++].msgs = msgs < 1 ? 1 : (uint64_t)llround (msgs);
+        /* The first's own counts where the lesser is theirs: a double
+         * holds counts past 2^53 only rounded. */
+        t[n].bytes = bytes >= (double)x->bytes ? x->bytes : (uint64_t)llround (bytes);
+        t[n++].msgs = msgs >= (double)x->msgs ? x->msgs : msgs < 1 ? 1 : (uint64_t)llround (msgs);
     }
     if ((c = profile_create (a->ntasks, n, t, errp)) &&
         (profile_set_string (&c->exe_id, a->exe_id, errp) < 0 ||

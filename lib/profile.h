@@ -48,8 +48,9 @@ typedef struct profile {
     char jobid[32];            /* Slurm job id, "" when unknown */
     time_t timestamp;          /* when recorded */
     struct profile *check;     /* a later recording of the same program
-                                  and task count, which a plan made from
-                                  this one is priced on (place.h), or NULL:
+                                  and task count: the plan is made from
+                                  what the two share and priced on each
+                                  (place.h), or NULL:
                                   its matrix, totals, record_s, jobid and
                                   timestamp count, nothing else; it has no
                                   check of its own.  profile_destroy frees
@@ -84,7 +85,9 @@ double profile_recurring (const profile_t *a, const profile_t *b);
  * of the pairs only one of them sent on.  Of a profile and its check: the
  * traffic that recurs, which a plan is made from (place.h).  Its strings,
  * collectives, record_s, jobid and timestamp are a's; it has no check.
- * Its bytes are profile_recurring (a, b) of a's, to rounding.
+ * Its bytes are profile_recurring (a, b) of a's, to rounding.  Where b
+ * sent no bytes at all (only empty messages), no pair has bytes: the
+ * messages alone are shared.
  */
 profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *errp);
 

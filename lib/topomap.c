@@ -816,10 +816,10 @@ static int plan_cmd (int argc, char **argv)
             goto out;
         }
         if (common->nentries == 0) {
-            fprintf (stderr,
-                     "%s: plan: %s: none of the traffic of its recording recurs in its check: "
-                     "nothing to plan from\n",
-                     prog, pfile);
+            fprintf (stderr, "%s: plan: %s: %s: nothing to plan from\n", prog, pfile,
+                     p->nentries == 0 || p->check->nentries == 0
+                         ? "a recording sent nothing point to point"
+                         : "none of the traffic of its recording recurs in its check");
             goto out;
         }
         from = common;

@@ -141,7 +141,7 @@ debs() {
 	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | sed 's/ ([0-9.]* s)$//')
 	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/miniapp for 16 tasks yet: recording one" ]]
 	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/miniapp for 16 tasks: "* ]]
-	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to price plans on: "* ]]
+	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to plan from what recurs: "* ]]
 	[[ "${said[*]}" == *"srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
 	# From the installed files: the one plugstack line names the
 	# installed plugin, whose built-in paths (topomap.so(8)) lead to the

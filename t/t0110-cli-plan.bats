@@ -106,9 +106,11 @@ ring_every() {
 	grep -q "^on the profile's check (job unknown, [0-9.]*% of the traffic recurring)$" <<<"$output"
 	read -r common first check < <(awk '$1 == "*" { n++; v[n] = n == 1 ? $7 : $4 } END { print v[1], v[2], v[3] }' <<<"$output")
 	echo "the plan against block: $common on what recurs, $first on the recording, $check on the check"
-	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a < 0.5 && b < 1) }'
+	[ -n "$common" ] && [ -n "$first" ] && [ -n "$check" ]
+	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a + 0 > 0 && a < 0.5 && b + 0 > 0 && b < 1) }'
 	# As good on the recording as the halo's own plan, to 1 %.
 	halo=$("$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain | awk '$1 == "*" { print $7 }')
+	[ -n "$halo" ]
 	awk -v a="$first" -v h="$halo" 'BEGIN { exit !(a <= 1.01 * h) }'
 	# A check that shares no pair with the recording: nothing to plan from.
 	ring_every 3 16 >"$D/apart.csv"

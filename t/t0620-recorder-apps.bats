@@ -80,7 +80,7 @@ lmp_step() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# The same messages between the same ranks at every run.
-	grep -q "^srun: topomap: recorded a second profile of /usr/bin/lmp for 16 tasks, to price plans on: 100.0% of the traffic recurs in it: " <<<"$output"
+	grep -q "^srun: topomap: recorded a second profile of /usr/bin/lmp for 16 tasks, to plan from what recurs: 100.0% of the traffic recurs in it: " <<<"$output"
 	grep -q "^srun: topomap: placed 16 ranks on 8 nodes, predicted gain " <<<"$output"
 	grep -q '^Loop time of .* on 16 procs for 20 steps with 4000 atoms' "$W/log.placed"
 	# the same physics wherever the ranks run: the last step's thermo line

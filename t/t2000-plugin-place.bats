@@ -30,9 +30,9 @@ setup() {
 	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | sed 's/ ([0-9.]* s)$//')
 	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/miniapp for 16 tasks yet: recording one" ]]
 	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/miniapp for 16 tasks: $XDG_CACHE_HOME/topomap/profiles/build-id-"*".n16.json" ]]
-	[[ "${said[2]}" == "srun: topomap: the profile of $SHARE/miniapp for 16 tasks has one recording: recording a second to price a plan on, so that only traffic that recurs places ranks" ]]
+	[[ "${said[2]}" == "srun: topomap: the profile of $SHARE/miniapp for 16 tasks has one recording: recording a second, so that only traffic that recurs places ranks" ]]
 	# The halo exchange sends the same every run.
-	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to price plans on: 100.0% of the traffic recurs in it: $XDG_CACHE_HOME/topomap/profiles/build-id-"*".n16.json" ]]
+	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to plan from what recurs: 100.0% of the traffic recurs in it: $XDG_CACHE_HOME/topomap/profiles/build-id-"*".n16.json" ]]
 	[[ "${said[4]}" == "srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
 	[ "${#said[@]}" -eq 5 ]
 	# Besides those, only miniapp's own lines.
@@ -57,8 +57,8 @@ setup() {
 	[ "$status" -eq 0 ]
 	# A dry run plans from the one recording, records nothing, and says so.
 	grep -q "^srun: topomap: dry run: the topomap plan would gain [0-9.]*% over srun's layout, [0-9.]*% at the busiest link by the profile's one recording (the next run records its check) (would be applied)$" <<<"$output"
-	grep -q "^srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to price plans on: [0-9.]*% of the traffic recurs in it: " <<<"$output"
-	share=$(sed -n "s/.*to price plans on: \([0-9.]*\)% of the traffic recurs.*/\1/p" <<<"$output")
+	grep -q "^srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to plan from what recurs: [0-9.]*% of the traffic recurs in it: " <<<"$output"
+	share=$(sed -n "s/.*to plan from what recurs: \([0-9.]*\)% of the traffic recurs.*/\1/p" <<<"$output")
 	echo "recurring: $share %"
 	awk -v s="$share" 'BEGIN { exit !(s < 50) }'
 	# -v shows what the plan is made from and its prices on both

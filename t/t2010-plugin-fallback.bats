@@ -197,6 +197,34 @@ others() {
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 }
 
+@test "a profile whose check shares no pair with its recording: srun's layout, said with -v" {
+	# The halo with, as its check, a ring from each rank to the rank three
+	# on, none of them a halo pair: nothing recurs to plan from.
+	awk 'BEGIN { for (i = 0; i < 16; i++) { line = ""
+		for (j = 0; j < 16; j++) line = line (j ? "," : "") (j == (i + 3) % 16 ? 1048576 : 0); print line } }' \
+		>"$SHARE/apart.$BATS_TEST_NUMBER.csv"
+	"$TOPOMAP" profile import --format csv -o "$SHARE/apart.$BATS_TEST_NUMBER.json" "$SHARE/apart.$BATS_TEST_NUMBER.csv"
+	{
+		sed -e '$d' -e 's/^  "schema":1,$/  "schema":2,/' "$SHARE/halo16.json"
+		echo ',"check":{'
+		sed -n '/^  "record_s":/,$p' "$SHARE/apart.$BATS_TEST_NUMBER.json" | sed '$d'
+		echo '}}'
+	} >"$SHARE/checked.$BATS_TEST_NUMBER.json"
+	"$TOPOMAP" profile show "$SHARE/checked.$BATS_TEST_NUMBER.json" | grep -q '^  recurring     0.0% of the traffic'
+	# A decision, not a fault (as below min_gain): no line without -v.
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/checked.$BATS_TEST_NUMBER.json $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -q topomap <<<"$output"
+	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/checked.$BATS_TEST_NUMBER.json true"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "srun: topomap: srun's own placement: none of the traffic of the profile's recording recurs in its check" <<<"$output"
+	# Decided before the netmap: no probe.
+	! grep -q "probing" <<<"$output"
+}
+
 @test "a heterogeneous step is left alone" {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --topo-map --topo-profile=$SHARE/halo16.json -N2 -n2 hostname : -N2 -n4 hostname"
 	echo "$output"

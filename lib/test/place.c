@@ -364,8 +364,8 @@ static void test_file_recording (void)
     ok (write_recording (rec, 1000, 10, 0) == 0 &&
             (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->check &&
             p->total_bytes == 1900 && p->check->total_bytes == 1010 &&
-            strstr (msg, "recorded a second profile of /proc/self/exe for 4 tasks, to price plans "
-                         "on: 53.6% of the traffic recurs in it: "),
+            strstr (msg, "recorded a second profile of /proc/self/exe for 4 tasks, to plan from "
+                         "what recurs: 53.6% of the traffic recurs in it: "),
         "a recording to check becomes the check of the profile of one: %s", msg);
     profile_destroy (p);
 

@@ -575,9 +575,9 @@ static void test_check (void)
     {
         /* The pairs both sent on, 0 -> 1, 1 -> 0 and 2 -> 3, each at the
          * lesser of its shares (2 -> 3: 2^19 of the check's 532 480 B is
-         * 1 037 469.5 of the first's 1 053 680; 5 of its 17 messages 7.06
+         * 1 037 469.54 of the first's 1 053 680; 5 of its 17 messages 7.06
          * of 24); in the check's scale the first's 2048 B of 0 -> 1 are
-         * 1035 B, its 5 of 24 messages 3.5. */
+         * 1034.96 B, its 5 of 24 messages 3.54. */
         const profile_entry_t *x;
         profile_t *c = profile_common (p, p->check, &e), *d = profile_common (p->check, p, &e);
 
@@ -597,6 +597,19 @@ static void test_check (void)
             "profile_common the other way: in the check's scale");
         profile_destroy (c);
         profile_destroy (d);
+        {
+            /* Counts a double holds only rounded: the first's own. */
+            const profile_entry_t big[] = {{0, 1, (1ULL << 62) + 1, (1ULL << 63) - 10}};
+            profile_t *a = profile_create (2, 1, big, &e), *b = profile_create (2, 1, big, &e);
+
+            c = a && b ? profile_common (a, b, &e) : NULL;
+            ok (c && c->nentries == 1 && c->entries[0].bytes == (1ULL << 63) - 10 &&
+                    c->entries[0].msgs == (1ULL << 62) + 1,
+                "profile_common keeps counts past 2^53 exact where they are the lesser");
+            profile_destroy (a);
+            profile_destroy (b);
+            profile_destroy (c);
+        }
         c = profile_create (3, 0, NULL, NULL);
         ok (c && !profile_common (p, c, &e) && errno == EINVAL &&
                 strstr (e.text, "profiles of 4 and 3 tasks share no traffic"),
