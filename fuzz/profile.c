@@ -1,5 +1,6 @@
 /* profile.c: the profile reader (profile_read: JSON, the sparse matrix),
- * then a profile's display.  The plugin reads profiles from the user's
+ * then a profile's display and, of one with a check, the traffic both
+ * recordings share (what the plan is made from).  The plugin reads profiles from the user's
  * cache, a site directory and --topo-profile=PATH.
  */
 #include "config.h"
@@ -19,6 +20,15 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             if (p->entries[i].src != r || profile_get (p, r, p->entries[i].dst) != &p->entries[i])
                 abort (); /* the rows must be what the header says */
     profile_show (fuzz_sink (), p, "fuzz", 10);
+    if (p->check) {
+        /* What a plan is made from: never more than the first sent. */
+        profile_t *c = profile_common (p, p->check, &e);
+
+        if (!c || c->total_bytes > p->total_bytes || c->total_msgs > p->total_msgs ||
+            c->nentries > p->nentries)
+            abort ();
+        profile_destroy (c);
+    }
     profile_destroy (p);
     return 0;
 }
