@@ -908,15 +908,10 @@ void place_decide (const place_in_t *in, place_out_t *out)
     from = p;
     if (p->check) {
         if (!(common = profile_common (p, p->check, &e))) {
-            place_default (out, 1, "the profile's check: %s", e.text);
-            goto out;
-        }
-        if (common->nentries == 0) {
-            place_default (out, 0, "%s",
-                           p->nentries == 0 || p->check->nentries == 0
-                               ? "a recording of the profile sent nothing point to point"
-                               : "none of the traffic of the profile's recording recurs in its "
-                                 "check");
+            if (errno == ENODATA)
+                place_default (out, 0, "%s", e.text);
+            else
+                place_default (out, 1, "the profile's check: %s", e.text);
             goto out;
         }
         from = common;

@@ -431,6 +431,15 @@ profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *e
         t[n].bytes = bytes >= (double)x->bytes ? x->bytes : (uint64_t)llround (bytes);
         t[n++].msgs = msgs >= (double)x->msgs ? x->msgs : msgs < 1 ? 1 : (uint64_t)llround (msgs);
     }
+    if (n == 0) {
+        free (t);
+        errprintf (errp, "%s",
+                   a->nentries == 0 || b->nentries == 0
+                       ? "a recording of the profile sent nothing point to point"
+                       : "none of the traffic of the profile's recording recurs in its check");
+        errno = ENODATA;
+        return NULL;
+    }
     if ((c = profile_create (a->ntasks, n, t, errp)) &&
         (profile_set_string (&c->exe_id, a->exe_id, errp) < 0 ||
          profile_set_string (&c->exe_path, a->exe_path, errp) < 0 ||

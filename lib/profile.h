@@ -87,7 +87,9 @@ double profile_recurring (const profile_t *a, const profile_t *b);
  * collectives, record_s, jobid and timestamp are a's; it has no check.
  * Its bytes are profile_recurring (a, b) of a's, to rounding.  Where b
  * sent no bytes at all (only empty messages), no pair has bytes: the
- * messages alone are shared.
+ * messages alone are shared.  Where they share no pair: NULL, errno
+ * ENODATA and errp saying why (one of them sent nothing point to point,
+ * or none of a's pairs recurs in b), which is a finding, not a fault.
  */
 profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *errp);
 

@@ -812,14 +812,8 @@ static int plan_cmd (int argc, char **argv)
     from = p;
     if (p->check) {
         if (!(common = profile_common (p, p->check, &e))) {
-            fprintf (stderr, "%s: plan: %s: %s\n", prog, pfile, e.text);
-            goto out;
-        }
-        if (common->nentries == 0) {
-            fprintf (stderr, "%s: plan: %s: %s: nothing to plan from\n", prog, pfile,
-                     p->nentries == 0 || p->check->nentries == 0
-                         ? "a recording sent nothing point to point"
-                         : "none of the traffic of its recording recurs in its check");
+            fprintf (stderr, "%s: plan: %s: %s%s\n", prog, pfile, e.text,
+                     errno == ENODATA ? ": nothing to plan from" : "");
             goto out;
         }
         from = common;

@@ -119,7 +119,7 @@ ring_every() {
 	run "$TOPOMAP" plan --profile "$D/apart2.json" --netmap "$NET"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$output" = "topomap: plan: $D/apart2.json: none of the traffic of its recording recurs in its check: nothing to plan from" ]
+	[ "$output" = "topomap: plan: $D/apart2.json: none of the traffic of the profile's recording recurs in its check: nothing to plan from" ]
 	# Without a check, no such tables.
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain
 	! grep -q "on the profile's check\|on the profile's recording\|planned from the traffic" <<<"$output"

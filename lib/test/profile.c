@@ -610,6 +610,24 @@ static void test_check (void)
             profile_destroy (b);
             profile_destroy (c);
         }
+        {
+            /* Recordings that share no pair, or one that sent nothing. */
+            const profile_entry_t one[] = {{0, 1, 10, 1}}, other[] = {{1, 0, 10, 1}};
+            profile_t *a = profile_create (2, 1, one, &e), *b = profile_create (2, 1, other, &e),
+                      *none = profile_create (2, 0, NULL, &e);
+
+            ok (a && b && !profile_common (a, b, &e) && errno == ENODATA &&
+                    !strcmp (e.text, "none of the traffic of the profile's recording recurs in "
+                                     "its check"),
+                "profile_common of recordings that share no pair: none, and why: %s", e.text);
+            ok (a && none && !profile_common (none, a, &e) && errno == ENODATA &&
+                    !strcmp (e.text, "a recording of the profile sent nothing point to point") &&
+                    !profile_common (a, none, &e) && errno == ENODATA,
+                "profile_common of a recording that sent nothing: none, and why: %s", e.text);
+            profile_destroy (a);
+            profile_destroy (b);
+            profile_destroy (none);
+        }
         c = profile_create (3, 0, NULL, NULL);
         ok (c && !profile_common (p, c, &e) && errno == EINVAL &&
                 strstr (e.text, "profiles of 4 and 3 tasks share no traffic"),
