@@ -67,14 +67,18 @@ hpcc_grid() {
 	echo "$p $((n / p))"
 }
 
-# hpcc_input N NB RANKS: Debian's HPCC's hpccinf.txt (t/fixtures/hpcc's
+# hpcc_input N NB RANKS [PN]: Debian's HPCC's hpccinf.txt (t/fixtures/hpcc's
 # template) for one HPL problem of order N, blocks of NB, on RANKS ranks'
 # process grid (hpcc_grid; row-major: rank p * Q + q); PTRANS takes order
-# N / 2 on the same grid.
+# N / 2 on the same grid, and order PN as well when given (HPCC reports
+# the faster of the two orders' figures, each the slowest of its five
+# transposes; it takes PN only at N / 2 or more).
 hpcc_input() {
-	local g
+	local g pn=0 pns=0
+	[ -z "${4:-}" ] || pn=1 pns=$4
 	read -ra g < <(hpcc_grid "$3")
-	sed -e "s/@N@/$1/" -e "s/@NB@/$2/" -e "s/@P@/${g[0]}/" -e "s/@Q@/${g[1]}/" "$FIXTURES/hpcc/hpccinf.template"
+	sed -e "s/@N@/$1/" -e "s/@NB@/$2/" -e "s/@P@/${g[0]}/" -e "s/@Q@/${g[1]}/" \
+		-e "s/@PN@/$pn/" -e "s/@PNS@/$pns/" "$FIXTURES/hpcc/hpccinf.template"
 }
 
 # hpcc_check MATRIX: MATRIX (as decomposition_check reads it) against what
