@@ -72,7 +72,7 @@ hpcc_grid() {
 # process grid (hpcc_grid; row-major: rank p * Q + q); PTRANS takes order
 # N / 2 on the same grid, and order PN as well when given (HPCC reports
 # the faster of the two orders' figures, each the slowest of its five
-# transposes; it takes PN only at N / 2 or more).
+# transposes; it takes PN only at 0.47 N or more).
 hpcc_input() {
 	local g pn=0 pns=0
 	[ -z "${4:-}" ] || pn=1 pns=$4
