@@ -39,6 +39,24 @@ setup() {
 	[ "$(grep '^rank=' <<<"$output" | sort)" = "$(for r in 0 1 2 3; do echo "rank=$r size=4 host=n$((r + 1)) sum=6 local=1 first=$r"; done)" ]
 }
 
+@test "slurmd runs with PMIx's hash store where Slurm's mpi/pmix is built for PMIx 5 or 6" {
+	local plugindir pid
+	plugindir=$(scontrol show config | sed -n 's/^PluginDir *= //p')
+	[ -d "$plugindir" ]
+	pid=$(cat "$TOPOMAP_CLUSTER_DIR/run/slurmd-n1.pid")
+	[ -n "$pid" ]
+	if compgen -G "$plugindir/mpi_pmix_v[56].so" >/dev/null; then
+		tr '\0' '\n' <"/proc/$pid/environ" | grep -qx PMIX_MCA_gds=hash
+		# the server offers its tasks that store alone
+		run srun --mpi=pmix -N1 -n1 printenv PMIX_GDS_MODULE
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$output" = hash ]
+	else
+		[ -z "$(tr '\0' '\n' <"/proc/$pid/environ" | grep '^PMIX_MCA_gds=')" ]
+	fi
+}
+
 @test "each node has its own hostname and its own /tmp" {
 	run srun -N4 -n4 sh -c 'echo "$(hostname) $(stat -c %i /tmp)"'
 	echo "$output"
