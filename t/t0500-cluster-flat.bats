@@ -40,20 +40,21 @@ setup() {
 }
 
 @test "slurmd runs with PMIx's hash store where Slurm's mpi/pmix is built for PMIx 5 or 6" {
-	local plugindir pid
+	local plugindir pid gds
 	plugindir=$(scontrol show config | sed -n 's/^PluginDir *= //p')
 	[ -d "$plugindir" ]
 	pid=$(cat "$TOPOMAP_CLUSTER_DIR/run/slurmd-n1.pid")
-	[ -n "$pid" ]
+	[ "$(cat "/proc/$pid/comm")" = slurmd ]
+	gds=$(tr '\0' '\n' <"/proc/$pid/environ" | grep '^PMIX_MCA_gds=' || true)
 	if compgen -G "$plugindir/mpi_pmix_v[56].so" >/dev/null; then
-		tr '\0' '\n' <"/proc/$pid/environ" | grep -qx PMIX_MCA_gds=hash
+		[ "$gds" = PMIX_MCA_gds=hash ]
 		# the server offers its tasks that store alone
 		run srun --mpi=pmix -N1 -n1 printenv PMIX_GDS_MODULE
 		echo "$output"
 		[ "$status" -eq 0 ]
 		[ "$output" = hash ]
 	else
-		[ -z "$(tr '\0' '\n' <"/proc/$pid/environ" | grep '^PMIX_MCA_gds=')" ]
+		[ -z "$gds" ]
 	fi
 }
 
