@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The libFuzzer harnesses (fuzz/): each reader of input a user controls
-# runs TOPOMAP_FUZZ_SECONDS (default 20) from its corpus without a crash,
+# runs TOPOMAP_FUZZ_SECONDS (default 10) from its corpus without a crash,
 # leak, undefined behaviour or slow input.  `make fuzz FUZZ_SECONDS=N`
 # runs them longer.
 
@@ -15,7 +15,7 @@ setup_file() {
 
 # fuzz NAME: run harness NAME; its FUZZ line and, on failure, the report.
 fuzz() {
-	run $FUZZ_MAKE fuzz HARNESSES="$1" FUZZ_SECONDS="${TOPOMAP_FUZZ_SECONDS:-20}"
+	run $FUZZ_MAKE fuzz HARNESSES="$1" FUZZ_SECONDS="${TOPOMAP_FUZZ_SECONDS:-10}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"FUZZ $1 "*" status=ok"* ]]
