@@ -330,12 +330,55 @@ static void layout_spread (int k, const long long *cap, long long n, layout_dist
         t[i] += (int)(extra / k + (i < extra % k ? 1 : 0));
 }
 
+static int layout_int_cmp (const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+
+    return (a > b) - (a < b);
+}
+
+/* Nodes by rank, then allocation order (slurm_step_layout.c
+ * _cmp_node_rank); qsort_r is not C11, so the pairs are sorted whole. */
+typedef struct {
+    int rank, index;
+} layout_ranked_t;
+
+static int layout_ranked_cmp (const void *x, const void *y)
+{
+    const layout_ranked_t *a = x, *b = y;
+
+    if (a->rank != b->rank)
+        return (a->rank > b->rank) - (a->rank < b->rank);
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+int layout_node_order (int n, const int *node_rank, int *order)
+{
+    layout_ranked_t *v;
+
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    if (!node_rank || n < 2)
+        return 0;
+    if (!(v = malloc ((size_t)n * sizeof (*v)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        v[i] = (layout_ranked_t){node_rank[i], i};
+    qsort (v, (size_t)n, sizeof (*v), layout_ranked_cmp);
+    for (int i = 0; i < n; i++)
+        order[i] = v[i].index;
+    free (v);
+    return 0;
+}
+
 int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_step_t *step,
                     int *counts, char *why, size_t whylen, tm_error_t *errp)
 {
     layout_dist_t dist;
-    int pack, J, tpn, c, nmin, nmax, nh, smin, smax, k, cpt;
-    bool ntasks_set, uniform = true;
+    int pack, J, tpn, c, nmin, nmax, nh, smin, smax, k, cpt, *order = NULL, *t = NULL;
+    bool ntasks_set, uniform = true, topo;
     long long n, cpu_count, cpu_sum = 0, *cap = NULL, *lim = NULL;
     int rc = -1;
 
@@ -476,13 +519,24 @@ int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_s
     if (cpt < 1)
         cpt = 1; /* _init_task_layout */
 
-    if (!(cap = calloc ((size_t)k, sizeof (*cap))) || !(lim = calloc ((size_t)k, sizeof (*lim)))) {
+    if (!(cap = calloc ((size_t)k, sizeof (*cap))) || !(lim = calloc ((size_t)k, sizeof (*lim))) ||
+        !(order = malloc ((size_t)J * sizeof (*order))) || !(t = calloc ((size_t)k, sizeof (*t))) ||
+        layout_node_order (J, r->node_rank, order) < 0) {
         errprintf (errp, "step layout: out of memory");
         goto out;
     }
+    /* The step's nodes: the first k in the topology's order where Slurm
+     * ranks them (stepmgr.c _pick_step_nodes, 26.05), else in allocation
+     * order; a cyclic step deals over them in allocation order, a block
+     * one in the topology's (slurm_step_layout.c _task_layout_topo, which
+     * never packs).
+     */
+    topo = r->node_rank && dist != LAYOUT_DIST_CYCLIC;
+    if (!topo)
+        qsort (order, (size_t)k, sizeof (*order), layout_int_cmp);
     /* tasks each node can take (slurm_step_layout.c:464-486) */
     for (int i = 0; i < k; i++) {
-        cap[i] = a->cpus[i] / cpt;
+        cap[i] = a->cpus[order[i]] / cpt;
         if (cap[i] == 0)
             cap[i] = 1;
         if (tpn && cap[i] > (long long)tpn * cpt)
@@ -490,14 +544,19 @@ int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_s
     }
     for (int i = 0; i < J; i++)
         counts[i] = 0;
-    layout_spread (k, cap, n, dist, pack == 1 || (pack == -1 && r->pack_nodes), lim, counts);
+    layout_spread (k, cap, n, dist, !topo && (pack == 1 || (pack == -1 && r->pack_nodes)), lim, t);
+    for (int i = 0; i < k; i++)
+        counts[order[i]] = t[i];
     step->ntasks = (int)n;
     step->nnodes = k;
     step->cyclic = dist == LAYOUT_DIST_CYCLIC;
+    step->topo = topo;
     rc = 0;
 out:
     free (cap);
     free (lim);
+    free (order);
+    free (t);
     return rc;
 }
 

@@ -66,15 +66,29 @@ typedef struct {
     const char *distribution; /* "distribution": NULL unset, "block", "cyclic:block",
                                * "plane=4", "arbitrary", ",pack"/",nopack" flags, ... */
     int pack_nodes;           /* SelectTypeParameters has CR_PACK_NODES (slurm_load_ctl_conf) */
+    const int *node_rank;     /* [nnodes of the allocation] each node's topology rank where
+                               * Slurm lays steps out in the topology's order (26.05+,
+                               * lib/slurmtopo.h); NULL: allocation order */
 } layout_request_t;
 
 /* The step srun would run. */
 typedef struct {
     int ntasks; /* task count (srun's final -n: export it as SLURM_NTASKS) */
-    int nnodes; /* nodes used: the first nnodes of the allocation */
+    int nnodes; /* nodes used: the first nnodes of the allocation (of layout_node_order
+                 * where the request ranks nodes) */
     int cyclic; /* rank order over those nodes: 1 round-robin among nodes with
                  * room (map_layout_cyclic), 0 contiguous (map_layout_block) */
+    int topo;   /* with cyclic 0: contiguous in the topology's order
+                 * (layout_node_order of the request's node_rank), not the
+                 * allocation's */
 } layout_step_t;
+
+/* The allocation's n nodes in the order Slurm lays a step out over them
+ * where it ranks them by topology: by node_rank, ties in allocation order
+ * (slurm_step_layout.c _cmp_node_rank, 26.05), into order[n]; NULL
+ * node_rank: allocation order.  -1 (ENOMEM) when out of memory.
+ */
+int layout_node_order (int n, const int *node_rank, int *order);
 
 /* srun's own layout of the step r in allocation a: the step's task count,
  * its nodes and the tasks each node gets, counts[a->nnodes] (0 on the

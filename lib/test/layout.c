@@ -626,6 +626,68 @@ static void test_pmi_mapping (void)
     ok (layout_pmi_mapping_parse (NULL, 1, back, &e) == -1, "a NULL mapping is refused");
 }
 
+/* Slurm 26.05's topology order (slurm_step_layout.c _task_layout_topo,
+ * stepmgr.c _pick_step_nodes): nodes by rank, ties in allocation order. */
+static void expect_topo (const char *what, int k, const char *cpus, layout_request_t r,
+                         const int *rank, int nnodes, int cyclic, int topo, const int *want)
+{
+    layout_alloc_t *a = alloc (k, cpus);
+    layout_step_t step;
+    int counts[64];
+    char why[128], b1[256], b2[256];
+    tm_error_t e;
+    int rc;
+
+    r.node_rank = rank;
+    rc = layout_default (a, &r, &step, counts, why, sizeof (why), &e);
+    if (rc != 0)
+        diag ("rc %d: %s", rc, rc < 0 ? e.text : why);
+    ok (rc == 0 && step.nnodes == nnodes && step.cyclic == cyclic && step.topo == topo &&
+            same (counts, want, k),
+        "topology order: %s: counts [%s]%s", what, show (want, k, b1, sizeof (b1)),
+        topo ? " in the topology's order" : "");
+    if (rc == 0 && !same (counts, want, k))
+        diag ("got counts [%s], topo %d", show (counts, k, b2, sizeof (b2)), step.topo);
+    layout_alloc_destroy (a);
+}
+
+static void test_topo_order (void)
+{
+    /* 2sw-interleaved's leaves: n0,n2,n4,n6 under the first switch */
+    int leaves[8] = {1, 2, 1, 2, 1, 2, 1, 2}, order[8], want_order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+    int r4[4] = {2, 1, 2, 1}, tied[4] = {0, 0, 0, 0};
+    layout_request_t r;
+
+    ok (layout_node_order (8, leaves, order) == 0 && same (order, want_order, 8),
+        "layout_node_order: by rank, ties in allocation order");
+    ok (layout_node_order (4, NULL, order) == 0 && order[0] == 0 && order[3] == 3,
+        "layout_node_order without ranks: allocation order");
+    /* srun -N8 -n16 in the Debian testing root (Slurm 26.05.5), topology/tree
+     * over 2sw-interleaved: SLURM_JOB_CPUS_PER_NODE 4,1,4,1,3,1(x3), tasks
+     * 0-3 on n1, 4-7 on n3, 8-10 on n5, 11 on n7, then n2, n4, n6, n8 */
+    expect_topo ("the emulated cluster's 16 tasks", 8, "4,1,4,1,3,1(x3)", req (16, 1, 8), leaves, 8,
+                 0, 1, (int[]){4, 1, 4, 1, 3, 1, 1, 1});
+    /* the last round's extra tasks go to the first nodes in rank order */
+    expect_topo ("6 tasks on 4 nodes of 4", 4, "4(x4)", req (6, 1, 4), r4, 4, 0, 1,
+                 (int[]){1, 2, 1, 2});
+    expect_topo ("ranks all 0: allocation order", 4, "4(x4)", req (6, 1, 4), tied, 4, 0, 1,
+                 (int[]){2, 2, 1, 1});
+    /* fewer step nodes: the first in rank order */
+    expect_topo ("-N2 -n8", 4, "4(x4)", req (8, 1, 2), r4, 2, 0, 1, (int[]){0, 4, 0, 4});
+    /* a cyclic step (tasks <= nodes) picks by rank, deals in allocation order */
+    expect_topo ("-N2 -n2 (cyclic)", 4, "4(x4)", req (2, 1, 2), r4, 2, 1, 0, (int[]){0, 1, 0, 1});
+    /* _task_layout_topo never packs */
+    r = req (6, 1, 4);
+    r.pack_nodes = 1;
+    expect_topo ("CR_PACK_NODES does not apply", 4, "4(x4)", r, r4, 4, 0, 1, (int[]){1, 2, 1, 2});
+    r = req (8, 0, 4);
+    r.tasks_per_node = 2;
+    expect_topo ("--ntasks-per-node=2", 4, "4(x4)", r, r4, 4, 0, 1, (int[]){2, 2, 2, 2});
+    r = req (16, 1, 4);
+    r.distribution = "cyclic";
+    expect_topo ("-m cyclic", 4, "4(x4)", r, r4, 4, 1, 0, (int[]){4, 4, 4, 4});
+}
+
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
@@ -646,6 +708,7 @@ int main (void)
     test_check_ranks ();
     test_check_name ();
     test_pmi_mapping ();
+    test_topo_order ();
     rmdir (dir);
     return done_testing ();
 }
