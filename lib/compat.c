@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -102,6 +103,79 @@ void compat_conf_free (slurm_conf_t *conf)
     slurm_free_conf (conf); /* Slurm 26.05 and later */
 #else
     slurm_free_ctl_conf (conf);
+#endif
+}
+
+int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **text, char **param,
+                       tm_error_t *errp)
+{
+    *text = *param = NULL;
+#if HAVE_SLURM_TOPO_ORDER
+    partition_info_msg_t *parts = NULL;
+    topo_info_response_msg_t *topo = NULL;
+    char *name = NULL, *len = NULL, *buf = NULL;
+    size_t size = 0;
+    FILE *f;
+    int rc = -1;
+
+    if (!conf)
+        return errprintf (errp, "Slurm's configuration is not known");
+    if (conf->select_type_param & SELECT_NO_DIST_TOPO_BLOCK)
+        return 0;
+    /* The job's partition's topology; none named: the cluster's default,
+     * which slurmctld answers for no name (src/interfaces/topology.c). */
+    if (partition && partition[0]) {
+        if (slurm_load_partitions ((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS)
+            return errprintf (errp, "slurmctld's partitions: %s", slurm_strerror (errno));
+        for (uint32_t i = 0; i < parts->record_count; i++)
+            if (parts->partition_array[i].name &&
+                !strcmp (parts->partition_array[i].name, partition))
+                name = parts->partition_array[i].topology_name;
+    }
+    if (slurm_load_topo (&topo, name && name[0] ? name : NULL) != SLURM_SUCCESS) {
+        errprintf (errp, "slurmctld's topology%s%s: %s", name ? " " : "",
+                   name ? errsafe (name, 60) : "", slurm_strerror (errno));
+        goto out;
+    }
+    if (!(f = open_memstream (&buf, &size))) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    /* Whole lines: SLURM_TOPO_LEN would cut them (topology_tree.c). */
+    if ((len = getenv ("SLURM_TOPO_LEN")) && !(len = strdup (len))) {
+        fclose (f);
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    unsetenv ("SLURM_TOPO_LEN");
+    if (topo)
+        slurm_print_topo_info_msg (f, topo, NULL, NULL, 0);
+    if (len)
+        setenv ("SLURM_TOPO_LEN", len, 1);
+    if (fclose (f) != 0 || !buf) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    if (conf->topology_param && !(*param = strdup (conf->topology_param))) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    *text = buf;
+    buf = NULL;
+    rc = 1;
+out:
+    free (buf);
+    free (len);
+    if (topo)
+        slurm_free_topo_info_msg (topo);
+    if (parts)
+        slurm_free_partition_info_msg (parts);
+    return rc;
+#else
+    (void)conf;
+    (void)partition;
+    (void)errp;
+    return 0;
 #endif
 }
 

@@ -8,6 +8,8 @@
  * Compile time (configure, m4/x_ac_slurm.m4):
  *   HAVE_SLURM_HOSTLIST_PTR   the hostlist functions take hostlist_t *.
  *   HAVE_SLURM_FREE_CONF      slurm_free_conf, not slurm_free_ctl_conf.
+ *   HAVE_SLURM_TOPO_ORDER     steps laid out in the topology's order
+ *                             (SELECT_NO_DIST_TOPO_BLOCK, 26.05+).
  *
  * Run time, looked up in srun with dlsym (topomap.so(8) lists them and
  * what happens when one is missing):
@@ -46,6 +48,17 @@ char *compat_hostlist_ranged (const char *const *names, int n, tm_error_t *errp)
 
 /* Free what slurm_load_ctl_conf returned (NULL: nothing). */
 void compat_conf_free (slurm_conf_t *conf);
+
+/* Whether this Slurm lays a job's block steps out in its topology's
+ * order (26.05+, lib/slurmtopo.h): 0 when not (an older release, or
+ * SelectTypeParameters has CR_NO_DIST_TOPO_BLOCK); 1 with *text the
+ * topology of the job's partition (partition NULL: the cluster's default)
+ * as slurm_print_topo_info_msg prints it, "" for none, and *param
+ * TopologyParam or NULL (new strings: free()); -1 with errp when
+ * slurmctld cannot say.  conf: slurm_load_ctl_conf's.
+ */
+int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **text,
+                       char **param, tm_error_t *errp);
 
 /* Look srun's private interface up; -1, naming the first symbol missing,
  * outside srun or when a Slurm release has dropped one.

@@ -56,13 +56,9 @@ static bool name_ok (const char *s)
     return true;
 }
 
-/* Whether s is a host list as Slurm documents them, checked before
- * libslurm parses it (24.11.5's parser never returns from
- * "h[0hNam-30000000010073709551615]5]"): items of [A-Za-z0-9._-], each
- * perhaps ending in a bracketed range "[1-4,7]" of numbers of 9 digits at
- * most, separated by commas.
- */
-static bool hostlist_ok (const char *s)
+/* topoconf.h; 24.11.5's parser never returned from
+ * "h[0hNam-30000000010073709551615]5]" (fuzz-topoconf). */
+bool topoconf_hostlist_ok (const char *s)
 {
     const char *name = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
     bool item = false;
@@ -329,7 +325,7 @@ static int link_switches (conf_t *c, entry_t *idx)
 
         if (!s->switches)
             continue;
-        if (!hostlist_ok (s->switches))
+        if (!topoconf_hostlist_ok (s->switches))
             return conf_error (c, s->line, "Switches='%s': not a host list",
                                errsafe (s->switches, 60));
         if (!(kids = compat_hostlist_expand (s->switches, &nk, &e)))
@@ -380,7 +376,7 @@ static int leaf_nodes (conf_t *c, entry_t **nodes, int *nn, char ***all)
 
         if (!s->nodes)
             continue;
-        if (!hostlist_ok (s->nodes))
+        if (!topoconf_hostlist_ok (s->nodes))
             return conf_error (c, s->line, "Nodes='%s': not a host list", errsafe (s->nodes, 60));
         if (!(names = compat_hostlist_expand (s->nodes, &n, &e)))
             return errno == ENOMEM ? nomem (c) : conf_error (c, s->line, "Nodes=%s", e.text);

@@ -24,6 +24,7 @@
 #ifndef TOPOMAP_TOPOCONF_H
 #define TOPOMAP_TOPOCONF_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/error.h"
@@ -37,6 +38,13 @@ typedef struct {
     double lat_us;  /* one way, NaN where the file gives none */
     double bw_MBps; /* NaN where the file gives none */
 } topoconf_level_t;
+
+/* Whether s is a host list as Slurm documents them, checked before
+ * libslurm parses it (some releases' parsers never return from others):
+ * items of [A-Za-z0-9._-], each perhaps ending in a bracketed range
+ * "[1-4,7]" of numbers of 9 digits at most, separated by commas.
+ */
+bool topoconf_hostlist_ok (const char *s);
 
 /* The switch tree of the topology.conf at path over hosts[0..n) (NULL:
  * every node of the file, in its order; *n set), as a TOPO_TREE: the

@@ -12,6 +12,10 @@
 #   HAVE_SLURM_FREE_CONF     slurm_load_ctl_conf's result is freed with
 #                            slurm_free_conf (26.05+; Slurm commit
 #                            654434e944); before, slurm_free_ctl_conf.
+#   HAVE_SLURM_TOPO_ORDER    a job's block steps are laid out in the order
+#                            of its topology's ranks unless
+#                            SelectTypeParameters has CR_NO_DIST_TOPO_BLOCK
+#                            (26.05+; Slurm commits 0f5648699b, e1cd351e94).
 AC_DEFUN([X_AC_SLURM], [
   AC_ARG_WITH([slurm],
     [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix])],
@@ -41,6 +45,10 @@ AC_DEFUN([X_AC_SLURM], [
   AC_CHECK_DECL([slurm_free_conf],
     [AC_DEFINE([HAVE_SLURM_FREE_CONF], [1],
        [Define to 1 if slurm_free_conf frees slurm_load_ctl_conf's result (Slurm 26.05+)])],
+    [], [[#include <slurm/slurm.h>]])
+  AC_CHECK_DECL([SELECT_NO_DIST_TOPO_BLOCK],
+    [AC_DEFINE([HAVE_SLURM_TOPO_ORDER], [1],
+       [Define to 1 if Slurm lays steps out in the topology's order (Slurm 26.05+)])],
     [], [[#include <slurm/slurm.h>]])
   CPPFLAGS=$x_ac_save_CPPFLAGS
   LDFLAGS=$x_ac_save_LDFLAGS
