@@ -751,7 +751,8 @@ static int place_bind (const place_in_t *in, const int *counts, const profile_t 
 void place_decide (const place_in_t *in, place_out_t *out)
 {
     const layout_alloc_t *a = in->alloc;
-    int *counts = NULL, *node = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud, inside_cpus = 0;
+    int *counts = NULL, *node = NULL, *order = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud,
+        inside_cpus = 0;
     int unchecked = 0;
     char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512], found[4096] = "";
     char mine[4096];
@@ -791,6 +792,17 @@ void place_decide (const place_in_t *in, place_out_t *out)
         place_default (out, 0, "srun's layout cannot be predicted: %s", why);
         goto out;
     }
+    /* Which of the step's nodes and in which order: Slurm's topology's
+     * (26.05+) is known, or matters not (a cyclic step over every node). */
+    if (in->order_unknown && !(step.cyclic && step.nnodes == a->nnodes)) {
+        place_default (out, 0, "srun's layout cannot be predicted: %s", in->order_unknown);
+        goto out;
+    }
+    if (!(order = malloc ((size_t)a->nnodes * sizeof (*order))) ||
+        layout_node_order (a->nnodes, step.topo ? in->req->node_rank : NULL, order) < 0) {
+        place_default (out, 1, "out of memory");
+        goto out;
+    }
     out->ntasks = step.ntasks;
     for (int i = 0; i < a->nnodes; i++)
         if (counts[i] > 0)
@@ -801,11 +813,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
 
         list[0] = '\0';
         for (int i = 0; i < a->nnodes && len < (int)sizeof (list) - 64; i++)
-            if (counts[i] > 0)
-                len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%s:%d",
-                                 len ? "," : "", a->nodes[i], counts[i]);
-        SAY (in, "topomap: step of %d tasks on %d nodes (%s): %s", step.ntasks, nslots,
-             step.cyclic ? "cyclic" : "block", list);
+            if (counts[order[i]] > 0)
+                len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%s:%d", len ? "," : "",
+                                 a->nodes[order[i]], counts[order[i]]);
+        SAY (in, "topomap: step of %d tasks on %d nodes (%s%s%s): %s", step.ntasks, nslots,
+             step.cyclic ? "cyclic" : "block", step.topo ? " in " : "",
+             step.topo ? in->order_name : "", list);
     }
     if (nslots < 2) {
         place_default (out, 0, "the step runs on one node");
@@ -929,12 +942,14 @@ void place_decide (const place_in_t *in, place_out_t *out)
         place_default (out, 1, "the netmap: %s", e.text);
         goto out;
     }
+    /* The slots in srun's order, so that the mapper's block candidate is
+     * srun's layout, the topology's order included. */
     nslots = 0;
     for (int i = 0; i < a->nnodes; i++) {
-        if (counts[i] == 0)
+        if (counts[order[i]] == 0)
             continue;
-        slots[nslots].host = netmap_host_index (nm, a->nodes[i]);
-        slots[nslots++].count = counts[i];
+        slots[nslots].host = netmap_host_index (nm, a->nodes[order[i]]);
+        slots[nslots++].count = counts[order[i]];
     }
     map_params_default (&params);
     params.metric = in->map == MAP_MODE_LATENCY     ? MAP_LATENCY
@@ -1087,6 +1102,7 @@ out:
     netmap_destroy (nm);
     free (slots);
     free (counts);
+    free (order);
 }
 
 int place_plan_name (const char *name, const char *jobid)

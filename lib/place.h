@@ -68,7 +68,12 @@ typedef struct {
     const char *jobid;            /* SLURM_JOB_ID */
     const char *alloc_nodelist;   /* SLURM_JOB_NODELIST, for the probe step */
     const layout_alloc_t *alloc;
-    const layout_request_t *req;
+    const layout_request_t *req;  /* its node_rank: Slurm's topology's ranks (26.05+) */
+    const char *order_name;       /* the order of node_rank, for people ("topology order
+                                   * (topology/tree)") */
+    const char *order_unknown;    /* why the order of srun's nodes is not known (then
+                                   * only a cyclic step over every node is
+                                   * predicted), or NULL */
     const char *exe;              /* the step's executable, resolved; NULL unknown */
     const char *exe_error;        /* why exe is NULL, or NULL */
     const char *user_cache;       /* the user's profile cache */

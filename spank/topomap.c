@@ -38,6 +38,7 @@
 #include "lib/exeid.h"
 #include "lib/layout.h"
 #include "lib/place.h"
+#include "lib/slurmtopo.h"
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
 #include "lib/srunargs.h"
@@ -443,6 +444,44 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
     return nm;
 }
 
+/* How srun orders the step's nodes on this Slurm (lib/slurmtopo.h):
+ * *rank (new) the topology's ranks where it lays block steps out by them,
+ * else NULL; name says which order for people; why (non-empty) why it is
+ * not known.  -1 only when out of memory.
+ */
+static int step_order (const layout_alloc_t *a, int **rank, char *name, size_t namelen, char *why,
+                       size_t whylen)
+{
+    char *text = NULL, *param = NULL;
+    tm_error_t e;
+    int rc;
+
+    *rank = NULL;
+    snprintf (name, namelen, "allocation order");
+    why[0] = '\0';
+    if ((rc = compat_topo_order (slurm_ctl (), getenv ("SLURM_JOB_PARTITION"), &text, &param,
+                                 &e)) <= 0) {
+        if (rc < 0)
+            snprintf (why, whylen, "%s", e.text);
+        return 0;
+    }
+    if (!(*rank = malloc ((size_t)a->nnodes * sizeof (**rank)))) {
+        free (text);
+        free (param);
+        return -1;
+    }
+    rc = slurmtopo_ranks (text, param, a->nnodes, a->nodes, *rank, name, namelen, why, whylen, &e);
+    if (rc < 0)
+        snprintf (why, whylen, "slurmctld's topology: %s", e.text);
+    if (rc != SLURMTOPO_RANKED) {
+        free (*rank);
+        *rank = NULL;
+    }
+    free (text);
+    free (param);
+    return rc < 0 && errno == ENOMEM ? -1 : 0;
+}
+
 /* Leave srun alone for the reason given; in strict mode, fail the step. */
 static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
@@ -482,7 +521,9 @@ static int post_opt_local (void)
     conf_profile_t profile = { .mode = tm.conf.profile };
     layout_request_t req = { 0 };
     layout_alloc_t *alloc = NULL;
-    char buf[256], netmaps[4096], srun[4096], gain[32], mpi[64];
+    char buf[256], netmaps[4096], srun[4096], gain[32], mpi[64], order_name[64];
+    char order_unknown[300] = "";
+    int *node_rank = NULL;
     int affinity = -1, user_bind;
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
@@ -553,6 +594,12 @@ static int post_opt_local (void)
     req.overcommit = !strcmp (buf, "set");
     if (!(alloc = alloc_from_env (&e)))
         return pass (mode, 1, "the allocation: %s", e.text);
+    if (step_order (alloc, &node_rank, order_name, sizeof (order_name), order_unknown,
+                    sizeof (order_unknown)) < 0) {
+        rc = pass (mode, 1, "out of memory");
+        goto out;
+    }
+    req.node_rank = node_rank;
 
     if (step_exe (tm.exe, sizeof (tm.exe), &exe_error) < 0)
         tm.exe[0] = '\0';
@@ -591,6 +638,8 @@ static int post_opt_local (void)
         .alloc_nodelist = getenv ("SLURM_JOB_NODELIST"),
         .alloc = alloc,
         .req = &req,
+        .order_name = order_name,
+        .order_unknown = order_unknown[0] ? order_unknown : NULL,
         .exe = tm.exe[0] ? tm.exe : NULL,
         .exe_error = tm.exe[0] ? NULL : exe_error.text,
         .user_cache = tm.user_cache,
@@ -672,6 +721,7 @@ out:
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);
+    free (node_rank);
     return rc;
 }
 
