@@ -929,6 +929,129 @@ error:
     return -1;
 }
 
+/* Consecutive plans */
+
+/* Passes of the node-order search, and the slots up to which it tries
+ * every pair of places (beyond: neighbouring places only), and its time. */
+#define MAP_CONS_PASSES   8
+#define MAP_CONS_ALLPAIRS 64
+#define MAP_CONS_SECONDS  0.5
+
+typedef struct {
+    double key;
+    int slot;
+} map_keyed_t;
+
+static int map_keyed_cmp (const void *a, const void *b)
+{
+    const map_keyed_t *x = a, *y = b;
+
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* Block over the slots taken in the order ord[nslots]. */
+static void map_fill_order (int nslots, const map_slot_t *slots, const int *ord, int *node)
+{
+    int r = 0;
+
+    for (int k = 0; k < nslots; k++)
+        for (int c = 0; c < slots[ord[k]].count; c++)
+            node[r++] = slots[ord[k]].host;
+}
+
+int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric, int nslots,
+                     const map_slot_t *slots, const int *plan, map_candidate_t *out,
+                     tm_error_t *errp)
+{
+    int ntasks = p->ntasks, *slot_of = NULL, *ord = NULL, *count = NULL, rc = -1;
+    map_keyed_t *key = NULL;
+    char *shared = NULL;
+    double t0 = map_now (), best;
+
+    memset (out, 0, sizeof (*out));
+    if (!(slot_of = malloc ((size_t)nm->n * sizeof (*slot_of))) ||
+        !(ord = malloc ((size_t)nslots * sizeof (*ord))) ||
+        !(count = calloc ((size_t)nslots, sizeof (*count))) ||
+        !(key = calloc ((size_t)nslots, sizeof (*key))) ||
+        map_candidate_init (out, "consecutive", ntasks) < 0 ||
+        map_shared_uplinks (nm, &shared) < 0) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (int h = 0; h < nm->n; h++)
+        slot_of[h] = -1;
+    for (int s = 0; s < nslots; s++)
+        slot_of[slots[s].host] = s;
+    /* The nodes in the order of the mean rank the plan puts on each. */
+    for (int r = 0; r < ntasks; r++) {
+        int s = plan[r] >= 0 && plan[r] < nm->n ? slot_of[plan[r]] : -1;
+
+        if (s < 0 || ++count[s] > slots[s].count) {
+            errno = EINVAL;
+            errprintf (errp, "rank %d of the plan is on no node of the step's, or one too many", r);
+            goto out;
+        }
+        key[s].key += r;
+    }
+    for (int s = 0; s < nslots; s++) {
+        key[s].key = count[s] ? key[s].key / count[s] : 0;
+        key[s].slot = s;
+    }
+    qsort (key, (size_t)nslots, sizeof (*key), map_keyed_cmp);
+    for (int k = 0; k < nslots; k++)
+        ord[k] = key[k].slot;
+    map_fill_order (nslots, slots, ord, out->node);
+    if (map_price_shared (p, nm, metric, shared, out) < 0)
+        goto nomem;
+    best = out->cost_s;
+    /* Swaps of two nodes' places while the cost falls. */
+    for (int pass = 0; pass < MAP_CONS_PASSES; pass++) {
+        bool improved = false;
+
+        for (int i = 0; i + 1 < nslots; i++)
+            for (int j = i + 1; j < nslots && (nslots <= MAP_CONS_ALLPAIRS || j == i + 1); j++) {
+                int t = ord[i];
+
+                if (map_now () - t0 > MAP_CONS_SECONDS)
+                    goto priced;
+                ord[i] = ord[j], ord[j] = t;
+                map_fill_order (nslots, slots, ord, out->node);
+                if (map_price_shared (p, nm, metric, shared, out) < 0)
+                    goto nomem;
+                if (out->cost_s < best * (1 - 1e-12)) {
+                    best = out->cost_s;
+                    improved = true;
+                } else
+                    ord[j] = ord[i], ord[i] = t;
+            }
+        if (!improved)
+            break;
+    }
+priced:
+    map_fill_order (nslots, slots, ord, out->node);
+    if (map_price_shared (p, nm, metric, shared, out) < 0)
+        goto nomem;
+    rc = 0;
+    goto out;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "out of memory");
+out:
+    if (rc < 0) {
+        free (out->node);
+        out->node = NULL;
+    }
+    free (slot_of);
+    free (ord);
+    free (count);
+    free (key);
+    free (shared);
+    return rc;
+}
+
 /* --explain */
 
 /* "x/base" to 3 places, "-" when base is 0. */

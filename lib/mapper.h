@@ -106,6 +106,20 @@ void map_result_free (map_result_t *res);
  */
 int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c);
 
+/* The best plan, from plan (nm's hosts, [ntasks], every slot exactly its
+ * count), whose nodes each hold consecutive ranks: a node order, block
+ * over it, which MPICH's PMI-1 mapping says in one block a node however
+ * many ranks there are.  The nodes start in the order of the mean rank
+ * plan gives each; swaps of two nodes' places are kept while they lower
+ * the cost (every pair up to 64 nodes, neighbours beyond; half a second at
+ * most).  Fills out ("consecutive", node allocated: free out->node), priced
+ * as map_price does.  -1 with errp: plan does not fit the slots (EINVAL),
+ * ENOMEM.
+ */
+int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric, int nslots,
+                     const map_slot_t *slots, const int *plan, map_candidate_t *out,
+                     tm_error_t *errp);
+
 /* srun's layouts over slots: block fills each slot in turn; cyclic deals
  * ranks round-robin over the slots with room left.  node is [ntasks].
  */

@@ -675,6 +675,77 @@ static int place_pmi_mapping (const netmap_t *nm, const int *node, int ntasks,
 
 /* The decision */
 
+/* The gains of layout node over srun's (base) on each recording of a
+ * profile with a check, each whole, into g[2] and lg[2] (the busiest
+ * link).  -1 (ENOMEM) when out of memory.
+ */
+static int place_check_gains (const profile_t *p, const netmap_t *nm, map_metric_t metric,
+                              int *node, int *base, double g[2], double lg[2])
+{
+    const profile_t *runs[2] = {p, p->check};
+
+    for (int i = 0; i < 2; i++) {
+        map_candidate_t pc = {.node = node}, bc = {.node = base};
+
+        if (map_price (runs[i], nm, metric, &pc) < 0 || map_price (runs[i], nm, metric, &bc) < 0)
+            return -1;
+        g[i] = place_gain (pc.cost_s, bc.cost_s);
+        lg[i] = place_gain (pc.link_s, bc.link_s);
+    }
+    return 0;
+}
+
+/* When the plan's PMI-2 mapping is too long (nopmi says so): the best
+ * plan of consecutive ranks a node (map_consecutive), priced as the plan
+ * is against srun's layout base.  1 with cons filled and out's gains set
+ * when it reaches min_gain in total and at the busiest link (one -v line);
+ * 0 when it does not, nopmi[len] then saying so too; -1 with nopmi the
+ * fault.
+ */
+static int place_consecutive (const place_in_t *in, const profile_t *p, const profile_t *from,
+                              const netmap_t *nm, const map_params_t *params, int nslots,
+                              const map_slot_t *slots, const map_candidate_t *plan,
+                              const map_candidate_t *base, map_candidate_t *cons, place_out_t *out,
+                              char *nopmi, size_t len)
+{
+    double g, lg;
+    size_t used = strlen (nopmi);
+    tm_error_t e;
+
+    if (map_consecutive (from, nm, params->metric, nslots, slots, plan->node, cons, &e) < 0) {
+        snprintf (nopmi, len, "the mapper: %s", e.text);
+        return -1;
+    }
+    g = place_gain (cons->cost_s, base->cost_s);
+    lg = place_gain (cons->link_s, base->link_s);
+    if (p->check) {
+        double cg[2], clg[2];
+
+        if (place_check_gains (p, nm, params->metric, cons->node, base->node, cg, clg) < 0) {
+            snprintf (nopmi, len, "the mapper: pricing the profile's recordings: out of memory");
+            return -1;
+        }
+        g = cg[0] < cg[1] ? cg[0] : cg[1];
+        lg = clg[0] < clg[1] ? clg[0] : clg[1];
+    }
+    if (g < in->conf->min_gain || lg < in->conf->min_gain ||
+        place_pmi_mapping (nm, cons->node, p->ntasks, slots, nslots, out->pmi_mapping,
+                           sizeof (out->pmi_mapping), &e) < 0) {
+        snprintf (nopmi + used, len - used,
+                  "; the best plan of consecutive ranks a node gains %.1f%%, %.1f%% at the "
+                  "busiest link",
+                  100 * g, 100 * lg);
+        return 0;
+    }
+    SAY (in,
+         "topomap: %s; the best plan of consecutive ranks a node, whose mapping fits, gains "
+         "%.1f%%, %.1f%% at the busiest link",
+         nopmi, 100 * g, 100 * lg);
+    out->gain = g;
+    out->link_gain = lg;
+    return 1;
+}
+
 const char *place_bind_why_not (const place_in_t *in, const int *counts, int cpt, int *loud)
 {
     const layout_alloc_t *a = in->alloc;
@@ -759,6 +830,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
     const char *nobind;
     map_slot_t *slots = NULL;
     map_result_t res = { 0 };
+    map_candidate_t cons = {0};
     map_params_t params;
     layout_step_t step;
     profile_t *p = NULL, *common = NULL;
@@ -982,19 +1054,11 @@ void place_decide (const place_in_t *in, place_out_t *out)
     /* A profile with a check: the plan made from what recurs, priced on
      * each recording whole, what a run sends; the lesser gains count. */
     if (p->check) {
-        const profile_t *runs[2] = {p, p->check};
         double g[2], lg[2];
 
-        for (int i = 0; i < 2; i++) {
-            map_candidate_t pc = {.node = plan->node}, bc = {.node = base->node};
-
-            if (map_price (runs[i], nm, params.metric, &pc) < 0 ||
-                map_price (runs[i], nm, params.metric, &bc) < 0) {
-                place_default (out, 1, "the mapper: pricing the profile's recordings: out of memory");
-                goto out;
-            }
-            g[i] = place_gain (pc.cost_s, bc.cost_s);
-            lg[i] = place_gain (pc.link_s, bc.link_s);
+        if (place_check_gains (p, nm, params.metric, plan->node, base->node, g, lg) < 0) {
+            place_default (out, 1, "the mapper: pricing the profile's recordings: out of memory");
+            goto out;
         }
         SAY (in,
              "topomap: the plan priced on the profile's recording and on its check (job %s, "
@@ -1019,6 +1083,18 @@ void place_decide (const place_in_t *in, place_out_t *out)
         snprintf (nopmi, sizeof (nopmi),
                   "--mpi=pmi2 could not tell the ranks which of them share a node: %s", e.text);
         apply = 0;
+        /* A plan whose nodes each hold consecutive ranks has a mapping of
+         * one block a node, which fits where the free plan's did not. */
+        if ((rc = place_consecutive (in, p, from, nm, &params, nslots, slots, plan, base, &cons,
+                                     out, nopmi, sizeof (nopmi))) < 0) {
+            place_default (out, 1, "%s", nopmi);
+            goto out;
+        }
+        if (rc == 1) {
+            plan = &cons;
+            apply = 1;
+            nopmi[0] = '\0';
+        }
     }
     /* 6. The binding inside the nodes (made before step 5: a dry run
      * reports it too). */
@@ -1067,7 +1143,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
     }
 
     /* 5. The hostfile. */
-    node = res.cand[res.chosen].node;
+    node = plan->node;
     {
         char prefix[64], name[NAME_MAX + 1], *text = NULL;
         size_t len = 0;
@@ -1097,6 +1173,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
               100 * out->link_gain, place_now () - t0);
 out:
     map_result_free (&res);
+    free (cons.node);
     profile_destroy (common);
     profile_destroy (p);
     netmap_destroy (nm);

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -517,6 +518,53 @@ static void test_reordering (void)
     }
     ok (grouped, "reordering: ranks of one residue class share a cluster");
     ok (f_ok, "reordering: the clusters are those of the paper's F(X)");
+    map_result_free (&res);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* map_consecutive: a node order for pairs (r, r + 8) of 16 ranks on two
+ * switches of four nodes of two: blocks k and k + 4 belong on one switch,
+ * which block (nodes in host order) never does. */
+static void test_consecutive (void)
+{
+    int sw[] = {0, 0, 0, 0, 1, 1, 1, 1}, bad[16], runs_ok = 1;
+    netmap_t *nm = netmap_switches (8, sw, 5, 120, 50, 12);
+    map_slot_t slots[8];
+    triplets_t t = {0};
+    profile_t *p;
+    map_result_t res;
+    map_candidate_t cons, block = {.name = "block"};
+    tm_error_t err;
+
+    for (int h = 0; h < 8; h++)
+        slots[h] = (map_slot_t){h, 2};
+    set_groups (nm, 2, sw);
+    for (int r = 0; r < 8; r++)
+        add2 (&t, r, r + 8, 100, 1 << 20);
+    p = profile_of (16, &t);
+    ok (map_plan (p, nm, 8, slots, NULL, &res, &err) == 0, "consecutive: plan made");
+    ok (map_consecutive (p, nm, MAP_COMBINED, 8, slots, res.cand[0].node, &cons, &err) == 0,
+        "consecutive: made from the free plan");
+    block.node = malloc (16 * sizeof (int));
+    map_layout_block (8, slots, block.node);
+    map_price (p, nm, MAP_COMBINED, &block);
+    for (int r = 1; r < 16; r++)
+        for (int q = 0; q + 1 < r; q++)
+            if (cons.node[q] == cons.node[r] && cons.node[r - 1] != cons.node[r])
+                runs_ok = 0;
+    ok (runs_ok && fits (nm, 8, slots, 16, cons.node),
+        "consecutive: each node's ranks in one run, every node its count");
+    ok (cons.cost_s < 0.5 * block.cost_s && !strcmp (cons.name, "consecutive"),
+        "consecutive: %.3f ms against block's %.3f ms (every pair within a switch)",
+        cons.cost_s * 1e3, block.cost_s * 1e3);
+    free (cons.node);
+    memcpy (bad, res.cand[0].node, sizeof (bad));
+    bad[3] = 99;
+    ok (map_consecutive (p, nm, MAP_COMBINED, 8, slots, bad, &cons, &err) == -1 && errno == EINVAL &&
+            strstr (err.text, "rank 3 of the plan"),
+        "consecutive: a plan off the step's nodes: %s", err.text);
+    free (block.node);
     map_result_free (&res);
     profile_destroy (p);
     netmap_destroy (nm);
@@ -1106,6 +1154,7 @@ int main (void)
     test_busiest_link ();
     test_uplink ();
     test_reordering ();
+    test_consecutive ();
     test_validate ();
     test_random ();
     test_determinism ();
