@@ -263,9 +263,20 @@ static int netmap_check_topo (const netmap_t *nm, tm_error_t *errp)
         return errprintf (errp, "topology: %d hosts, expected %d", t->nhosts, nm->n);
     if (topo_check (t, &e) < 0)
         return errprintf (errp, "topology: %s", e.text);
-    for (int v = 0; v < t->nvertices; v++)
-        if (!isfinite (t->height[v]) || t->height[v] < 0)
+    /* A tree's heights are hop levels, which its readers use as indexes:
+     * whole numbers, 0 for hosts, 1 to TOPO_MAX_DEPTH for switches. */
+    for (int v = 0; v < t->nvertices; v++) {
+        double h = t->height[v];
+        int lo = v < t->nhosts ? 0 : 1, hi = v < t->nhosts ? 0 : TOPO_MAX_DEPTH;
+
+        if (t->model != TOPO_TREE && !(isfinite (h) && h >= 0))
             return errprintf (errp, "topology.height[%d]: not a finite number >= 0", v);
+        if (t->model == TOPO_TREE && v < t->nhosts && h != 0)
+            return errprintf (errp, "topology.height[%d]: not 0, a host's", v);
+        if (t->model == TOPO_TREE && !(h >= lo && h <= hi && h == floor (h)))
+            return errprintf (errp, "topology.height[%d]: not a whole number from %d to %d", v,
+                              lo, hi);
+    }
     if (t->signal != TOPO_SIGNAL_LATENCY && t->signal != TOPO_SIGNAL_BANDWIDTH &&
         t->signal != TOPO_SIGNAL_SITE)
         return errprintf (errp, "topology.signal: %d, not latency, bandwidth or site",

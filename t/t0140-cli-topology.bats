@@ -86,3 +86,22 @@ teardown() {
 	[[ "$output" == *"topology-3level.conf: node 'x9' is under no switch"* ]]
 	[ ! -e "$D/out.json" ]
 }
+
+@test "a netmap whose tree heights are out of range: plan and export give one line, exit 1" {
+	local seed
+	# 1e30, 2147483647 and 4e8: cast to int, the first two once indexed
+	# out of bounds and the last took 54 s and 12.9 GB to plan
+	for seed in "$TOPOMAP_SRCDIR"/fuzz/seeds/netmap/tree-height-*.json; do
+		run "$TOPOMAP" netmap export -o "$D/out.conf" "$seed"
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[ "$output" = "topomap: $seed: topology.height[4]: not a whole number from 1 to 64" ]
+		[ ! -e "$D/out.conf" ]
+		run "$TOPOMAP" plan --profile "$TOPOMAP_SRCDIR/t/fixtures/halo2d-16.json" --netmap "$seed" \
+			--slots n1:8,n2:8
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "topomap: $seed: topology.height[4]: not a whole number from 1 to 64" ]]
+	done
+}
