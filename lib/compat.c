@@ -106,37 +106,57 @@ void compat_conf_free (slurm_conf_t *conf)
 #endif
 }
 
-int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **text, char **param,
-                       tm_error_t *errp)
+/* The name of partition's topology (Slurm 25.05+: several, one a
+ * partition), NULL for the cluster's default, into *name (new string). */
+static int compat_topo_name (const char *partition, char **name, tm_error_t *errp)
 {
-    *text = *param = NULL;
-#if HAVE_SLURM_TOPO_ORDER
+    *name = NULL;
+#if HAVE_SLURM_LOAD_TOPO_NAME
     partition_info_msg_t *parts = NULL;
+
+    if (!partition || !partition[0])
+        return 0;
+    if (slurm_load_partitions ((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS)
+        return errprintf (errp, "slurmctld's partitions: %s", slurm_strerror (errno));
+    for (uint32_t i = 0; i < parts->record_count; i++) {
+        const partition_info_t *pi = &parts->partition_array[i];
+
+        if (pi->name && !strcmp (pi->name, partition) && pi->topology_name &&
+            pi->topology_name[0] && !(*name = strdup (pi->topology_name))) {
+            slurm_free_partition_info_msg (parts);
+            return errprintf (errp, "out of memory");
+        }
+    }
+    slurm_free_partition_info_msg (parts);
+#else
+    (void)partition;
+    (void)errp;
+#endif
+    return 0;
+}
+
+int compat_topo_text (const char *partition, char **text, tm_error_t *errp)
+{
     topo_info_response_msg_t *topo = NULL;
     char *name = NULL, *len = NULL, *buf = NULL;
     size_t size = 0;
     FILE *f;
     int rc = -1;
 
-    if (!conf)
-        return errprintf (errp, "Slurm's configuration is not known");
-    if (conf->select_type_param & SELECT_NO_DIST_TOPO_BLOCK)
-        return 0;
-    /* The job's partition's topology; none named: the cluster's default,
-     * which slurmctld answers for no name (src/interfaces/topology.c). */
-    if (partition && partition[0]) {
-        if (slurm_load_partitions ((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS)
-            return errprintf (errp, "slurmctld's partitions: %s", slurm_strerror (errno));
-        for (uint32_t i = 0; i < parts->record_count; i++)
-            if (parts->partition_array[i].name &&
-                !strcmp (parts->partition_array[i].name, partition))
-                name = parts->partition_array[i].topology_name;
-    }
-    if (slurm_load_topo (&topo, name && name[0] ? name : NULL) != SLURM_SUCCESS) {
-        errprintf (errp, "slurmctld's topology%s%s: %s", name ? " " : "",
-                   name ? errsafe (name, 60) : "", slurm_strerror (errno));
+    *text = NULL;
+    if (compat_topo_name (partition, &name, errp) < 0)
+        return -1;
+#if HAVE_SLURM_LOAD_TOPO_NAME
+    rc = slurm_load_topo (&topo, name);
+#else
+    rc = slurm_load_topo (&topo);
+#endif
+    if (rc != SLURM_SUCCESS) {
+        rc = errprintf (errp, "slurmctld's topology%s%s: %s", name ? " " : "",
+                        name ? errsafe (name, 60) : "", slurm_strerror (errno));
         goto out;
     }
+    rc = -1;
     if (!(f = open_memstream (&buf, &size))) {
         errprintf (errp, "out of memory");
         goto out;
@@ -149,28 +169,48 @@ int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **t
     }
     unsetenv ("SLURM_TOPO_LEN");
     if (topo)
-        slurm_print_topo_info_msg (f, topo, NULL, NULL, 0);
+#if HAVE_SLURM_PRINT_TOPO_UNIT
+        slurm_print_topo_info_msg (f, topo, NULL, NULL, 0); /* 25.05 and later */
+#elif HAVE_SLURM_PRINT_TOPO_NODES
+        slurm_print_topo_info_msg (f, topo, NULL, 0); /* 23.02 to 24.11 */
+#else
+        slurm_print_topo_info_msg (f, topo, 0);
+#endif
     if (len)
         setenv ("SLURM_TOPO_LEN", len, 1);
     if (fclose (f) != 0 || !buf) {
         errprintf (errp, "out of memory");
         goto out;
     }
-    if (conf->topology_param && !(*param = strdup (conf->topology_param))) {
-        errprintf (errp, "out of memory");
-        goto out;
-    }
     *text = buf;
     buf = NULL;
-    rc = 1;
+    rc = 0;
 out:
     free (buf);
     free (len);
+    free (name);
     if (topo)
         slurm_free_topo_info_msg (topo);
-    if (parts)
-        slurm_free_partition_info_msg (parts);
     return rc;
+}
+
+int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **text,
+                       char **param, tm_error_t *errp)
+{
+    *text = *param = NULL;
+#if HAVE_SLURM_TOPO_ORDER
+    if (!conf)
+        return errprintf (errp, "Slurm's configuration is not known");
+    if (conf->select_type_param & SELECT_NO_DIST_TOPO_BLOCK)
+        return 0;
+    if (compat_topo_text (partition, text, errp) < 0)
+        return -1;
+    if (conf->topology_param && !(*param = strdup (conf->topology_param))) {
+        free (*text);
+        *text = NULL;
+        return errprintf (errp, "out of memory");
+    }
+    return 1;
 #else
     (void)conf;
     (void)partition;

@@ -10,6 +10,12 @@
  *   HAVE_SLURM_FREE_CONF      slurm_free_conf, not slurm_free_ctl_conf.
  *   HAVE_SLURM_TOPO_ORDER     steps laid out in the topology's order
  *                             (SELECT_NO_DIST_TOPO_BLOCK, 26.05+).
+ *   HAVE_SLURM_LOAD_TOPO_NAME slurm_load_topo takes a topology's name, and
+ *                             partitions have one (25.05+).
+ *   HAVE_SLURM_PRINT_TOPO_UNIT, HAVE_SLURM_PRINT_TOPO_NODES
+ *                             slurm_print_topo_info_msg's signature: with a
+ *                             node list and a unit (25.05+), with a node
+ *                             list (23.02 to 24.11), or neither (22.05).
  *
  * Run time, looked up in srun with dlsym (topomap.so(8) lists them and
  * what happens when one is missing):
@@ -48,6 +54,14 @@ char *compat_hostlist_ranged (const char *const *names, int n, tm_error_t *errp)
 
 /* Free what slurm_load_ctl_conf returned (NULL: nothing). */
 void compat_conf_free (slurm_conf_t *conf);
+
+/* slurmctld's topology for the job's partition (NULL: the cluster's
+ * default) as slurm_print_topo_info_msg prints it (scontrol show topology;
+ * lib/slurmtopo.h), into *text (a new string, "" for none: topology/flat);
+ * -1 with errp when slurmctld cannot say.  Slurm's own, whichever file it
+ * read (topology.conf, topology.yaml) or none on the node (configless).
+ */
+int compat_topo_text (const char *partition, char **text, tm_error_t *errp);
 
 /* Whether this Slurm lays a job's block steps out in its topology's
  * order (26.05+, lib/slurmtopo.h): 0 when not (an older release, or

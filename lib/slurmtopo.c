@@ -35,8 +35,10 @@ static int named_cmp (const void *a, const void *b)
 typedef struct {
     kind_t kind;
     bool ranks;
-    long index;  /* BlockIndex=, Level= */
-    char *nodes; /* into the line, NULL when none */
+    long index;     /* BlockIndex=, Level= */
+    char *name;     /* SwitchName=, BlockName=, AggregatedBlock= */
+    char *nodes;    /* Nodes=; these three into the line, NULL when none */
+    char *switches; /* Switches= */
 } line_t;
 
 static int number (const char *s, long *v)
@@ -59,7 +61,7 @@ static int parse_line (char *text, int lineno, line_t *l, char *why, size_t whyl
     char *save = NULL, *idx = NULL;
     int nword = 0;
 
-    *l = (line_t){KIND_NONE, false, 0, NULL};
+    *l = (line_t){KIND_NONE, false, 0, NULL, NULL, NULL};
     for (char *w = strtok_r (text, " \t\r", &save); w; w = strtok_r (NULL, " \t\r", &save)) {
         char *eq = strchr (w, '=');
 
@@ -68,6 +70,7 @@ static int parse_line (char *text, int lineno, line_t *l, char *why, size_t whyl
                               errsafe (w, 60));
         *eq++ = '\0';
         if (nword++ == 0) {
+            l->name = eq;
             if (!strcasecmp (w, "SwitchName"))
                 l->kind = KIND_TREE;
             else if (!strcasecmp (w, "BlockName") || !strcasecmp (w, "AggregatedBlock")) {
@@ -75,13 +78,15 @@ static int parse_line (char *text, int lineno, line_t *l, char *why, size_t whyl
                 l->ranks = !strcasecmp (w, "BlockName");
             } else {
                 snprintf (why, whylen,
-                          "Slurm's topology is of a kind whose order is not predicted "
+                          "Slurm's topology is of a kind topomap does not read "
                           "(%s=)",
                           errsafe (w, 40));
                 return 1;
             }
         } else if (!strcasecmp (w, "Nodes"))
             l->nodes = eq;
+        else if (!strcasecmp (w, "Switches"))
+            l->switches = eq;
         else if ((l->kind == KIND_TREE && !strcasecmp (w, "Level")) ||
                  (l->kind == KIND_BLOCK && !strcasecmp (w, "BlockIndex")))
             idx = eq;
@@ -98,6 +103,9 @@ static int parse_line (char *text, int lineno, line_t *l, char *why, size_t whyl
     if (l->nodes && !topoconf_hostlist_ok (l->nodes))
         return errprintf (errp, "topology line %d: Nodes='%s': not a host list", lineno,
                           errsafe (l->nodes, 60));
+    if (l->switches && !topoconf_hostlist_ok (l->switches))
+        return errprintf (errp, "topology line %d: Switches='%s': not a list of names", lineno,
+                          errsafe (l->switches, 60));
     return 0;
 }
 
@@ -209,5 +217,164 @@ out:
     free (copy);
     free (by_name);
     free (ranked);
+    return rc;
+}
+
+/* A block of slurmtopo_conf's: its line and its nodes, sorted. */
+typedef struct {
+    line_t l;
+    char **nodes;
+    int n;
+} block_t;
+
+static int str_cmp (const void *a, const void *b)
+{
+    return strcmp (*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether sorted a[0..na) lies within sorted b[0..nb). */
+static bool subset (char **a, int na, char **b, int nb)
+{
+    int j = 0;
+
+    for (int i = 0; i < na; i++) {
+        while (j < nb && strcmp (b[j], a[i]) < 0)
+            j++;
+        if (j == nb || strcmp (b[j], a[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Blocks as a tree of switches into f: each base block a leaf, each
+ * aggregated block a switch over the blocks it holds that no smaller
+ * aggregate holds. */
+static int blocks_conf (block_t *b, int nb, FILE *f, tm_error_t *errp)
+{
+    int *parent = malloc ((size_t)(nb ? nb : 1) * sizeof (*parent));
+
+    if (!parent)
+        return errprintf (errp, "out of memory");
+    for (int i = 0; i < nb; i++) {
+        parent[i] = -1;
+        for (int j = 0; j < nb; j++)
+            if (j != i && !b[j].l.ranks && b[j].n > b[i].n &&
+                (parent[i] < 0 || b[j].n < b[parent[i]].n) &&
+                subset (b[i].nodes, b[i].n, b[j].nodes, b[j].n))
+                parent[i] = j;
+    }
+    for (int i = 0; i < nb; i++) {
+        bool first = true;
+
+        if (b[i].l.ranks) {
+            fprintf (f, "SwitchName=%s Nodes=%s\n", b[i].l.name, b[i].l.nodes);
+            continue;
+        }
+        for (int j = 0; j < nb; j++)
+            if (parent[j] == i) {
+                if (first)
+                    fprintf (f, "SwitchName=%s Switches=%s", b[i].l.name, b[j].l.name);
+                else
+                    fprintf (f, ",%s", b[j].l.name);
+                first = false;
+            }
+        if (!first)
+            fputc ('\n', f);
+    }
+    free (parent);
+    return 0;
+}
+
+int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
+{
+    kind_t kind = KIND_NONE;
+    block_t *b = NULL;
+    char *copy = NULL, *buf = NULL, why[128];
+    size_t size = 0;
+    int lineno = 0, nb = 0, rc = -1;
+    FILE *f = NULL;
+
+    *conf = NULL;
+    if (!(copy = strdup (text ? text : "")) || !(f = open_memstream (&buf, &size))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (char *s = copy, *end; s; s = end) {
+        line_t l;
+        int prc;
+
+        if ((end = strchr (s, '\n')))
+            *end++ = '\0';
+        lineno++;
+        if ((prc = parse_line (s, lineno, &l, why, sizeof (why), errp)) != 0) {
+            errno = prc > 0 ? ENOTSUP : EINVAL;
+            if (prc > 0)
+                errprintf (errp, "%s", why);
+            goto out;
+        }
+        if (l.kind == KIND_NONE)
+            continue;
+        if (kind != KIND_NONE && l.kind != kind) {
+            errno = EINVAL;
+            errprintf (errp, "topology line %d: a %s line among %s lines", lineno,
+                       l.kind == KIND_TREE ? "switch" : "block",
+                       kind == KIND_TREE ? "switch" : "block");
+            goto out;
+        }
+        kind = l.kind;
+        if (kind == KIND_TREE) {
+            /* Slurm prints a switch's nodes below it too: a leaf's only */
+            if (l.switches)
+                fprintf (f, "SwitchName=%s Switches=%s\n", l.name, l.switches);
+            else if (l.nodes)
+                fprintf (f, "SwitchName=%s Nodes=%s\n", l.name, l.nodes);
+            continue;
+        }
+        if (!l.nodes)
+            continue;
+        block_t *more = realloc (b, (size_t)(nb + 1) * sizeof (*b));
+        tm_error_t e;
+
+        if (!more) {
+            errno = ENOMEM;
+            errprintf (errp, "out of memory");
+            goto out;
+        }
+        b = more;
+        b[nb].l = l;
+        if (!(b[nb].nodes = compat_hostlist_expand (l.nodes, &b[nb].n, &e))) {
+            errno = EINVAL;
+            errprintf (errp, "topology line %d: %s", lineno, e.text);
+            goto out;
+        }
+        qsort (b[nb].nodes, (size_t)b[nb].n, sizeof (char *), str_cmp);
+        nb++;
+    }
+    if (kind == KIND_NONE) {
+        errno = ENOENT;
+        errprintf (errp, "Slurm has no topology of switches or blocks (topology/flat)");
+        goto out;
+    }
+    if (kind == KIND_BLOCK && blocks_conf (b, nb, f, errp) < 0)
+        goto out;
+    if (fclose (f) != 0) {
+        f = NULL;
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    f = NULL;
+    *conf = buf;
+    buf = NULL;
+    rc = 0;
+out:
+    if (f)
+        fclose (f);
+    free (buf);
+    free (copy);
+    for (int i = 0; i < nb; i++)
+        compat_names_free (b[i].nodes, b[i].n);
+    free (b);
     return rc;
 }

@@ -52,4 +52,15 @@ typedef enum {
 int slurmtopo_ranks (const char *text, const char *param, int n, char *const *nodes, int *rank,
                      char *name, size_t namelen, char *why, size_t whylen, tm_error_t *errp);
 
+/* The topology printed in text as a topology.conf of switches
+ * (lib/topoconf.h), for topomap's netmaps, into *conf (a new string):
+ * a tree's switches as they are (Slurm prints a switch's nodes beneath it
+ * too; a leaf keeps its own); blocks as a tree, each base block a leaf
+ * switch of its nodes, each aggregated block a switch over the blocks
+ * within it that no smaller aggregate holds.  -1 with errp: no switch or
+ * block (ENOENT: topology/flat), a kind it cannot say (ENOTSUP), a line
+ * as slurmtopo_ranks refuses it (EINVAL), ENOMEM.
+ */
+int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp);
+
 #endif

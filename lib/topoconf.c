@@ -539,20 +539,33 @@ topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t
                        tm_error_t *errp)
 {
     conf_t c = {path, NULL, 0, 0, errp};
-    char *text = NULL, **all = NULL;
+    char *text = NULL;
     size_t len;
-    entry_t *idx = NULL, *nodes = NULL;
-    int nn = 0, *sw_of = NULL;
     topo_t *t = NULL;
 
     for (int l = 0; l < TOPOCONF_LEVELS; l++)
         levels[l] = (topoconf_level_t){NAN, NAN};
     if (file_slurp (path, TOPOCONF_MAX_BYTES, &text, &len, errp) < 0)
         return NULL;
-    if (memchr (text, '\0', len)) {
+    if (memchr (text, '\0', len))
         conf_error (&c, 0, "a NUL byte: not a text file");
-        goto done;
-    }
+    else
+        t = topoconf_parse (text, path, n, hosts, levels, errp);
+    free (text);
+    return t;
+}
+
+topo_t *topoconf_parse (char *text, const char *source, int *n, char ***hosts,
+                        topoconf_level_t *levels, tm_error_t *errp)
+{
+    conf_t c = {source, NULL, 0, 0, errp};
+    char **all = NULL;
+    entry_t *idx = NULL, *nodes = NULL;
+    int nn = 0, *sw_of = NULL;
+    topo_t *t = NULL;
+
+    for (int l = 0; l < TOPOCONF_LEVELS; l++)
+        levels[l] = (topoconf_level_t){NAN, NAN};
     if (parse_text (&c, text, levels) < 0)
         goto done;
     if (c.nsw == 0) {
@@ -590,7 +603,6 @@ topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t
 done:
     if (all)
         compat_names_free (all, nn);
-    free (text);
     free (idx);
     free (nodes);
     free (sw_of);

@@ -60,6 +60,12 @@ bool topoconf_hostlist_ok (const char *s);
 topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t *levels,
                        tm_error_t *errp);
 
+/* topoconf_read of text (modified), a topology.conf from source (named in
+ * messages in place of a path).
+ */
+topo_t *topoconf_parse (char *text, const char *source, int *n, char ***hosts,
+                        topoconf_level_t *levels, tm_error_t *errp);
+
 /* A netmap of hosts[0..n) over tree t (taken: freed on failure too): every
  * pair the figures of its level, none measured (measured 0), intra-node
  * figures not known, made now.  NULL with errp naming the first level some pair

@@ -16,6 +16,11 @@
 #                            of its topology's ranks unless
 #                            SelectTypeParameters has CR_NO_DIST_TOPO_BLOCK
 #                            (26.05+; Slurm commits 0f5648699b, e1cd351e94).
+#   HAVE_SLURM_LOAD_TOPO_NAME slurm_load_topo takes the name of one of
+#                            several topologies (25.05+).
+#   HAVE_SLURM_PRINT_TOPO_UNIT, HAVE_SLURM_PRINT_TOPO_NODES
+#                            slurm_print_topo_info_msg takes a node list and
+#                            a unit (25.05+), or a node list (23.02-24.11).
 AC_DEFUN([X_AC_SLURM], [
   AC_ARG_WITH([slurm],
     [AS_HELP_STRING([--with-slurm=PREFIX], [Slurm installation prefix])],
@@ -46,6 +51,30 @@ AC_DEFUN([X_AC_SLURM], [
     [AC_DEFINE([HAVE_SLURM_FREE_CONF], [1],
        [Define to 1 if slurm_free_conf frees slurm_load_ctl_conf's result (Slurm 26.05+)])],
     [], [[#include <slurm/slurm.h>]])
+  AC_CACHE_CHECK([whether slurm_load_topo takes a topology's name],
+    [x_ac_cv_slurm_load_topo_name],
+    [AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>]],
+       [[topo_info_response_msg_t *m; return slurm_load_topo (&m, NULL);]])],
+       [x_ac_cv_slurm_load_topo_name=yes], [x_ac_cv_slurm_load_topo_name=no])])
+  AS_IF([test "x$x_ac_cv_slurm_load_topo_name" = xyes],
+    [AC_DEFINE([HAVE_SLURM_LOAD_TOPO_NAME], [1],
+       [Define to 1 if slurm_load_topo takes a topology's name (Slurm 25.05+)])])
+  AC_CACHE_CHECK([the arguments of slurm_print_topo_info_msg],
+    [x_ac_cv_slurm_print_topo],
+    [x_ac_cv_slurm_print_topo=plain
+     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <stdio.h>
+#include <slurm/slurm.h>]],
+       [[slurm_print_topo_info_msg (stdout, NULL, NULL, NULL, 0);]])],
+       [x_ac_cv_slurm_print_topo=unit],
+       [AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <stdio.h>
+#include <slurm/slurm.h>]],
+          [[slurm_print_topo_info_msg (stdout, NULL, NULL, 0);]])],
+          [x_ac_cv_slurm_print_topo=nodes])])])
+  AS_CASE([$x_ac_cv_slurm_print_topo],
+    [unit], [AC_DEFINE([HAVE_SLURM_PRINT_TOPO_UNIT], [1],
+       [Define to 1 if slurm_print_topo_info_msg takes a node list and a unit (Slurm 25.05+)])],
+    [nodes], [AC_DEFINE([HAVE_SLURM_PRINT_TOPO_NODES], [1],
+       [Define to 1 if slurm_print_topo_info_msg takes a node list (Slurm 23.02 to 24.11)])])
   AC_CHECK_DECL([SELECT_NO_DIST_TOPO_BLOCK],
     [AC_DEFINE([HAVE_SLURM_TOPO_ORDER], [1],
        [Define to 1 if Slurm lays steps out in the topology's order (Slurm 26.05+)])],

@@ -46,6 +46,54 @@ static void expect (const char *what, const char *text, const char *param, int w
         diag ("got ranks %s", show (rank, 8, b2, sizeof (b2)));
 }
 
+/* slurmtopo_conf of text is want, or fails with errno and word. */
+static void expect_conf (const char *what, const char *text, const char *want, int err,
+                         const char *word)
+{
+    char *conf = NULL;
+    tm_error_t e = {{0}};
+    int rc = slurmtopo_conf (text, &conf, &e);
+
+    if (want) {
+        ok (rc == 0 && conf && !strcmp (conf, want), "conf: %s", what);
+        if (rc == 0 && strcmp (conf, want))
+            diag ("got:\n%s", conf);
+        if (rc < 0)
+            diag ("%s", e.text);
+    } else
+        ok (rc == -1 && errno == err && strstr (e.text, word), "conf: %s: \"%s\"", what, e.text);
+    free (conf);
+}
+
+static void test_conf (void)
+{
+    expect_conf ("a tree as topology.conf: a leaf's nodes, the others' switches", tree,
+                 "SwitchName=core Switches=s1,s2\n"
+                 "SwitchName=s1 Nodes=n[1,3,5,7]\n"
+                 "SwitchName=s2 Nodes=n[2,4,6,8]\n",
+                 0, NULL);
+    expect_conf ("blocks as a tree: base blocks leaves, aggregates above the largest within",
+                 "BlockName=b1 BlockIndex=0 Nodes=n[1-2] BlockSize=2\n"
+                 "BlockName=b2 BlockIndex=1 Nodes=n[3-4] BlockSize=2\n"
+                 "BlockName=b3 BlockIndex=2 Nodes=n[5-6] BlockSize=2\n"
+                 "BlockName=b4 BlockIndex=3 Nodes=n[7-8] BlockSize=2\n"
+                 "AggregatedBlock=b1-2 BlockIndex=4 Nodes=n[1-4] BlockSize=4\n"
+                 "AggregatedBlock=b3-4 BlockIndex=5 Nodes=n[5-8] BlockSize=4\n"
+                 "AggregatedBlock=b1-4 BlockIndex=6 Nodes=n[1-8] BlockSize=8\n",
+                 "SwitchName=b1 Nodes=n[1-2]\n"
+                 "SwitchName=b2 Nodes=n[3-4]\n"
+                 "SwitchName=b3 Nodes=n[5-6]\n"
+                 "SwitchName=b4 Nodes=n[7-8]\n"
+                 "SwitchName=b1-2 Switches=b1,b2\n"
+                 "SwitchName=b3-4 Switches=b3,b4\n"
+                 "SwitchName=b1-4 Switches=b1-2,b3-4\n",
+                 0, NULL);
+    expect_conf ("no topology", "", NULL, ENOENT, "topology/flat");
+    expect_conf ("a ring", "RingName=r1 RingIndex=0 Nodes=n[1-8]\n", NULL, ENOTSUP, "RingName");
+    expect_conf ("a bad line", "SwitchName=s1 Level=x Nodes=n1\n", NULL, EINVAL,
+                 "topology line 1: 'x': not a number");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -79,5 +127,6 @@ int main (void)
             "not a host list");
     expect ("a word that is no KEY=VALUE", "SwitchName=s1 Level=0 junk\n", NULL, -1, NULL,
             "'junk': not KEY=VALUE");
+    test_conf ();
     return done_testing ();
 }
