@@ -345,7 +345,7 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
     const size_t cap = netmap_max_bytes (in->alloc->nnodes);
     char name[64], lock[80], log[80], prefix[80], tmp[NAME_MAX + 1];
     char path[4096], logpath[4096], tmppath[4096], probe[CONF_PATH_MAX], mpitype[CONF_MPI_MAX + 1];
-    char site[CONF_PATH_MAX] = "";
+    char site[CONF_PATH_MAX] = "", sitename[NAME_MAX + 1] = "";
     netmap_t *nm = NULL;
     double t0 = place_now ();
     struct stat st;
@@ -398,13 +398,27 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
     /* The site's tree and the figures of its levels: no probe at all;
      * without figures, the probe measures its levels. */
     if (c->topology[0] && in->site_netmap) {
-        if ((nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &e)) &&
+        char *text = NULL;
+
+        if ((nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &text, &e)) &&
             place_covers (nm, in->alloc, &e) == 0) {
             SAY (in, "topomap: netmap of the site's topology.conf (topology=%s): %d switches "
                      "over %d nodes, no probe",
                  c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
             goto out;
         }
+        /* Slurm's topology as a topology.conf, for the probe to read. */
+        if (!nm && errno == ENODATA && text &&
+            (file_createat (dfd, prefix, ".topology.conf", text, strlen (text), 0600, sitename,
+                            sizeof (sitename), &e) < 0 ||
+             snprintf (site, sizeof (site), "%s/%s", in->netmap_dir, sitename) >=
+                 (int)sizeof (site))) {
+            if (sitename[0])
+                unlinkat (dfd, sitename, 0);
+            sitename[0] = '\0';
+            errno = EINVAL;
+        }
+        free (text);
         if (!nm && errno == ENODATA)
             SAY (in, "topomap: topology=%s: %s; the probe measures its levels", c->topology,
                  e.text);
@@ -487,6 +501,8 @@ out:
         unlinkat (dfd, tmp, 0);
         place_remove_leftovers (dfd, tmp);
     }
+    if (sitename[0])
+        unlinkat (dfd, sitename, 0);
     if (lfd >= 0)
         close (lfd);
     if (logfd >= 0)

@@ -88,15 +88,19 @@ typedef struct {
                                    * separated), asked only when a probe is
                                    * to run; NULL, or either left NULL: unknown */
     netmap_t *(*site_netmap) (const char *topology, const layout_alloc_t *alloc, char *path,
-                              size_t len, tm_error_t *errp);
+                              size_t len, char **text, tm_error_t *errp);
                                   /* conf->topology's netmap over the
                                    * allocation's nodes (lib/topoconf.h;
                                    * "auto" resolved); NULL with errp
                                    * saying why, and errno ENODATA when
-                                   * the file is a tree over them but
+                                   * the topology is a tree over them but
                                    * lacks a level's figures: path[len]
-                                   * then names it, for the probe's
-                                   * --topology; NULL: none */
+                                   * then names its file, or *text (a new
+                                   * string) holds it as a topology.conf
+                                   * (Slurm's own, from slurmctld), which
+                                   * place_decide writes beside the
+                                   * netmap, for the probe's --topology;
+                                   * NULL: none */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
     void (*note) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

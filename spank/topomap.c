@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -398,48 +399,83 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
     *plugin_dir = ctl ? ctl->plugindir : NULL;
 }
 
-/* plugstack topology=: the site's topology.conf (or, for auto, the one
- * beside slurm.conf when Slurm's TopologyPlugin is topology/tree) over
- * the allocation's nodes, with the figures of its levels (lib/topoconf.h);
- * without them, errno ENODATA and the file's path in site[len] (place.h).
+/* plugstack topology=: a topology.conf over the allocation's nodes, with
+ * the figures of its levels (lib/topoconf.h); without them, errno ENODATA
+ * and the file's path in site[len] (place.h).  auto: the topology.conf
+ * beside slurm.conf where Slurm reads it (TopologyPlugin topology/tree and
+ * no topology.yaml, which Slurm 25.05 and later read first), for the
+ * figures it may carry; else slurmctld's own topology, a tree or blocks
+ * (topology.yaml, configless sites), which has none: *text then holds it
+ * as a topology.conf for the probe.
  */
 static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *site,
-                              size_t len, tm_error_t *errp)
+                              size_t len, char **text, tm_error_t *errp)
 {
-    char path[CONF_PATH_MAX], **hosts = alloc->nodes;
+    char path[CONF_PATH_MAX], yaml[CONF_PATH_MAX], **hosts = alloc->nodes, *printed = NULL;
     topoconf_level_t levels[TOPOCONF_LEVELS];
-    int n = alloc->nnodes;
+    const char *source = path;
+    int n = alloc->nnodes, from_file = 1;
+    struct stat st;
+    netmap_t *nm;
     topo_t *t;
+    tm_error_t e;
 
+    *text = NULL;
     if (strcmp (topology, "auto") != 0)
         snprintf (path, sizeof (path), "%s", topology);
     else {
         const char *slash;
-        if (!slurm_ctl () || !ctl->topology_plugin || strcmp (ctl->topology_plugin, "topology/tree") != 0) {
-            errprintf (errp, "Slurm's TopologyPlugin is %s, not topology/tree",
-                       !ctl                    ? "unknown (no answer from slurmctld)"
-                       : ctl->topology_plugin ? ctl->topology_plugin
-                                               : "not set");
+
+        if (!slurm_ctl ()) {
+            errprintf (errp, "Slurm's configuration: no answer from slurmctld");
             return NULL;
         }
         if (!ctl->slurm_conf || !(slash = strrchr (ctl->slurm_conf, '/')) ||
             snprintf (path, sizeof (path), "%.*s/topology.conf", (int)(slash - ctl->slurm_conf),
-                      ctl->slurm_conf) >= (int)sizeof (path)) {
-            errprintf (errp, "no path to slurm.conf from slurmctld");
+                      ctl->slurm_conf) >= (int)sizeof (path) ||
+            snprintf (yaml, sizeof (yaml), "%.*s/topology.yaml", (int)(slash - ctl->slurm_conf),
+                      ctl->slurm_conf) >= (int)sizeof (yaml))
+            from_file = 0;
+        else
+            from_file = ctl->topology_plugin && !strcmp (ctl->topology_plugin, "topology/tree") &&
+                        stat (yaml, &st) < 0 && errno == ENOENT && stat (path, &st) == 0;
+    }
+    if (from_file)
+        t = topoconf_read (path, &n, &hosts, levels, errp);
+    else {
+        source = "Slurm's topology";
+        if (compat_topo_text (getenv ("SLURM_JOB_PARTITION"), &printed, &e) < 0 ||
+            slurmtopo_conf (printed, text, &e) < 0) {
+            errprintf (errp, "%s", e.text);
+            free (printed);
+            return NULL;
+        }
+        free (printed);
+        /* topoconf_parse edits what it reads: the text is kept whole */
+        if (!(printed = strdup (*text))) {
+            errprintf (errp, "out of memory");
+            t = NULL;
+        } else
+            t = topoconf_parse (printed, source, &n, &hosts, levels, errp);
+        free (printed);
+        if (!t) {
+            free (*text);
+            *text = NULL;
             return NULL;
         }
     }
-    netmap_t *nm;
-    tm_error_t e;
-
-    if (!(t = topoconf_read (path, &n, &hosts, levels, errp)))
+    if (!t)
         return NULL;
     if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e))) {
         int err = errno;
-        errprintf (errp, "%s: %s", path, e.text);
-        if (err == ENODATA && snprintf (site, len, "%s", path) >= (int)len)
+        errprintf (errp, "%s: %s", source, e.text);
+        if (err == ENODATA && from_file && snprintf (site, len, "%s", path) >= (int)len)
             err = ENAMETOOLONG;
         errno = err;
+    }
+    if (!nm && errno != ENODATA) {
+        free (*text);
+        *text = NULL;
     }
     return nm;
 }
@@ -580,6 +616,13 @@ static int post_opt_local (void)
         return pass (mode, 0, "a heterogeneous step");
     if (compat_srun_get ("exclude", buf, sizeof (buf)) || compat_srun_isset ("relative"))
         return pass (mode, 0, "-x or -r given");
+    /* Options of later releases whose steps a hostfile would not honour
+     * (25.05's --segment, 26.05's --async); unknown to older ones, never
+     * set there. */
+    if (compat_srun_isset ("segment"))
+        return pass (mode, 0, "--segment given");
+    if (compat_srun_isset ("async"))
+        return pass (mode, 0, "--async given");
 
     req.ntasks = srun_int ("ntasks");
     req.ntasks_set = compat_srun_isset ("ntasks");
