@@ -96,23 +96,6 @@ setup() {
 	[[ "$output" == *"pairs: 9 of 120 measured"* ]]
 }
 
-# predicted_vs_srun ALLOC_ARGS -- SRUN_ARGS: the layout the plugin predicts
-# (its "step of" line under srun -v) and the one srun gives (srun -l
-# hostname), each as "host:count,..." over runs of consecutive ranks.
-predicted_vs_srun() {
-	local args=()
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	in_alloc "${args[@]}" -- "srun -v -l --topo-map --topo-profile=off $* hostname" 2>&1 |
-		awk '/topomap: step of / { sub(/.*\): /, ""); print "predicted " $0 }
-		     /^ *[0-9]+: / { sub(/:/, ""); host[$1] = $2; if ($1 + 1 > n) n = $1 + 1 }
-		     END { for (r = 0; r < n; r++) { if (host[r] != last) { if (c) { s = s sep last ":" c; sep = "," } last = host[r]; c = 0 } c++ }
-		           print "srun " s sep last ":" c }'
-}
-
 @test "srun's layout as this Slurm makes it: the plugin's prediction is srun -l's, with Slurm's topology" {
 	# 3level-16 scrambles names across the leaves: where Slurm orders steps
 	# by the topology (26.05+) the order is e1's n1,n6,n11,n16 first

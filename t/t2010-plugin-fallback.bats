@@ -233,6 +233,24 @@ others() {
 	[ "$(grep -c '^n[0-9]$' <<<"$output")" -eq 6 ]
 }
 
+@test "--async and --segment (Slurm 26.05, 25.05): srun's layout, one line" {
+	if slurm_before 26.05; then
+		# not srun options before: srun refuses them, topomap says nothing
+		run in_alloc -N8 --ntasks-per-node=2 -- "srun --async --topo-map --topo-profile=$SHARE/halo16.json true"
+		echo "$output"
+		[ "$status" -ne 0 ]
+		! grep -q topomap <<<"$output"
+		return
+	fi
+	local opt
+	for opt in --async --segment=2; do
+		run in_alloc -N8 --ntasks-per-node=2 -- "srun -v $opt --topo-map --topo-profile=$SHARE/halo16.json true; sleep 1"
+		echo "$output"
+		grep -qx "srun: topomap: srun's own placement: ${opt%%=*} given" <<<"$output"
+		! grep -q "probing" <<<"$output"
+	done
+}
+
 # The site's topology.conf of 2sw-interleaved, with the figures of its
 # levels (or without those of level 2), for plugstack topology=.
 site_topology() {

@@ -2,7 +2,7 @@
 # srun --topo-map where Slurm has no PMIx plugin, only mpi_pmi2 (Debian's
 # Slurm 26.05, and sites with MPICH-family MPIs only): the plugin probes
 # with the MPICH probe over pmi2 and places; a probe that cannot run says
-# so in one line.  8 nodes, 2 switches, names interleaved.
+# so in one line.  8 nodes of 16 CPUs, 2 switches, names interleaved.
 
 load lib/cluster
 load lib/plugin
@@ -10,8 +10,9 @@ load lib/plugin
 setup_file() {
 	need_cluster
 	[ -x "$TOPOMAP_BUILDDIR/probe/mpich/topomap-probe-mpich" ] || skip "MPICH not found by configure"
-	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo" --mpi pmi2
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo" --mpi pmi2 --cpus 16
 	plugin_setup
+	install -m 0644 "$FIXTURES/pairs-128.json" "$SHARE/pairs128.json"
 }
 
 teardown_file() {
@@ -63,6 +64,26 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *": 8 hosts, job "* ]]
 	nodes_share_ipc || [[ "$output" == *"[n1 n3 n5 n7] [n2 n4 n6 n8]"* ]]
+}
+
+@test "128 MPICH ranks whose plan's PMI-2 mapping is too long: placed with each node's ranks consecutive" {
+	local out=$SHARE/out.$BATS_TEST_NUMBER
+	# pairs-128: blocks of 16 ranks talk in pairs, each rank to a
+	# scrambled partner in the next block; the free plan puts partners
+	# together, scattered over the nodes, which no 673-byte mapping says
+	run in_alloc -N8 --ntasks-per-node=16 -- \
+		"$(viewed_step "$MPICH_VIEW" "$out" "srun -v --mpi=pmi2 --topo-map --topo-profile=$SHARE/pairs128.json" "$SHARE/hello.mpich")"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: --mpi=pmi2 could not tell the ranks which of them share a node: .*; the best plan of consecutive ranks a node, whose mapping fits, gains " <<<"$output"
+	grep -q '^srun: topomap: placed 128 ranks on 8 nodes' <<<"$output"
+	got=$(hosts_of <"$out")
+	[ "$(wc -l <<<"$got")" -eq 128 ]
+	# 16 consecutive ranks a node, not srun's order
+	awk '$2 != last { runs++; last = $2 } END { exit runs != 8 }' <<<"$got"
+	[ "$(awk '{ print $2 }' <<<"$got" | uniq -c | awk '$1 != 16' | wc -l)" -eq 0 ]
+	[ "$(awk '{ print $2 }' <<<"$got" | uniq | tr '\n' ' ')" != "n1 n2 n3 n4 n5 n6 n7 n8 " ]
+	node_view "$MPICH_VIEW" "$out"
 }
 
 @test "a step without --mpi is probed over pmi2, the one MPI plugin there is" {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# Slurm's topology as slurmctld holds it, whichever file it read: plugstack
+# topology=auto asks slurmctld where no topology.conf lies beside
+# slurm.conf (topology.yaml, configless sites, topology/block), and srun's
+# own layout follows that topology's order where Slurm lays steps out by
+# it (26.05).  On 3level-16 (names scrambled across the leaves), given to
+# Slurm as topology.yaml where it reads one (25.05+), else as
+# topology/block's blocks where it has that plugin (23.11+), else as
+# topology.conf, moved away once slurmctld has read it (as a node of a
+# configless site has none).
+
+load lib/cluster
+load lib/plugin
+
+setup_file() {
+	need_cluster
+	local kind=tree
+	if ! slurm_before 25.05; then
+		kind=yaml
+	elif [ -e "$(dirname "$(find /usr/lib -name topology_tree.so -path '*slurm*' | head -n 1)")/topology_block.so" ]; then
+		kind=block
+	fi
+	export KIND=$kind
+	cluster_up --topology "$TOPOLOGIES/3level-16.topo" --slurm-topology=$kind
+	plugin_setup
+	# a node of a configless site has no topology.conf; slurmctld read it
+	[ "$kind" != tree ] || mv "$TOPOMAP_CLUSTER_DIR/etc/topology.conf" "$TOPOMAP_CLUSTER_DIR/etc/topology.conf.read"
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+	export XDG_CACHE_HOME=$SHARE/cache.g$BATS_TEST_NUMBER
+	plugstack
+}
+
+@test "topology=auto without a topology.conf on the node: slurmctld's topology, its levels probed, placed" {
+	echo "Slurm's topology given as: $KIND"
+	[ ! -e "$TOPOMAP_CLUSTER_DIR/etc/topology.conf" ] || [ "$KIND" = block ]
+	run scontrol show topology
+	echo "$output"
+	plugstack topology=auto
+	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: topology=auto: Slurm's topology: level [1-3] (.*) has no figures; the probe measures its levels$" <<<"$output"
+	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
+	! grep -q 'not used' <<<"$output"
+	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
+	echo "$output"
+	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
+	[[ "$output" == *"pairs: 9 of 120 measured"* ]]
+	# the topology the probe read is gone with the probe
+	[ -z "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/ | grep topology.conf)" ]
+}
+
+@test "srun's layout with Slurm's topology of this kind: the plugin's prediction is srun -l's" {
+	local case out want
+	for case in "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" "-N16 --ntasks-per-node=2 -- -N8 -n16"; do
+		out=$(predicted_vs_srun $case)
+		echo "salloc ${case/ -- / / srun }: $out"
+		want=$(sed -n 's/^srun //p' <<<"$out")
+		[ -n "$want" ]
+		grep -qxF "predicted $want" <<<"$out"
+	done
+	if ! slurm_before 26.05; then
+		run in_alloc -N16 --ntasks-per-node=2 -- "srun -v --topo-map --topo-profile=off -n32 true"
+		[[ "$output" == *"topomap: step of 32 tasks on 16 nodes (block in topology order (topology/tree)): n1:2,n6:2,n11:2,n16:2,"* ]]
+	fi
+}
