@@ -248,7 +248,8 @@ static bool subset (char **a, int na, char **b, int nb)
 
 /* Blocks as a tree of switches into f: each base block a leaf, each
  * aggregated block a switch over the blocks it holds that no smaller
- * aggregate holds. */
+ * aggregate holds; named b<BlockIndex> (Slurm names aggregates as host
+ * lists, "b[1-2]", which are no switch names). */
 static int blocks_conf (block_t *b, int nb, FILE *f, tm_error_t *errp)
 {
     int *parent = malloc ((size_t)(nb ? nb : 1) * sizeof (*parent));
@@ -267,15 +268,15 @@ static int blocks_conf (block_t *b, int nb, FILE *f, tm_error_t *errp)
         bool first = true;
 
         if (b[i].l.ranks) {
-            fprintf (f, "SwitchName=%s Nodes=%s\n", b[i].l.name, b[i].l.nodes);
+            fprintf (f, "SwitchName=b%ld Nodes=%s\n", b[i].l.index, b[i].l.nodes);
             continue;
         }
         for (int j = 0; j < nb; j++)
             if (parent[j] == i) {
                 if (first)
-                    fprintf (f, "SwitchName=%s Switches=%s", b[i].l.name, b[j].l.name);
+                    fprintf (f, "SwitchName=b%ld Switches=b%ld", b[i].l.index, b[j].l.index);
                 else
-                    fprintf (f, ",%s", b[j].l.name);
+                    fprintf (f, ",b%ld", b[j].l.index);
                 first = false;
             }
         if (!first)
@@ -353,7 +354,7 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
     }
     if (kind == KIND_NONE) {
         errno = ENOENT;
-        errprintf (errp, "Slurm has no topology of switches or blocks (topology/flat)");
+        errprintf (errp, "Slurm has no topology of switches or blocks");
         goto out;
     }
     if (kind == KIND_BLOCK && blocks_conf (b, nb, f, errp) < 0)

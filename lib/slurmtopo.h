@@ -57,8 +57,8 @@ int slurmtopo_ranks (const char *text, const char *param, int n, char *const *no
  * a tree's switches as they are (Slurm prints a switch's nodes beneath it
  * too; a leaf keeps its own); blocks as a tree, each base block a leaf
  * switch of its nodes, each aggregated block a switch over the blocks
- * within it that no smaller aggregate holds.  -1 with errp: no switch or
- * block (ENOENT: topology/flat), a kind it cannot say (ENOTSUP), a line
+ * within it that no smaller aggregate holds, each named b<BlockIndex>.  -1 with errp: no switch or
+ * block (ENOENT: topology/flat, none), a kind it cannot say (ENOTSUP), a line
  * as slurmtopo_ranks refuses it (EINVAL), ENOMEM.
  */
 int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp);

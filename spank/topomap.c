@@ -444,9 +444,16 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         t = topoconf_read (path, &n, &hosts, levels, errp);
     else {
         source = "Slurm's topology";
-        if (compat_topo_text (getenv ("SLURM_JOB_PARTITION"), &printed, &e) < 0 ||
-            slurmtopo_conf (printed, text, &e) < 0) {
+        if (compat_topo_text (getenv ("SLURM_JOB_PARTITION"), &printed, &e) < 0) {
             errprintf (errp, "%s", e.text);
+            return NULL;
+        }
+        if (slurmtopo_conf (printed, text, &e) < 0) {
+            if (errno == ENOENT)
+                errprintf (errp, "%s (TopologyPlugin %s)", e.text,
+                           ctl->topology_plugin ? ctl->topology_plugin : "unset");
+            else
+                errprintf (errp, "%s", e.text);
             free (printed);
             return NULL;
         }

@@ -77,18 +77,18 @@ static void test_conf (void)
                  "BlockName=b2 BlockIndex=1 Nodes=n[3-4] BlockSize=2\n"
                  "BlockName=b3 BlockIndex=2 Nodes=n[5-6] BlockSize=2\n"
                  "BlockName=b4 BlockIndex=3 Nodes=n[7-8] BlockSize=2\n"
-                 "AggregatedBlock=b1-2 BlockIndex=4 Nodes=n[1-4] BlockSize=4\n"
-                 "AggregatedBlock=b3-4 BlockIndex=5 Nodes=n[5-8] BlockSize=4\n"
-                 "AggregatedBlock=b1-4 BlockIndex=6 Nodes=n[1-8] BlockSize=8\n",
-                 "SwitchName=b1 Nodes=n[1-2]\n"
-                 "SwitchName=b2 Nodes=n[3-4]\n"
-                 "SwitchName=b3 Nodes=n[5-6]\n"
-                 "SwitchName=b4 Nodes=n[7-8]\n"
-                 "SwitchName=b1-2 Switches=b1,b2\n"
-                 "SwitchName=b3-4 Switches=b3,b4\n"
-                 "SwitchName=b1-4 Switches=b1-2,b3-4\n",
+                 "AggregatedBlock=b[1-2] BlockIndex=4 Nodes=n[1-4] BlockSize=4\n"
+                 "AggregatedBlock=b[3-4] BlockIndex=5 Nodes=n[5-8] BlockSize=4\n"
+                 "AggregatedBlock=b[1-4] BlockIndex=6 Nodes=n[1-8] BlockSize=8\n",
+                 "SwitchName=b0 Nodes=n[1-2]\n"
+                 "SwitchName=b1 Nodes=n[3-4]\n"
+                 "SwitchName=b2 Nodes=n[5-6]\n"
+                 "SwitchName=b3 Nodes=n[7-8]\n"
+                 "SwitchName=b4 Switches=b0,b1\n"
+                 "SwitchName=b5 Switches=b2,b3\n"
+                 "SwitchName=b6 Switches=b4,b5\n",
                  0, NULL);
-    expect_conf ("no topology", "", NULL, ENOENT, "topology/flat");
+    expect_conf ("no topology", "", NULL, ENOENT, "no topology of switches or blocks");
     expect_conf ("a ring", "RingName=r1 RingIndex=0 Nodes=n[1-8]\n", NULL, ENOTSUP, "RingName");
     expect_conf ("a bad line", "SwitchName=s1 Level=x Nodes=n1\n", NULL, EINVAL,
                  "topology line 1: 'x': not a number");
