@@ -49,6 +49,10 @@ fuzz() {
 	fuzz topoconf
 }
 
+@test "fuzz: slurmctld's topology, as the plugin ranks nodes by it and makes a topology.conf of it" {
+	fuzz slurmtopo
+}
+
 @test "fuzz: a hostfile, as topomap plan --price reads it" {
 	fuzz hostfile
 }
