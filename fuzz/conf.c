@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf.c: the plugstack.conf argument parser (conf_parse) and the values
  * of --topo-map and --topo-profile.  The input's lines are the arguments;
  * the first is also given to both option parsers.

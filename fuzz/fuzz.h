@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz.h: what the libFuzzer harnesses share.
  *
  *   fuzz_path (data, size)  the input as a regular file, by a path the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostfile.c: the hostfile reader (plan_read_hostfile: a node a line,
  * rank order), as `topomap plan --price NAME=HOSTFILE` reads a user's
  * file, for 16 ranks over the nodes n1 .. n8.  A file it accepts names a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* import.c: every import format of `topomap profile import` (a CSV or
  * whitespace matrix, TreeMatch .mat, Open MPI's monitoring output, and the
  * guess among them).  The input's first byte picks the format, the rest

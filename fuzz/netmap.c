@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmap.c: the netmap reader (netmap_read_fd: JSON, the measured
  * matrices, the inferred topology), then what is done with a netmap that
  * reads: its display and the cost of every pair.  The plugin reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile.c: the profile reader (profile_read: JSON, the sparse matrix),
  * then a profile's display and, of one with a check, the traffic both
  * recordings share (what the plan is made from).  The plugin reads profiles from the user's

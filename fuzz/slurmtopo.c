@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* slurmtopo.c: slurmctld's topology as the plugin reads it (scontrol show
  * topology's lines, lib/slurmtopo.h): the ranks of a step's nodes, and
  * the topology.conf made of it, which topoconf reads as any other.  The

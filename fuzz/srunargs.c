@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srunargs.c: srun's command line as the plugin reads it from
  * /proc/self/cmdline (srunargs_split) and the search for the step's
  * command in it (srunargs_command), with a table of srun's options of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stepenv.c: what slurmstepd's part of the plugin reads, as root, from the
  * environment the user's srun passes to the step: the plan's
  * PMI_process_mapping (TOPOMAP_PMI_MAPPING) checked against

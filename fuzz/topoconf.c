@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topoconf.c: the topology.conf reader (topoconf_read: Slurm's
  * SwitchName= lines, host lists through libslurm, topomap's figures of
  * each level), then what is done with a file that reads: its netmap and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compat.c: what differs between Slurm releases, and srun's private
  * interface, in one place (compat.h).
  */

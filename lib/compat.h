@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compat.h: what differs between the Slurm releases topomap runs under
  * (22.05 to 26.05), and srun's private interface, in one place.  The
  * plugin (libtopomap-slurm-plain: libslurm's functions come from srun or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf.c: plugstack.conf arguments and option values.  See conf.h. */
 #include "config.h"
 

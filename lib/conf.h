@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf.h: the plugin's plugstack.conf arguments, and the values of its
  * srun/sbatch options (--topo-map, --topo-profile).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* doorbell.h: wake a rank that naps between measurements the moment its
  * turn comes, without making it spin.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* draw.c: SVG pictures of profiles, netmaps and placements (draw.h). */
 #include "config.h"
 

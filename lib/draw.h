@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* draw: SVG pictures of what topomap measured, recorded and decided, for
  * people to look at: heatmaps of a profile and of a netmap, and the rank
  * placement of srun's layout next to topomap's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* error.h: the one error idiom of libtopomap.
  *
  * Functions that can fail return -1 (or NULL) and, when given a non-NULL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exeid.c: executable identity and MPI flavour, read with elfutils' libelf,
  * hashed with nettle.  See exeid.h.
  *

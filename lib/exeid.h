@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exeid.h: which executable a step runs, and with which MPI library.
  *
  * The identity of an executable keys its communication profile (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* file.c: whole-file reads and atomic replacement.  See file.h. */
 #include "config.h"
 

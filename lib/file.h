@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* file.h: whole-file reads and atomic replacement, for every file topomap
  * keeps (netmaps, profiles, plans).
  */

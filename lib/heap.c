@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* heap.c: a binary min-heap.  See heap.h. */
 #include "config.h"
 

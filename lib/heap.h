@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* heap.h: a binary min-heap of (key, id, aux) items, for the mapper's
  * orders (repair by least added cost, greedy by most traffic: push -key).
  * Ties go to the smaller id, so orders are deterministic.

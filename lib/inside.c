@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* inside.c: the inside of a node (inside.h). */
 #include "config.h"
 

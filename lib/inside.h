@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* inside.h: the inside of a node -- the CPUs a job may use there, the L3
  * domains and packages they belong to, and what moving data between two
  * ranks on two of them costs at each level -- as the probe reads it with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* inside_hwloc.c: a node's inside as hwloc sees it (inside_hwloc.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* inside_hwloc.h: a node's inside (inside.h) as hwloc sees it, and
  * binding the calling process to one of its CPUs.  In libtopomap-hwloc,
  * linked by the probe only: neither the plugin nor the command-line tool

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jsonfile.c: what the JSON files of topomap share.  See jsonfile.h. */
 #include "config.h"
 

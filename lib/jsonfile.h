@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jsonfile.h: what the JSON files of topomap (netmaps, profiles) share:
  * strict parsing with line numbers, checked access to keys, numbers that
  * read back exactly, one-line arrays in pretty files, UTC timestamps.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* layout.c: srun's default step layout and the hostfile.  See layout.h.
  *
  * layout_default follows Slurm 22.05.8 step by step (file:line in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* layout.h: the geometry of a job step and the layout srun would give it
  * by itself, and the SLURM_HOSTFILE that replaces that layout.
  *

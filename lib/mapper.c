@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper.c: the mapper's interface -- metrics, validation, srun's layouts,
  * pricing, the plan and its guard, --explain -- and the hooks that catch
  * Scotch's error messages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper.h: choose a node for every rank of a step.
  *
  * Inputs: a profile (what each pair of ranks sends), a netmap (what each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper_inside.c: the inside pass -- after the mapper chose each rank's
  * node, the CPUs each rank runs on there (mapper.h, map_inside).
  *

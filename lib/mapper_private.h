@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper_private.h: what the parts of the mapper share (mapper.c: the
  * interface, pricing and the guard; mapper_scotch.c: the initial mapping
  * by Scotch; mapper_refine.c: exact capacities, refinement, the greedy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper_refine.c: exact capacities, swap refinement of ranks and of the
  * groups they form on each node, and a greedy start -- all on the true
  * cost model (mapper.h) and the sparse graph of the profile, so that the

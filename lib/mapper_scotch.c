@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper_scotch.c: the initial layout, by Scotch's dual recursive
  * bipartitioning of the profile's graph onto the step's nodes (after
  * seeds/001 §IV-C).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmap.c: the netmap file, written and read with json-c.
  *
  * Schema 4.  Every key is required and no other key is allowed:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmap.h: what the probe measured between the nodes of an allocation,
  * and the JSON file that carries it (written and read with json-c).
  *

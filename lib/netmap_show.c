@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmap_show.c: a netmap as people read it (`topomap netmap show`). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pairs.c: the pairs in doubt, and rounds of disjoint pairs (pairs.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pairs.h: the probe's lists of pairs beyond "every pair once"
  * (lib/schedule.h): the pairs whose figures are in doubt and are measured
  * again, in rounds of disjoint pairs.

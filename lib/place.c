@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* place.c: the decision behind `srun --topo-map`.  See place.h. */
 #include "config.h"
 

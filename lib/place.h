@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* place.h: what `srun --topo-map` does before any rank starts, as one
  * decision the SPANK plugin asks for at slurm_spank_init_post_opt.
  *

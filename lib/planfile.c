@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* planfile.c: a plan as the files launchers read.  See planfile.h. */
 #include "config.h"
 

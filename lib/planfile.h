@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* planfile.h: a plan (a node for every rank) as the files launchers read.
  *
  *   PLAN_HOSTFILE   Slurm's arbitrary distribution (SLURM_HOSTFILE, srun

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile.c: the profile in memory and its file, written and read with
  * json-c.
  *

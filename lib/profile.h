@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile.h: the communication profile of an executable -- messages and
  * bytes of point-to-point traffic between every pair of world ranks of one
  * run -- and the JSON file that carries it (written and read with json-c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile_cache.c: the per-user and site profile cache.  See
  * profile_cache.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile_cache.h: where communication profiles are kept between runs, so
  * that the plugin finds the profile of the executable a step runs.
  *

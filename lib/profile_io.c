@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile_io.c: profiles in foreign formats (`topomap profile import`,
  * `export`) and for people (`topomap profile show`).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder.c: the PMPI recorder, preloaded into the ranks of a step to
  * record its communication profile (profile.h).  See topomap-recorder(7)
  * in doc/topomap.8 and seeds/001 §II-B.

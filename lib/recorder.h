@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder.h: which PMPI recorder to preload into an executable.
  *
  * The recorder (recorder.c) is built once per MPI, since Open MPI and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder_lookup.c: the recorder for an executable.  See recorder.h. */
 #include "config.h"
 

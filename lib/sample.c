@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sample.c: the probe's sampling plan (sample.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sample.h: the probe's sampling plan: O(N log N) pairs, chosen as it
  * goes, and the others inferred from the switch tree they reveal.
  *

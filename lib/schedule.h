@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* schedule.h: rounds of disjoint pairs covering every pair of m nodes once
  * (a 1-factorization of the complete graph, by the circle method), so that
  * each node takes part in at most one measurement at a time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* slurmtopo.c: the order Slurm lays a step out in over a topology
  * (slurmtopo.h).  Keys a line carries beyond those read are passed over:
  * the lines are Slurm's own print, which later releases may extend.

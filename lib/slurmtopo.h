@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* slurmtopo.h: the order in which Slurm lays a step's tasks out over its
  * nodes where it ranks them by its topology.
  *

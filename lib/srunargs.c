@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srunargs.c: srun's own command line, read as srun reads it (srunargs.h). */
 #include "config.h"
 

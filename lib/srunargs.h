@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* srunargs.h: srun's own command line, read as srun reads it.
  *
  * srun takes its options with getopt_long over the option table and

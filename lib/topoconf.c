@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topoconf.c: Slurm's topology.conf in and out (topoconf.h). */
 #include "config.h"
 

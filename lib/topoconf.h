@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topoconf.h: Slurm's topology.conf, as its topology/tree plugin reads it,
  * in and out of topomap's switch trees.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.c: the shape of the network, inferred from measured latencies
  * and bandwidths.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.h: the shape of the network, inferred from measured latencies.
  *
  * Two models, after seeds/002 (Lawrence & Yuan) and seeds/001 (CloudMap):

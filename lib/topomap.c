@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topomap: the command-line front end.  See topomap(1).
  *
  *   topomap netmap show|draw|export|import ...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_BATS
 # bats runs the integration suites in t/.  Needed only by `make check`, so a
 # missing bats is reported, not fatal.  Sets BATS.

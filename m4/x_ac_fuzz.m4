@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_FUZZ
 # `make fuzz` builds libFuzzer harnesses of lib/'s readers with clang
 # (FUZZ_CC, default the first of clang, clang-19, clang-14 on PATH that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_HWLOC
 # hwloc, for the inside of a node (the probe reads each node's packages,
 # L3 domains and CPUs with it, lib/inside_hwloc.c).  Hard dependency,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_JSON_C
 # json-c, for the netmap and profile files.  Hard dependency, found with
 # pkg-config.  Sets JSON_C_CFLAGS, JSON_C_LIBS.

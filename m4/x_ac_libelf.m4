@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_LIBELF
 # elfutils' libelf, to read an executable's GNU build-id and the MPI library
 # it links (lib/exeid.c).  Hard dependency, found with pkg-config.  Sets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_MPI
 # An MPI compiler wrapper for the probe and the MPI test programs: Open MPI's
 # mpicc by default, MPICH's accepted (MPICC=mpicc.mpich).  Hard dependency.

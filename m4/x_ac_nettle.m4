@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_NETTLE
 # Nettle, for the SHA-256 content hash that identifies an executable without
 # a build-id (lib/exeid.c).  Hard dependency, found with pkg-config.  Sets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_SANITIZERS
 # --enable-sanitizers builds libtopomap, its tools and the unit tests with
 # AddressSanitizer and UndefinedBehaviorSanitizer (SAN_CFLAGS, SAN_LDFLAGS).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_SCOTCH
 # Scotch, the graph mapping library used by the mapper.  Hard dependency.
 # Debian keeps scotch.h in /usr/include/scotch; --with-scotch=PREFIX looks in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # X_AC_SLURM
 # Slurm's public headers (slurm/spank.h) and libslurm, for the SPANK plugin
 # and for libslurm's hostlist functions.  Hard dependency.

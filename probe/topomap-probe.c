@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topomap-probe: measure latency and bandwidth between every pair of nodes
  * of an allocation, and write a netmap.  See topomap-probe(1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topomap.so: the SPANK plugin.  Glue only: every decision lives in lib/
  * (lib/place.c).  See topomap.so(8).
  *

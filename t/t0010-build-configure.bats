@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # configure stops on a missing hard dependency with one line naming the
 # Debian package to install.
 

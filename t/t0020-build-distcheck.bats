@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make distcheck: the tarball builds out of tree, passes the unit tests,
 # installs and uninstalls cleanly.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The manual: make install puts every page where man finds it, and each
 # page renders with man -l without a single groff warning; the manual, the
 # design document and the README name exactly the plugstack arguments and
@@ -104,4 +105,22 @@ doc_vars() {
 	[ "$(comm -23 <(plugstack_line_keys "$BATS_TEST_TMPDIR/conf") <(code_keys))" = no_such_key ]
 	# A variable the code does not have.
 	[ "$(comm -23 <(printf 'TOPOMAP_MODE\nTOPOMAP_NO_SUCH\n') <(sort -u <(code_vars) <(script_vars)))" = TOPOMAP_NO_SUCH ]
+}
+
+@test "every source file carries the licence's SPDX line, and COPYING is there" {
+	: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+	local f missing=0
+	grep -q 'GNU GENERAL PUBLIC LICENSE' "$TOPOMAP_SRCDIR/COPYING"
+	grep -q '^  *Version 2, June 1991' "$TOPOMAP_SRCDIR/COPYING"
+	while IFS= read -r f; do
+		grep -q 'SPDX-License-Identifier: GPL-2.0-or-later' "$f" || { echo "no SPDX line: $f"; missing=1; }
+	done < <(cd "$TOPOMAP_SRCDIR" && {
+		find lib spank probe fuzz t m4 doc -path fuzz/seeds -prune -o -path t/fixtures -prune -o \
+			-path t/logs -prune -o -path '*/.libs' -prune -o -path '*/.deps' -prune -o -type f \
+			\( -name '*.c' -o -name '*.h' -o -name '*.am' -o -name 'x_ac_*.m4' -o -name '*.bats' \
+			-o -name '*.bash' -o -name '*.sh' -o -name '*.map' -o -name '*.[1-8].in' \) -print
+		find contrib -maxdepth 1 -type f -name 'topomap-*' -print
+	} | sed "s|^|$TOPOMAP_SRCDIR/|")
+	[ "$missing" -eq 0 ]
+	grep -q 'SPDX-License-Identifier: GPL-2.0-or-later' "$TOPOMAP_SRCDIR/configure.ac"
 }

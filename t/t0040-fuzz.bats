@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The libFuzzer harnesses (fuzz/): each reader of input a user controls
 # runs TOPOMAP_FUZZ_SECONDS (default 10) from its corpus without a crash,
 # leak, undefined behaviour or slow input.  `make fuzz FUZZ_SECONDS=N`

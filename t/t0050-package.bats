@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The packages.  Debian's (debian/): dpkg-buildpackage builds them from
 # the release tarball, lintian finds no error, the plugin lands where this
 # Debian's Slurm loads plugins with a commented plugstack.conf.d line, and,

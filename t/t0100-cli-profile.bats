@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap profile import|list|show|export|rm and topomap recorder, on files
 # made here: no cluster.
 

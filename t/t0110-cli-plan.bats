@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap plan on a netmap the probe measured (8 nodes, 2 switches, names
 # interleaved) and a profile the recorder wrote (a 16-rank 2-D halo): no
 # cluster.

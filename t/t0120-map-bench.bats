@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The mapper on the benchmark's cases (t/bench/map: stencils, rings, NPB
 # shapes and random patterns of 256 and 4096 ranks over two-switch,
 # three-level and cloud-like netmaps): its plan never costs more than

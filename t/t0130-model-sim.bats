@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The network model's simulator (t/sim/model): netmaps of two- and
 # three-level fat trees (full and tapered), a dragonfly and a cloud, with
 # +-20 % jitter, outliers and token-bucket bursts, fed to the inference the

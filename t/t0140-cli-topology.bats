@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap netmap import and export: Slurm's topology.conf in and out, the
 # round trip, and bad files: no cluster.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The emulated cluster, flat: up, status, MPI across all nodes, idempotence,
 # and a down that leaves nothing behind.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The emulated cluster, shaped: 2 switches x 4 nodes, names interleaved
 # across the switches (n1,n3,n5,n7 on s1), 1 Gbit/s node links and 100 Mbit/s
 # switch uplinks, so inter-switch paths are 10x slower.

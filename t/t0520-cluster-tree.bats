@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The emulated cluster as a 3-level tree: core, two aggregation switches,
 # four edge switches, twelve nodes; uplinks slow down towards the core.
 

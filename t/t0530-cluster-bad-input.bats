@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-cluster refuses bad input with one line and a non-zero exit, and
 # leaves nothing half-built.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The PMPI recorder in programs of MPI_FAMILY (lib/cluster: Open MPI under
 # srun --mpi=$MPI_TYPE, or MPICH under --mpi=pmi2 where Slurm has no PMIx), on 4
 # nodes with 2 ranks each: what it records equals what each program sends.

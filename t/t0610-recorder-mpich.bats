@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The PMPI recorder in MPICH programs under srun --mpi=pmi2, on 4 nodes with
 # 2 ranks each: what it records equals what each program sends.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real application under srun --topo-map: Debian's LAMMPS (an Open MPI
 # program) on 8 nodes, 2 switches, names interleaved, 16 ranks.  The first
 # run records its profile; the recorded matrix must be its decomposition's:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A second real application under srun --topo-map: Debian's HPCC (an Open
 # MPI program) on 8 nodes, 2 switches, names interleaved, 16 ranks on its
 # 4 x 4 process grid.  HPCC's b_eff sends fixed 2 MB messages around eleven

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe on 8 nodes, 2 switches, 10:1, names interleaved across the
 # switches: every pair measured, the switches found, the run repeatable.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe on three-level trees: the inferred tree is the configured
 # one, three runs out of three, at the probe's default ping size, on
 #   3level-12            12 nodes, 1 Gbit/s, 300 and 100 Mbit/s

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe on bad input and faults: usage errors, an unwritable
 # output, a node that dies mid-probe.
 

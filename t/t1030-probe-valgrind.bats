@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe under valgrind, on the emulated cluster: no memory error
 # and no leak of its own on any rank, on a run that measures and writes a
 # netmap, on a run that fails on bad input, on a run of the sampling plan

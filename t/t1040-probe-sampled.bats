@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe --plan sampled (lib/sample.h) on the emulated cluster: the
 # switches found as every pair finds them, from far fewer pairs; the pairs
 # not measured marked so and filled from the tree; names that do not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A site's topology.conf without the figures of its levels: the probe
 # measures a few pairs a level of it (--topology) and gives every other
 # pair its level's figures; plugstack topology=auto finds the file Slurm's

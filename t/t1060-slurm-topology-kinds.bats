@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Slurm's topology as slurmctld holds it, whichever file it read: plugstack
 # topology=auto asks slurmctld where no topology.conf lies beside
 # slurm.conf (topology.yaml, configless sites, topology/block), and srun's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun --topo-map on 8 nodes, 2 switches, names interleaved: the first run
 # records a profile, later runs place the ranks by the plan, and the tasks,
 # exit codes and signals see nothing else change.

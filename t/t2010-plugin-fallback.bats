@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun --topo-map never breaks a job: every case it cannot or must not
 # place runs with srun's own layout and at most one line saying why, and
 # only --topo-map=strict fails the step.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A site cache (plugstack cache=DIR) shared by many users: user A must not
 # be able to overwrite, hang or steer user B's srun through it.  Two
 # unprivileged users made here run real jobs on the emulated cluster; every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun --topo-map where Slurm has no PMIx plugin, only mpi_pmi2 (Debian's
 # Slurm 26.05, and sites with MPICH-family MPIs only): the plugin probes
 # with the MPICH probe over pmi2 and places; a probe that cannot run says

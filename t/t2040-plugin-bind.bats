@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Inside the node: on 8 nodes of 2 CPUs that Slurm binds (task/affinity),
 # each showing its tasks a synthetic hwloc topology of 2 packages of one
 # core (topomap-cluster --hwloc), srun --topo-map places the ranks by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for lib/draw: the pictures are whole SVG documents with one
  * cell per matrix entry, names from files escaped, counts that match what
  * was drawn, and nothing left behind when the file cannot be written.

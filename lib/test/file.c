@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of lib/file.c: replacement that never writes through a link
  * or into a FIFO, files made and opened relative to a directory handle,
  * and the ownership checks of the cache and of the site's paths.

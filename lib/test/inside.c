@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the inside of a node (inside.c) and the mapper's inside
  * pass (mapper_inside.c).
  */

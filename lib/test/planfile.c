@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of lib/planfile: a plan as hostfile, rankfile, rank order. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of lib/srunargs.c: the step's command in srun's argument
  * vector, under the option tables of the Slurm releases topomap supports
  * (t/fixtures/srun-options-*, extracted from each release's

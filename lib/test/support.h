@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* support.h: what the unit tests share beyond tap.h.  Include after
  * tap.h; one test program each.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tap.h: a minimal Test Anything Protocol producer for unit tests.
  *
  *   plan (NO_PLAN);  ok (cond, "sentence %d", x);  done_testing ();

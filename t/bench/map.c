@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t/bench/map.c: benchmark of the mapper on synthetic cases.
  *
  *   map [--large] [--ranks N[,N...]] [--pattern P[,P...]] [--topo T[,T...]]

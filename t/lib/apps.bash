@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # apps.bash: helpers for the suites that run real applications (Debian's
 # LAMMPS): what their decomposition says each rank sends to, against what
 # the recorder recorded.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cluster.bash: helpers for bats suites that run on the emulated cluster.
 #
 #   load lib/cluster            (from a suite in t/)

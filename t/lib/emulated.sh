@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # emulated.sh: what the benchmarks (t/bench/) and the demo
 # (contrib/topomap-demo) share when they drive the emulated cluster from
 # the build tree.  Source it with builddir and srcdir set.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mpi.sh: the MPI that the test suites, the benchmarks and the demo run
 # over on the emulated cluster.  Source it with cluster (topomap-cluster)
 # and builddir set.

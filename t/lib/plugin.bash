@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plugin.bash: helpers for the plugin suites (load after lib/cluster).
 
 TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # probe.bash: helpers for the probe suites (load after lib/cluster).
 
 # The probe of MPI_FAMILY (lib/mpi.sh), staged as $SHARE/$MPI_PROBE.

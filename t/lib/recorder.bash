@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # recorder.bash: helpers for the recorder suites (load after lib/cluster).
 
 TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap

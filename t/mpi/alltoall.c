@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* alltoall: every rank sends to every other a message of its own size,
  * by MPI_Isend, three times; then an MPI_Bcast from rank 0 and an
  * MPI_Alltoall, which count only when the recorder attributes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* expect.h: what a test program sends, counted by the program itself next
  * to each send, so that a test can compare it with what the PMPI recorder
  * recorded.  expect_write() gathers the counts through PMPI (so a recorder

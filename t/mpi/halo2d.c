@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* halo2d: a 2-D 5-point halo exchange on a Cartesian grid of the ranks
  * (non-periodic, no reordering), with persistent requests started by
  * MPI_Startall (two rounds, among persistent sends never started), then

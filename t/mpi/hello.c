@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hello: every rank prints where it runs, after a collective that proves the
  * ranks really talk to each other.
  *

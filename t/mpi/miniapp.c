@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* miniapp: the communication of a stencil code, a ring and an all-to-all
  * code, timed, for the demo and the application benchmark.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* msgrate: a small-message rate microbenchmark for the recorder's
  * overhead.  Ranks pair up, r with r + N/2 (on another node under srun's
  * block layout); each pair exchanges windows of WINDOW 8-byte messages,

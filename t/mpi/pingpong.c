@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pingpong: round-trip time and bandwidth between ranks 0 and 1.
  *
  *   pingpong [-s BYTES] [-n ITERATIONS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ring: every rank sends to the next around a ring through each kind of
  * point-to-point send: Sendrecv, Isend, Bsend, Issend, Sendrecv_replace;
  * then through many datatypes in turn, predefined ones and derived ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* split: talks over communicators whose ranks are not the world's.  The
  * world splits by parity with keys reversed (sub-rank 0 is the highest
  * world rank of its colour); each sub-ring sends to its next; a duplicate

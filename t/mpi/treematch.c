@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* treematch.c: the rank order an MPI's own topology-aware reordering
  * chooses for a profile, the peer the benchmark puts beside topomap's plan
  * (t/bench/peer).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmimap: which ranks of a step share a node, as Slurm's PMI-2 server tells
  * every rank of an srun --mpi=pmi2 step: its PMI_process_mapping, read with
  * Slurm's own PMI-2 client library (libpmi2).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t/sim/model.c: the network model's simulator (make bench: BENCH model).
  *
  * Generates the netmap a probe would measure on a network of known shape,
