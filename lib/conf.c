@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -268,6 +269,48 @@ static int conf_set_topology (conf_t *c, const char *val, const char *arg, tm_er
     return conf_path (c->topology, val, arg, errp);
 }
 
+/* topology_levels=L:LAT:BW[,L:LAT:BW...], each level once. */
+static int conf_set_levels (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    double lat[CONF_LEVELS] = {0}, bw[CONF_LEVELS] = {0};
+    const char *p = val;
+
+    for (;;) {
+        char *end;
+        long l;
+        double x, y;
+
+        errno = 0;
+        l = strtol (p, &end, 10);
+        if (end == p || *end != ':' || errno || l < 1 || l >= CONF_LEVELS)
+            return conf_fail (errp, arg, "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS, LEVEL 1 to %d",
+                              CONF_LEVELS - 1);
+        if (lat[l] > 0)
+            return conf_fail (errp, arg, "level %ld is given twice", l);
+        p = end + 1;
+        x = strtod (p, &end);
+        if (end == p || *end != ':')
+            return conf_fail (errp, arg, "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS");
+        if (!isfinite (x) || !(x > 0 && x <= 1e6))
+            return conf_fail (errp, arg, "level %ld: a latency above 0 and at most 1e6 us", l);
+        p = end + 1;
+        y = strtod (p, &end);
+        if (end == p || (*end != ',' && *end))
+            return conf_fail (errp, arg, "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS");
+        if (!isfinite (y) || !(y > 0 && y <= 1e7))
+            return conf_fail (errp, arg, "level %ld: a bandwidth above 0 and at most 1e7 MB/s",
+                              l);
+        lat[l] = x;
+        bw[l] = y;
+        if (!*end)
+            break;
+        p = end + 1;
+    }
+    memcpy (c->level_lat_us, lat, sizeof (lat));
+    memcpy (c->level_bw_MBps, bw, sizeof (bw));
+    return 0;
+}
+
 int conf_mpi_valid (const char *s)
 {
     size_t len = strlen (s);
@@ -380,6 +423,7 @@ static const struct {
     {"profile", conf_set_profile},
     {"recorder_dir", conf_set_recorder_dir},
     {"topology", conf_set_topology},
+    {"topology_levels", conf_set_levels},
     {"bind", conf_set_bind},
     {"verbose", conf_set_verbose},
 };

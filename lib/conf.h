@@ -43,6 +43,13 @@
  *                      the netmap without a probe; auto: the topology.conf
  *                      beside slurm.conf when TopologyPlugin is
  *                      topology/tree; default "" (none)
+ *   topology_levels=L:LAT:BW[,...]
+ *                      the figures of the topology's levels where its
+ *                      file gives none (slurmctld's topology never does):
+ *                      level L (1 to CONF_LEVELS - 1: pairs whose nearest
+ *                      common switch is L switches above a host) costs LAT
+ *                      us one way (0 to 1e6) and BW MB/s (0 to 1e7, both
+ *                      above 0); default none: the probe measures them
  *   bind=MODE          auto: a plan also binds each rank to CPUs chosen
  *                      inside its node (lib/mapper.h, map_inside) when
  *                      Slurm binds tasks (task/affinity), the step takes
@@ -88,6 +95,10 @@ typedef enum {
     CONF_BIND_ALWAYS, /* bind wherever the plan may */
 } conf_bind_t;
 
+/* Levels of a topology that topology_levels= may give figures to: 1 up to
+ * this, less one (TOPOCONF_LEVELS). */
+#define CONF_LEVELS 16
+
 typedef struct {
     char cache[CONF_PATH_MAX];         /* "" = the user's cache, resolved by the plugin */
     char site_profiles[CONF_PATH_MAX]; /* "" = none */
@@ -103,6 +114,8 @@ typedef struct {
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */
     char recorder_dir[CONF_PATH_MAX];
     char topology[CONF_PATH_MAX]; /* a topology.conf, "auto", or "" = none */
+    double level_lat_us[CONF_LEVELS];  /* topology_levels=: one-way latency */
+    double level_bw_MBps[CONF_LEVELS]; /* and bandwidth of level 1.. (0: none) */
     conf_bind_t bind;
     int verbose; /* 0..3 */
 } conf_t;

@@ -403,9 +403,8 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
 
         if ((nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &text, &e)) &&
             place_covers (nm, in->alloc, &e) == 0) {
-            SAY (in, "topomap: netmap of the site's topology.conf (topology=%s): %d switches "
-                     "over %d nodes, no probe",
-                 c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
+            SAY (in, "topomap: netmap of %s (topology=%s): %d switches over %d nodes, no probe",
+                 site, c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
             goto out;
         }
         /* Slurm's topology as a topology.conf, for the probe to read. */

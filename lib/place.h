@@ -101,7 +101,8 @@ typedef struct {
                                    * (Slurm's own, from slurmctld), which
                                    * place_decide writes beside the
                                    * netmap, for the probe's --topology;
-                                   * NULL: none */
+                                   * path[len] says where the netmap came
+                                   * from when there is one; NULL: none */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
                                   /* stage messages for srun -v, or NULL */
     void (*note) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -401,8 +402,9 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
 }
 
 /* plugstack topology=: a topology.conf over the allocation's nodes, with
- * the figures of its levels (lib/topoconf.h); without them, errno ENODATA
- * and the file's path in site[len] (place.h).  auto: the topology.conf
+ * the figures of its levels (lib/topoconf.h, or topology_levels=), site
+ * then saying which; without them, errno ENODATA and the file's path in
+ * site[len] (place.h).  auto: the topology.conf
  * beside slurm.conf where Slurm reads it (TopologyPlugin topology/tree and
  * no topology.yaml, which Slurm 25.05 and later read first), for the
  * figures it may carry; else slurmctld's own topology, a tree or blocks
@@ -474,7 +476,14 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
     }
     if (!t)
         return NULL;
-    if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e))) {
+    /* plugstack topology_levels= for the levels the file has no figures of */
+    for (int l = 1; l < TOPOCONF_LEVELS && l < CONF_LEVELS; l++)
+        if ((isnan (levels[l].lat_us) || isnan (levels[l].bw_MBps)) &&
+            tm.conf.level_lat_us[l] > 0)
+            levels[l] = (topoconf_level_t){tm.conf.level_lat_us[l], tm.conf.level_bw_MBps[l]};
+    if ((nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
+        snprintf (site, len, "%s", from_file ? "the site's topology.conf" : "Slurm's topology");
+    else {
         int err = errno;
         errprintf (errp, "%s: %s", source, e.text);
         if (err == ENODATA && from_file && snprintf (site, len, "%s", path) >= (int)len)

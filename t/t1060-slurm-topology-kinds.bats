@@ -58,6 +58,18 @@ setup() {
 	[ -z "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/ | grep topology.conf)" ]
 }
 
+@test "topology=auto with topology_levels=: slurmctld's topology and the plugstack's figures, no probe step" {
+	plugstack topology=auto topology_levels=1:10:110,2:30:45,3:45:11
+	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	grep -qx "srun: topomap: netmap of Slurm's topology (topology=auto): 7 switches over 16 nodes, no probe" <<<"$output"
+	! grep -q 'probing' <<<"$output"
+	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
+	# nothing probed, so no netmap of the job's is kept
+	[ -z "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/ 2>/dev/null | grep -E '^job.*\.json$')" ]
+}
+
 @test "srun's layout with Slurm's topology of this kind: the plugin's prediction is srun -l's" {
 	local case out want
 	for case in "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" "-N16 --ntasks-per-node=2 -- -N8 -n16"; do

@@ -91,6 +91,28 @@ static void test_arguments (void)
     ok (parse1 (&c, "topology=topology.conf", &e) < 0 &&
             strstr (e.text, "topology=topology.conf: expected an absolute path"),
         "a relative topology= is refused: %s", e.text);
+    ok (parse1 (&c, "topology_levels=1:12.5:117,3:45:12", &e) == 0 && c.level_lat_us[1] == 12.5 &&
+            c.level_bw_MBps[1] == 117 && c.level_lat_us[3] == 45 && c.level_bw_MBps[3] == 12 &&
+            c.level_lat_us[2] == 0 && c.level_bw_MBps[2] == 0,
+        "topology_levels= gives levels 1 and 3 their figures, 2 none");
+    {
+        static const struct {
+            const char *arg, *want;
+        } bad[] = {
+            {"topology_levels=0:1:1", "LEVEL 1 to 15"},
+            {"topology_levels=16:1:1", "LEVEL 1 to 15"},
+            {"topology_levels=1:1", "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS"},
+            {"topology_levels=1:0:5", "level 1: a latency above 0 and at most 1e6 us"},
+            {"topology_levels=1:nan:5", "level 1: a latency above 0"},
+            {"topology_levels=2:3:1e308", "level 2: a bandwidth above 0 and at most 1e7 MB/s"},
+            {"topology_levels=2:3:4x", "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS"},
+            {"topology_levels=1:1:1,1:2:2", "level 1 is given twice"},
+            {"topology_levels=1:1:1,", "expected LEVEL"},
+        };
+        for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
+            ok (parse1 (&c, bad[i].arg, &e) < 0 && strstr (e.text, bad[i].want),
+                "%s is refused: %s", bad[i].arg, e.text);
+    }
 
     ok (parse1 (&c, "probe_ttl=2147483647", &e) == 0 && c.probe_ttl == 2147483647,
         "probe_ttl up to INT_MAX is accepted");
