@@ -84,8 +84,9 @@ debs() {
 		"$TOPOMAP_BUILDDIR/topomap-$version.tar.gz"
 	echo "$output" | tail -20
 	[ "$status" -eq 0 ]
-	# Each package's files by name (paths differ: lib64, multiarch, .gz).
-	names() { sed -e 's|.*/||' -e 's|\.gz$||' | grep -v -E '^(changelog|copyright)$' | sort; }
+	# Each package's files by name (paths differ: lib64, multiarch, .gz); the
+	# licence is debian/copyright in one, %license COPYING in the other.
+	names() { sed -e 's|.*/||' -e 's|\.gz$||' | grep -v -E '^(changelog|copyright|COPYING)$' | sort; }
 	for p in $PKGS; do
 		deb=$(dpkg-deb -c "$PKGDIR/${p}_"*.deb | awk '$1 !~ /^d/ { print $6 }' | names)
 		rpm=$(rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$PKGDIR"/rpm/RPMS/*/"$p"-"$version"-1.*.rpm |
