@@ -528,9 +528,11 @@ int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_s
     }
     /* The step's nodes: the first k in the topology's order where Slurm
      * ranks them (stepmgr.c _pick_step_nodes, 26.05), else in allocation
-     * order; a cyclic step deals over them in allocation order, a block
-     * one in the topology's (slurm_step_layout.c _task_layout_topo, which
-     * never packs).
+     * order (a job's later steps on some of its nodes start where the last
+     * left off, next_step_node_inx, which is not known here); a cyclic
+     * step deals over them in allocation order, a block one in the
+     * topology's (slurm_step_layout.c _task_layout_topo, which never
+     * packs).
      */
     topo = r->node_rank && dist != LAYOUT_DIST_CYCLIC;
     if (!topo)

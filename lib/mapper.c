@@ -997,6 +997,13 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
         }
         key[s].key += r;
     }
+    for (int s = 0; s < nslots; s++)
+        if (count[s] != slots[s].count) {
+            errno = EINVAL;
+            errprintf (errp, "the plan gives %s %d ranks, the step %d",
+                       map_host_name (nm, slots[s].host), count[s], slots[s].count);
+            goto out;
+        }
     for (int s = 0; s < nslots; s++) {
         key[s].key = count[s] ? key[s].key / count[s] : 0;
         key[s].slot = s;

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,26 +401,30 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
      * without figures, the probe measures its levels. */
     if (c->topology[0] && in->site_netmap) {
         char *text = NULL;
+        bool nodata;
 
-        if ((nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &text, &e)) &&
-            place_covers (nm, in->alloc, &e) == 0) {
+        nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &text, &e);
+        nodata = !nm && errno == ENODATA;
+        if (nm && place_covers (nm, in->alloc, &e) == 0) {
             SAY (in, "topomap: netmap of %s (topology=%s): %d switches over %d nodes, no probe",
                  site, c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
+            free (text);
             goto out;
         }
         /* Slurm's topology as a topology.conf, for the probe to read. */
-        if (!nm && errno == ENODATA && text &&
-            (file_createat (dfd, prefix, ".topology.conf", text, strlen (text), 0600, sitename,
-                            sizeof (sitename), &e) < 0 ||
-             snprintf (site, sizeof (site), "%s/%s", in->netmap_dir, sitename) >=
-                 (int)sizeof (site))) {
-            if (sitename[0])
-                unlinkat (dfd, sitename, 0);
+        if (nodata && text &&
+            file_createat (dfd, prefix, ".topology.conf", text, strlen (text), 0600, sitename,
+                           sizeof (sitename), &e) < 0) {
+            nodata = false;
             sitename[0] = '\0';
-            errno = EINVAL;
+        } else if (nodata && text &&
+                   snprintf (site, sizeof (site), "%s/%s", in->netmap_dir, sitename) >=
+                       (int)sizeof (site)) {
+            nodata = false;
+            errprintf (&e, "%s: path too long", in->netmap_dir);
         }
         free (text);
-        if (!nm && errno == ENODATA)
+        if (nodata)
             SAY (in, "topomap: topology=%s: %s; the probe measures its levels", c->topology,
                  e.text);
         else {
@@ -744,13 +749,19 @@ static int place_consecutive (const place_in_t *in, const profile_t *p, const pr
         g = cg[0] < cg[1] ? cg[0] : cg[1];
         lg = clg[0] < clg[1] ? clg[0] : clg[1];
     }
-    if (g < in->conf->min_gain || lg < in->conf->min_gain ||
-        place_pmi_mapping (nm, cons->node, p->ntasks, slots, nslots, out->pmi_mapping,
-                           sizeof (out->pmi_mapping), &e) < 0) {
+    if (g < in->conf->min_gain || lg < in->conf->min_gain) {
         snprintf (nopmi + used, len - used,
                   "; the best plan of consecutive ranks a node gains %.1f%%, %.1f%% at the "
                   "busiest link",
                   100 * g, 100 * lg);
+        return 0;
+    }
+    if (place_pmi_mapping (nm, cons->node, p->ntasks, slots, nslots, out->pmi_mapping,
+                           sizeof (out->pmi_mapping), &e) < 0) {
+        snprintf (nopmi + used, len - used,
+                  "; nor that of the best plan of consecutive ranks a "
+                  "node: %s",
+                  e.text);
         return 0;
     }
     SAY (in,
@@ -881,8 +892,8 @@ void place_decide (const place_in_t *in, place_out_t *out)
         goto out;
     }
     /* Which of the step's nodes and in which order: Slurm's topology's
-     * (26.05+) is known, or matters not (a cyclic step over every node). */
-    if (in->order_unknown && !(step.cyclic && step.nnodes == a->nnodes)) {
+     * (26.05+) must be known (*AsNodeRank reorder even a cyclic step's). */
+    if (in->order_unknown) {
         place_default (out, 0, "srun's layout cannot be predicted: %s", in->order_unknown);
         goto out;
     }

@@ -73,8 +73,7 @@ typedef struct {
     const char *order_name;       /* the order of node_rank, for people ("topology order
                                    * (topology/tree)") */
     const char *order_unknown;    /* why the order of srun's nodes is not known (then
-                                   * only a cyclic step over every node is
-                                   * predicted), or NULL */
+                                   * srun's layout stands), or NULL */
     const char *exe;              /* the step's executable, resolved; NULL unknown */
     const char *exe_error;        /* why exe is NULL, or NULL */
     const char *user_cache;       /* the user's profile cache */

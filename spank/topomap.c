@@ -477,10 +477,12 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
     if (!t)
         return NULL;
     /* plugstack topology_levels= for the levels the file has no figures of */
-    for (int l = 1; l < TOPOCONF_LEVELS && l < CONF_LEVELS; l++)
-        if ((isnan (levels[l].lat_us) || isnan (levels[l].bw_MBps)) &&
-            tm.conf.level_lat_us[l] > 0)
-            levels[l] = (topoconf_level_t){tm.conf.level_lat_us[l], tm.conf.level_bw_MBps[l]};
+    for (int l = 1; l < TOPOCONF_LEVELS && l < CONF_LEVELS; l++) {
+        if (isnan (levels[l].lat_us) && tm.conf.level_lat_us[l] > 0)
+            levels[l].lat_us = tm.conf.level_lat_us[l];
+        if (isnan (levels[l].bw_MBps) && tm.conf.level_bw_MBps[l] > 0)
+            levels[l].bw_MBps = tm.conf.level_bw_MBps[l];
+    }
     if ((nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
         snprintf (site, len, "%s", from_file ? "the site's topology.conf" : "Slurm's topology");
     else {
