@@ -110,6 +110,41 @@ static int parse_line (char *text, int lineno, line_t *l, char *why, size_t whyl
     return 0;
 }
 
+/* The next line of *text (advanced past it) that says something, into l:
+ * 1, its kind that of the lines before (*kind, set by the first); 2 with
+ * why set for a kind topomap does not read; 0 at the end; -1 with errp
+ * (EINVAL).
+ */
+static int next_line (char **text, int *lineno, kind_t *kind, line_t *l, char *why, size_t whylen,
+                      tm_error_t *errp)
+{
+    while (*text) {
+        char *s = *text, *end = strchr (s, '\n');
+        int prc;
+
+        if (end)
+            *end++ = '\0';
+        *text = end;
+        ++*lineno;
+        if ((prc = parse_line (s, *lineno, l, why, whylen, errp)) != 0) {
+            if (prc < 0)
+                errno = EINVAL;
+            return prc < 0 ? -1 : 2;
+        }
+        if (l->kind == KIND_NONE)
+            continue;
+        if (*kind != KIND_NONE && l->kind != *kind) {
+            errno = EINVAL;
+            return errprintf (errp, "topology line %d: a %s line among %s lines", *lineno,
+                              l->kind == KIND_TREE ? "switch" : "block",
+                              *kind == KIND_TREE ? "switch" : "block");
+        }
+        *kind = l->kind;
+        return 1;
+    }
+    return 0;
+}
+
 /* Rank the allocation's nodes that l's host list names and that have
  * none yet (Slurm takes a node's first leaf or block).
  */
@@ -142,7 +177,8 @@ int slurmtopo_ranks (const char *text, const char *param, int n, char *const *no
     named_t *by_name = NULL;
     bool *ranked = NULL;
     char *copy = NULL;
-    int lineno = 0, leaf = 0, rc = -1;
+    line_t l;
+    int lineno = 0, leaf = 0, prc, rc = -1;
 
     why[0] = '\0';
     snprintf (name, namelen, "allocation order");
@@ -165,32 +201,12 @@ int slurmtopo_ranks (const char *text, const char *param, int n, char *const *no
     for (int i = 0; i < n; i++)
         by_name[i] = (named_t){nodes[i], i};
     qsort (by_name, (size_t)n, sizeof (*by_name), named_cmp);
-    for (char *s = copy, *end; s; s = end) {
-        line_t l;
-        int prc;
-
-        if ((end = strchr (s, '\n')))
-            *end++ = '\0';
-        lineno++;
-        if ((prc = parse_line (s, lineno, &l, why, whylen, errp)) < 0) {
-            errno = EINVAL;
-            goto out;
-        }
-        if (prc > 0) {
+    for (char *s = copy; (prc = next_line (&s, &lineno, &kind, &l, why, whylen, errp)) > 0;) {
+        if (prc == 2) {
             snprintf (name, namelen, "an order not predicted");
             rc = SLURMTOPO_UNKNOWN;
             goto out;
         }
-        if (l.kind == KIND_NONE)
-            continue;
-        if (kind != KIND_NONE && l.kind != kind) {
-            errno = EINVAL;
-            errprintf (errp, "topology line %d: a %s line among %s lines", lineno,
-                       l.kind == KIND_TREE ? "switch" : "block",
-                       kind == KIND_TREE ? "switch" : "block");
-            goto out;
-        }
-        kind = l.kind;
         if (!l.ranks || !l.nodes)
             continue;
         if (rank_nodes (&l, lineno, kind == KIND_TREE ? ++leaf : (int)l.index, by_name, n, ranked,
@@ -199,6 +215,8 @@ int slurmtopo_ranks (const char *text, const char *param, int n, char *const *no
             goto out;
         }
     }
+    if (prc < 0)
+        goto out;
     if (kind == KIND_NONE) {
         snprintf (name, namelen, "allocation order (topology/flat)");
         rc = SLURMTOPO_ALLOC;
@@ -293,7 +311,8 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
     block_t *b = NULL;
     char *copy = NULL, *buf = NULL, why[128];
     size_t size = 0;
-    int lineno = 0, nb = 0, rc = -1;
+    line_t l;
+    int lineno = 0, nb = 0, prc, rc = -1;
     FILE *f = NULL;
 
     *conf = NULL;
@@ -302,29 +321,12 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
         errprintf (errp, "out of memory");
         goto out;
     }
-    for (char *s = copy, *end; s; s = end) {
-        line_t l;
-        int prc;
-
-        if ((end = strchr (s, '\n')))
-            *end++ = '\0';
-        lineno++;
-        if ((prc = parse_line (s, lineno, &l, why, sizeof (why), errp)) != 0) {
-            errno = prc > 0 ? ENOTSUP : EINVAL;
-            if (prc > 0)
-                errprintf (errp, "%s", why);
+    for (char *s = copy; (prc = next_line (&s, &lineno, &kind, &l, why, sizeof (why), errp)) > 0;) {
+        if (prc == 2) {
+            errno = ENOTSUP;
+            errprintf (errp, "%s", why);
             goto out;
         }
-        if (l.kind == KIND_NONE)
-            continue;
-        if (kind != KIND_NONE && l.kind != kind) {
-            errno = EINVAL;
-            errprintf (errp, "topology line %d: a %s line among %s lines", lineno,
-                       l.kind == KIND_TREE ? "switch" : "block",
-                       kind == KIND_TREE ? "switch" : "block");
-            goto out;
-        }
-        kind = l.kind;
         if (kind == KIND_TREE) {
             /* Slurm prints a switch's nodes below it too: a leaf's only */
             if (l.switches)
@@ -353,6 +355,8 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
         qsort (b[nb].nodes, (size_t)b[nb].n, sizeof (char *), str_cmp);
         nb++;
     }
+    if (prc < 0)
+        goto out;
     if (kind == KIND_NONE) {
         errno = ENOENT;
         errprintf (errp, "Slurm has no topology of switches or blocks");
