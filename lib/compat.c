@@ -195,26 +195,18 @@ out:
     return rc;
 }
 
-int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **text,
-                       char **param, tm_error_t *errp)
+int compat_topo_order (const slurm_conf_t *conf, const char **param, tm_error_t *errp)
 {
-    *text = *param = NULL;
+    *param = NULL;
 #if HAVE_SLURM_TOPO_ORDER
     if (!conf)
         return errprintf (errp, "Slurm's configuration is not known");
     if (conf->select_type_param & SELECT_NO_DIST_TOPO_BLOCK)
         return 0;
-    if (compat_topo_text (partition, text, errp) < 0)
-        return -1;
-    if (conf->topology_param && !(*param = strdup (conf->topology_param))) {
-        free (*text);
-        *text = NULL;
-        return errprintf (errp, "out of memory");
-    }
+    *param = conf->topology_param;
     return 1;
 #else
     (void)conf;
-    (void)partition;
     (void)errp;
     return 0;
 #endif

@@ -66,14 +66,11 @@ int compat_topo_text (const char *partition, char **text, tm_error_t *errp);
 
 /* Whether this Slurm lays a job's block steps out in its topology's
  * order (26.05+, lib/slurmtopo.h): 0 when not (an older release, or
- * SelectTypeParameters has CR_NO_DIST_TOPO_BLOCK); 1 with *text the
- * topology of the job's partition (partition NULL: the cluster's default)
- * as slurm_print_topo_info_msg prints it, "" for none, and *param
- * TopologyParam or NULL (new strings: free()); -1 with errp when
- * slurmctld cannot say.  conf: slurm_load_ctl_conf's.
+ * SelectTypeParameters has CR_NO_DIST_TOPO_BLOCK); 1 with *param
+ * TopologyParam (conf's, or NULL); -1 with errp when conf is NULL (no
+ * answer from slurmctld).  conf: slurm_load_ctl_conf's.
  */
-int compat_topo_order (const slurm_conf_t *conf, const char *partition, char **text,
-                       char **param, tm_error_t *errp);
+int compat_topo_order (const slurm_conf_t *conf, const char **param, tm_error_t *errp);
 
 /* Look srun's private interface up; -1, naming the first symbol missing,
  * outside srun or when a Slurm release has dropped one.

@@ -391,6 +391,25 @@ static slurm_conf_t *slurm_ctl (void)
     return ctl;
 }
 
+/* slurmctld's topology of the job's partition (compat_topo_text), asked
+ * for once by step_order or site_netmap, whichever first; freed by
+ * post_opt_local. */
+static char *topo_text;
+static tm_error_t topo_error;
+static int topo_asked;
+
+/* topo_text, NULL with errp saying why slurmctld gave none. */
+static const char *slurm_topo (tm_error_t *errp)
+{
+    if (!topo_asked) {
+        topo_asked = 1;
+        compat_topo_text (getenv ("SLURM_JOB_PARTITION"), &topo_text, &topo_error);
+    }
+    if (!topo_text)
+        errprintf (errp, "%s", topo_error.text);
+    return topo_text;
+}
+
 /* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick):
  * asked only when a probe is to run.
  */
@@ -414,7 +433,8 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
 static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *site,
                               size_t len, char **text, tm_error_t *errp)
 {
-    char path[CONF_PATH_MAX], yaml[CONF_PATH_MAX], **hosts = alloc->nodes, *printed = NULL;
+    char path[CONF_PATH_MAX], yaml[CONF_PATH_MAX], **hosts = alloc->nodes, *copy;
+    const char *printed;
     topoconf_level_t levels[TOPOCONF_LEVELS];
     const char *source = path;
     int n = alloc->nnodes, from_file = 1;
@@ -447,27 +467,23 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         t = topoconf_read (path, &n, &hosts, levels, errp);
     else {
         source = "Slurm's topology";
-        if (compat_topo_text (getenv ("SLURM_JOB_PARTITION"), &printed, &e) < 0) {
-            errprintf (errp, "%s", e.text);
+        if (!(printed = slurm_topo (errp)))
             return NULL;
-        }
         if (slurmtopo_conf (printed, text, &e) < 0) {
             if (errno == ENOENT)
                 errprintf (errp, "%s (TopologyPlugin %s)", e.text,
                            ctl->topology_plugin ? ctl->topology_plugin : "unset");
             else
                 errprintf (errp, "%s", e.text);
-            free (printed);
             return NULL;
         }
-        free (printed);
         /* topoconf_parse edits what it reads: the text is kept whole */
-        if (!(printed = strdup (*text))) {
+        if (!(copy = strdup (*text))) {
             errprintf (errp, "out of memory");
             t = NULL;
         } else
-            t = topoconf_parse (printed, source, &n, &hosts, levels, errp);
-        free (printed);
+            t = topoconf_parse (copy, source, &n, &hosts, levels, errp);
+        free (copy);
         if (!t) {
             free (*text);
             *text = NULL;
@@ -507,24 +523,20 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
 static int step_order (const layout_alloc_t *a, int **rank, char *name, size_t namelen, char *why,
                        size_t whylen)
 {
-    char *text = NULL, *param = NULL;
+    const char *text, *param;
     tm_error_t e;
     int rc;
 
     *rank = NULL;
     snprintf (name, namelen, "allocation order");
     why[0] = '\0';
-    if ((rc = compat_topo_order (slurm_ctl (), getenv ("SLURM_JOB_PARTITION"), &text, &param,
-                                 &e)) <= 0) {
-        if (rc < 0)
+    if ((rc = compat_topo_order (slurm_ctl (), &param, &e)) <= 0 || !(text = slurm_topo (&e))) {
+        if (rc != 0)
             snprintf (why, whylen, "%s", e.text);
         return 0;
     }
-    if (!(*rank = malloc ((size_t)a->nnodes * sizeof (**rank)))) {
-        free (text);
-        free (param);
+    if (!(*rank = malloc ((size_t)a->nnodes * sizeof (**rank))))
         return -1;
-    }
     rc = slurmtopo_ranks (text, param, a->nnodes, a->nodes, *rank, name, namelen, why, whylen, &e);
     if (rc < 0)
         snprintf (why, whylen, "slurmctld's topology: %s", e.text);
@@ -532,8 +544,6 @@ static int step_order (const layout_alloc_t *a, int **rank, char *name, size_t n
         free (*rank);
         *rank = NULL;
     }
-    free (text);
-    free (param);
     return rc < 0 && errno == ENOMEM ? -1 : 0;
 }
 
@@ -780,6 +790,9 @@ static int post_opt_local (void)
 out:
     compat_conf_free (ctl);
     ctl = NULL;
+    free (topo_text);
+    topo_text = NULL;
+    topo_asked = 0;
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);
