@@ -535,7 +535,7 @@ int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_s
      * packs).
      */
     topo = r->node_rank && dist != LAYOUT_DIST_CYCLIC;
-    if (!topo)
+    if (r->node_rank && !topo)
         qsort (order, (size_t)k, sizeof (*order), layout_int_cmp);
     /* tasks each node can take (slurm_step_layout.c:464-486) */
     for (int i = 0; i < k; i++) {
