@@ -100,15 +100,9 @@ setup() {
 @test "srun's layout as this Slurm makes it: the plugin's prediction is srun -l's, with Slurm's topology" {
 	# 3level-16 scrambles names across the leaves: where Slurm orders steps
 	# by the topology (26.05+) the order is e1's n1,n6,n11,n16 first
-	local case out want
-	for case in "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" "-N16 --ntasks-per-node=2 -- -N8 -n16" \
-		"-N16 -n40 -- -n40" "-N16 --ntasks-per-node=3 -- --ntasks-per-node=1 -n16"; do
-		out=$(predicted_vs_srun $case)
-		echo "salloc ${case/ -- / / srun }: $out"
-		want=$(sed -n 's/^srun //p' <<<"$out")
-		[ -n "$want" ]
-		grep -qxF "predicted $want" <<<"$out"
-	done
+	predictions_match "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" \
+		"-N16 --ntasks-per-node=2 -- -N8 -n16" "-N16 -n40 -- -n40" \
+		"-N16 --ntasks-per-node=3 -- --ntasks-per-node=1 -n16"
 	if ! slurm_before 26.05; then
 		[[ "$(predicted_vs_srun -N16 --ntasks-per-node=2 -- -n32)" == "predicted n1:2,n6:2,n11:2,n16:2,"* ]]
 		run in_alloc -N16 --ntasks-per-node=2 -- "srun -v --topo-map --topo-profile=off -n32 true"

@@ -71,14 +71,8 @@ setup() {
 }
 
 @test "srun's layout with Slurm's topology of this kind: the plugin's prediction is srun -l's" {
-	local case out want
-	for case in "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" "-N16 --ntasks-per-node=2 -- -N8 -n16"; do
-		out=$(predicted_vs_srun $case)
-		echo "salloc ${case/ -- / / srun }: $out"
-		want=$(sed -n 's/^srun //p' <<<"$out")
-		[ -n "$want" ]
-		grep -qxF "predicted $want" <<<"$out"
-	done
+	predictions_match "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" \
+		"-N16 --ntasks-per-node=2 -- -N8 -n16"
 	if ! slurm_before 26.05; then
 		run in_alloc -N16 --ntasks-per-node=2 -- "srun -v --topo-map --topo-profile=off -n32 true"
 		[[ "$output" == *"topomap: step of 32 tasks on 16 nodes (block in topology order (topology/tree)): n1:2,n6:2,n11:2,n16:2,"* ]]

@@ -143,3 +143,17 @@ predicted_vs_srun() {
 		     END { for (r = 0; r < n; r++) { if (host[r] != last) { if (c) { s = s sep last ":" c; sep = "," } last = host[r]; c = 0 } c++ }
 		           print "srun " s sep last ":" c }'
 }
+
+# predictions_match CASE...: for each CASE ("ALLOC_ARGS -- SRUN_ARGS"), the
+# plugin's predicted layout is srun's own (predicted_vs_srun); fails at the
+# first that is not.
+predictions_match() {
+	local case out want
+	for case in "$@"; do
+		out=$(predicted_vs_srun $case)
+		echo "salloc ${case/ -- / / srun }: $out"
+		want=$(sed -n 's/^srun //p' <<<"$out")
+		[ -n "$want" ] || return 1
+		grep -qxF "predicted $want" <<<"$out" || return 1
+	done
+}
