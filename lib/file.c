@@ -272,27 +272,49 @@ fail:
     return -1;
 }
 
-int file_replace_json (const char *path, struct json_object *o, int mode, tm_error_t *errp)
+/* o as pretty-printed JSON with a final newline, in *bufp (free it). */
+static int file_json_text (struct json_object *o, const char *what, char **bufp, size_t *lenp,
+                           tm_error_t *errp)
 {
     const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
     const char *text;
+    size_t len;
+
+    if (!(text = json_object_to_json_string_ext (o, flags)) ||
+        !(*bufp = malloc ((len = strlen (text)) + 2))) {
+        errno = ENOMEM;
+        return errprintf (errp, "%s: out of memory", what);
+    }
+    memcpy (*bufp, text, len);
+    (*bufp)[len++] = '\n';
+    (*bufp)[len] = '\0';
+    *lenp = len;
+    return 0;
+}
+
+int file_replace_json (const char *path, struct json_object *o, int mode, tm_error_t *errp)
+{
     char *buf;
     size_t len;
     int rc;
 
-    if (!(text = json_object_to_json_string_ext (o, flags))) {
-        errno = ENOMEM;
-        return errprintf (errp, "%s: out of memory", path);
-    }
-    len = strlen (text);
-    if (!(buf = malloc (len + 2))) {
-        errno = ENOMEM;
-        return errprintf (errp, "%s: out of memory", path);
-    }
-    memcpy (buf, text, len);
-    buf[len++] = '\n';
-    buf[len] = '\0';
+    if (file_json_text (o, path, &buf, &len, errp) < 0)
+        return -1;
     rc = file_replace (path, buf, len, mode, errp);
+    free (buf);
+    return rc;
+}
+
+int file_replaceat_json (int dirfd, const char *name, const char *what, struct json_object *o,
+                         int mode, tm_error_t *errp)
+{
+    char *buf;
+    size_t len;
+    int rc;
+
+    if (file_json_text (o, what, &buf, &len, errp) < 0)
+        return -1;
+    rc = file_replaceat (dirfd, name, what, buf, len, mode, errp);
     free (buf);
     return rc;
 }
@@ -443,6 +465,141 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
 fail:
     file_close_quietly (fd);
     return -1;
+}
+
+/* file_open_trusted_dir's check of one directory (fd, named comp): on the
+ * way owned by root or uid and writable by nobody else, or root's and
+ * sticky (/tmp); the last (last) uid's own and writable by nobody else.
+ */
+static int file_walk_check (int fd, const char *path, const char *comp, uid_t uid, int last,
+                            tm_error_t *errp)
+{
+    struct stat st;
+
+    if (fstat (fd, &st) < 0)
+        return errprintf (errp, "%s: %s: %s", path, comp, strerror (errno));
+    if (last ? st.st_uid != uid : st.st_uid != 0 && st.st_uid != uid) {
+        errno = EPERM;
+        return errprintf (errp, "%s: %s: owned by uid %lu, not %s%lu", path, comp,
+                          (unsigned long)st.st_uid, last ? "" : "root nor ", (unsigned long)uid);
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+        (last || st.st_uid != 0 || !(st.st_mode & S_ISVTX))) {
+        errno = EPERM;
+        return errprintf (errp, "%s: %s: mode %04o: writable by %s", path, comp,
+                          (unsigned)(st.st_mode & 07777),
+                          st.st_mode & S_IWOTH ? "others" : "its group");
+    }
+    return 0;
+}
+
+int file_open_trusted_dir (const char *path, uid_t uid, int create_mode, tm_error_t *errp)
+{
+    enum { DEPTH = 64, LINKS = 40 };
+    int stack[DEPTH], depth = 0, links = 0, rc = -1;
+    char *rest, *pos, comp[NAME_MAX + 1] = "/";
+    size_t size = 2 * PATH_MAX;
+
+    if (!path || path[0] != '/') {
+        errno = EINVAL;
+        return errprintf (errp, "%s: not an absolute path", path ? path : "(null)");
+    }
+    if (strlen (path) >= PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return errprintf (errp, "%.64s...: path too long", path);
+    }
+    if (!(rest = malloc (size)))
+        return errprintf (errp, "%s: out of memory", path);
+    strcpy (rest, path);
+    if ((stack[0] = open ("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        errprintf (errp, "/: %s", strerror (errno));
+        goto out;
+    }
+    if (stack[0] >= 0 && file_walk_check (stack[0], path, "/", uid, 0, errp) < 0)
+        goto out;
+    for (pos = rest;;) {
+        char target[PATH_MAX];
+        struct stat st;
+        size_t len;
+        ssize_t n;
+        int fd;
+
+        while (*pos == '/')
+            pos++;
+        if (*pos == '\0')
+            break;
+        if ((len = strcspn (pos, "/")) > NAME_MAX) {
+            errno = ENAMETOOLONG;
+            errprintf (errp, "%s: a component is longer than %d bytes", path, NAME_MAX);
+            goto out;
+        }
+        memcpy (comp, pos, len);
+        comp[len] = '\0';
+        pos += len;
+        if (!strcmp (comp, "."))
+            continue;
+        if (!strcmp (comp, "..")) {
+            if (depth > 0)
+                close (stack[depth--]);
+            continue;
+        }
+        fd = openat (stack[depth], comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && create_mode) {
+            if (mkdirat (stack[depth], comp, (mode_t)create_mode) < 0 && errno != EEXIST) {
+                errprintf (errp, "%s: cannot create %s: %s", path, comp, strerror (errno));
+                goto out;
+            }
+            fd = openat (stack[depth], comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+            fstatat (stack[depth], comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode)) {
+            /* A link only root or the user could have made, in a
+             * directory so checked: walked to its target. */
+            if (st.st_uid != 0 && st.st_uid != uid) {
+                errno = EPERM;
+                errprintf (errp, "%s: %s: a symbolic link owned by uid %lu, not root nor %lu",
+                           path, comp, (unsigned long)st.st_uid, (unsigned long)uid);
+                goto out;
+            }
+            n = readlinkat (stack[depth], comp, target, sizeof (target) - 1);
+            if (++links > LINKS || n <= 0 || (size_t)n + strlen (pos) + 2 > size) {
+                errno = ELOOP;
+                errprintf (errp, "%s: %s: too many or too long symbolic links", path, comp);
+                goto out;
+            }
+            target[n] = '\0';
+            memmove (rest + n + 1, pos, strlen (pos) + 1);
+            memcpy (rest, target, (size_t)n);
+            rest[n] = '/';
+            pos = rest;
+            if (target[0] == '/')
+                while (depth > 0)
+                    close (stack[depth--]);
+            continue;
+        }
+        if (fd < 0) {
+            errprintf (errp, "%s: %s: %s", path, comp,
+                       errno == ENOTDIR || errno == ELOOP ? "not a directory" : strerror (errno));
+            goto out;
+        }
+        if (depth + 1 == DEPTH) {
+            close (fd);
+            errno = ENAMETOOLONG;
+            errprintf (errp, "%s: more than %d directories deep", path, DEPTH - 1);
+            goto out;
+        }
+        stack[++depth] = fd;
+        if (file_walk_check (fd, path, comp, uid, 0, errp) < 0)
+            goto out;
+    }
+    if (file_walk_check (stack[depth], path, comp, uid, 1, errp) < 0)
+        goto out;
+    rc = stack[depth--];
+out:
+    while (depth >= 0 && stack[depth] >= 0)
+        file_close_quietly (stack[depth--]);
+    free (rest);
+    return rc;
 }
 
 /* file_trusted's walk from p (modified) up to /: p itself may not be

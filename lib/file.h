@@ -55,9 +55,12 @@ int file_created_name (const char *name, const char *prefix, const char *suffix)
 int file_openat_own (int dirfd, const char *name, const char *what, int flags, int mode, uid_t uid,
                      tm_error_t *errp);
 
-/* file_replace with o as pretty-printed JSON and a final newline. */
+/* file_replace (file_replaceat) with o as pretty-printed JSON and a final
+ * newline. */
 struct json_object;
 int file_replace_json (const char *path, struct json_object *o, int mode, tm_error_t *errp);
+int file_replaceat_json (int dirfd, const char *name, const char *what, struct json_object *o,
+                         int mode, tm_error_t *errp);
 
 /* The whole of the regular file path, at most max bytes, NUL-terminated,
  * in *bufp (free it) with its length in *lenp.  Refuses FIFOs, devices
@@ -80,6 +83,18 @@ int file_mkdirs (const char *dir, int mode, tm_error_t *errp);
  */
 int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t uid,
                            tm_error_t *errp);
+
+/* Open the directory path (absolute) walking from / one component at a
+ * time with openat(O_NOFOLLOW|O_DIRECTORY), each directory on the way
+ * owned by root or uid and writable by nobody else (root's and sticky
+ * allowed, /tmp), the last uid's own and writable by nobody else: sshd's
+ * StrictModes, held by a descriptor so that nothing swapped after the
+ * check is used.  A symbolic link on the way is followed only when root
+ * or uid owns it (the directory holding it is checked).  With create_mode
+ * non-zero, missing directories are made with that mode.  The descriptor,
+ * or -1 with errp naming path, the component and the fault.
+ */
+int file_open_trusted_dir (const char *path, uid_t uid, int create_mode, tm_error_t *errp);
 
 /* Whether path, and every directory above it, could only have been put
  * there by root or uid, as sshd's StrictModes asks: each owned by root or

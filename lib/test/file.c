@@ -232,6 +232,84 @@ static void test_private_dir (void)
         ok (1, "# SKIP another user's directory needs root to make");
 }
 
+/* The user's cache held by a walk from /: the reproduction of a group
+ * member's link swapped in above the cache, and a directory made.
+ */
+static void test_trusted_dir (void)
+{
+    char top[PATH_MAX], cache[PATH_MAX + 32], made[PATH_MAX + 32], link[PATH_MAX + 32],
+        evil[PATH_MAX], via[PATH_MAX + 64];
+    tm_error_t e = {""};
+    uid_t me = getuid ();
+    int fd;
+
+    if (file_trusted (dir, me, 0, &e) < 0) {
+        ok (1, "# SKIP %s is not trusted here: %s", dir, e.text);
+        return;
+    }
+    mkdir (in_dir (top, "home"), 0755);
+    snprintf (cache, sizeof (cache), "%s/cache", top);
+    mkdir (cache, 0700);
+    fd = file_open_trusted_dir (cache, me, 0, &e);
+    ok (fd >= 0, "a private directory under trusted ones is opened: %s", fd < 0 ? e.text : "");
+    if (fd >= 0)
+        close (fd);
+    snprintf (made, sizeof (made), "%s/cache/topomap/profiles", top);
+    ok (file_open_trusted_dir (made, me, 0, &e) < 0 && errno == ENOENT,
+        "a missing one is not made without create_mode: %s", e.text);
+    fd = file_open_trusted_dir (made, me, 0700, &e);
+    ok (fd >= 0 && access (made, F_OK) == 0, "with it, the missing directories are made");
+    if (fd >= 0)
+        close (fd);
+    chmod (top, 0775);
+    ok (file_open_trusted_dir (cache, me, 0, &e) < 0 && strstr (e.text, "home: mode 0775") &&
+            strstr (e.text, "its group"),
+        "a group-writable directory above the cache is refused, named: %s", e.text);
+    chmod (top, 0755);
+    chmod (cache, 0770);
+    ok (file_open_trusted_dir (cache, me, 0, &e) < 0 && strstr (e.text, "cache: mode 0770"),
+        "so is a group-writable cache: %s", e.text);
+    chmod (cache, 0700);
+    /* A link of the user's own to the cache: followed, its target checked. */
+    snprintf (link, sizeof (link), "%s/link", top);
+    symlink ("cache", link);
+    fd = file_open_trusted_dir (link, me, 0, &e);
+    ok (fd >= 0, "a link of the user's to a good directory is followed: %s", fd < 0 ? e.text : "");
+    if (fd >= 0)
+        close (fd);
+    /* ... a link to a directory others may write is not. */
+    mkdir (in_dir (evil, "evil"), 0777);
+    chmod (evil, 0777);
+    snprintf (via, sizeof (via), "%s/evil-link", top);
+    symlink (evil, via);
+    ok (file_open_trusted_dir (via, me, 0, &e) < 0 && strstr (e.text, "evil: mode 0777"),
+        "a link to a world-writable directory is refused at its target: %s", e.text);
+    if (me == 0) {
+        char theirs[PATH_MAX + 64];
+
+        /* Another user's link in place of the cache, as a group member
+         * could plant it above a group-writable parent. */
+        snprintf (theirs, sizeof (theirs), "%s/theirs", top);
+        symlink ("cache", theirs);
+        lchown (theirs, OTHER_UID, OTHER_UID);
+        ok (file_open_trusted_dir (theirs, me, 0, &e) < 0 &&
+                strstr (e.text, "a symbolic link owned by uid 65534"),
+            "another user's link is not followed: %s", e.text);
+        chown (cache, OTHER_UID, OTHER_UID);
+        ok (file_open_trusted_dir (cache, me, 0, &e) < 0 && strstr (e.text, "owned by uid 65534"),
+            "another user's cache is refused: %s", e.text);
+        fd = file_open_trusted_dir (cache, OTHER_UID, 0, &e);
+        ok (fd >= 0, "for that user it is theirs, under root's directories: %s",
+            fd < 0 ? e.text : "");
+        if (fd >= 0)
+            close (fd);
+        chown (cache, 0, 0);
+    } else
+        ok (1, "# SKIP another user's link needs root to make");
+    ok (file_open_trusted_dir ("relative/dir", me, 0, &e) < 0 && strstr (e.text, "absolute"),
+        "a relative path is refused: %s", e.text);
+}
+
 static void test_trusted (void)
 {
     char sub[PATH_MAX], file[PATH_MAX + 16], link[PATH_MAX];
@@ -314,6 +392,7 @@ int main (void)
     test_openat_own ();
     test_private_dir ();
     test_trusted ();
+    test_trusted_dir ();
     remove_tree (dir);
     return done_testing ();
 }
