@@ -398,6 +398,17 @@ static int conf_set_bind (conf_t *c, const char *val, const char *arg, tm_error_
     return 0;
 }
 
+static int conf_set_cache_sticky (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    if (strcmp (val, "yes") == 0)
+        c->cache_sticky = 1;
+    else if (strcmp (val, "no") == 0)
+        c->cache_sticky = 0;
+    else
+        return conf_fail (errp, arg, "expected yes or no");
+    return 0;
+}
+
 static int conf_set_verbose (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
     if (!conf_int (val, 0, CONF_VERBOSE_MAX, &c->verbose))
@@ -410,6 +421,7 @@ static const struct {
     conf_set_f set;
 } conf_keys[] = {
     {"cache", conf_set_cache},
+    {"cache_sticky", conf_set_cache_sticky},
     {"site_profiles", conf_set_site_profiles},
     {"probe", conf_set_probe},
     {"probe_mpich", conf_set_probe_mpich},

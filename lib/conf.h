@@ -13,6 +13,12 @@
  *                      which the plugin resolves to the user's cache
  *                      ($XDG_CACHE_HOME/topomap/netmaps or
  *                      ~/.cache/topomap/netmaps): it runs as the user in srun
+ *   cache_sticky=yes|no  whether cache=DIR may be world-writable and sticky
+ *                      (1777), each user making DIR/<uid> on first use:
+ *                      then anyone may take another's name first, and that
+ *                      user's steps go without the site cache.  Default
+ *                      no: DIR is root's and not writable by others, and
+ *                      topomap-prolog makes DIR/<uid>
  *   site_profiles=DIR  site profile directory, read only; default "" (none)
  *   probe=FILE         the probe run over --mpi=pmix (topomap-probe, built
  *                      with Open MPI); default from the caller (the build)
@@ -101,6 +107,7 @@ typedef enum {
 
 typedef struct {
     char cache[CONF_PATH_MAX];         /* "" = the user's cache, resolved by the plugin */
+    int cache_sticky;                  /* a 1777 cache= allowed */
     char site_profiles[CONF_PATH_MAX]; /* "" = none */
     char probe[CONF_PATH_MAX];       /* over pmix */
     char probe_mpich[CONF_PATH_MAX]; /* over pmi2 */

@@ -595,7 +595,7 @@ error:
     return NULL;
 }
 
-int netmap_write (const netmap_t *nm, const char *path, tm_error_t *errp)
+int netmap_write (const netmap_t *nm, const char *path, int mode, tm_error_t *errp)
 {
     json_object *root = NULL;
     int rc = -1;
@@ -622,7 +622,7 @@ int netmap_write (const netmap_t *nm, const char *path, tm_error_t *errp)
         errno = ENOMEM;
         goto out;
     }
-    rc = file_replace_json (path, root, 0644, errp);
+    rc = file_replace_json (path, root, mode, errp);
 out:
     json_object_put (root);
     return rc;

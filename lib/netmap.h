@@ -64,9 +64,10 @@ netmap_t *netmap_create (int n, const char *const *hosts, tm_error_t *errp);
 void netmap_destroy (netmap_t *nm);
 
 /* Write nm as JSON to path: a temporary file in the same directory, mode
- * 0644, then rename, so readers see the old file or the new, never half.
+ * bits mode (the probe's 0600, an export's 0644), then rename, so
+ * readers see the old file or the new, never half.
  */
-int netmap_write (const netmap_t *nm, const char *path, tm_error_t *errp);
+int netmap_write (const netmap_t *nm, const char *path, int mode, tm_error_t *errp);
 
 /* Read and validate a netmap file.  Rejects malformed or truncated JSON, a
  * foreign schema, wrong-sized or non-finite matrices, negative figures,

@@ -532,7 +532,8 @@ static int place_dir_at (int dirfd, const char *name, const char *path, uid_t ui
     return file_open_private_dir (dirfd, name, path, uid, errp);
 }
 
-int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm_error_t *errp)
+int place_site_dir_open (const char *site, int sticky, uid_t uid, char *path, size_t len,
+                         tm_error_t *errp)
 {
     char sub[32];
     tm_error_t e;
@@ -541,8 +542,12 @@ int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm
     snprintf (sub, sizeof (sub), "%lu", (unsigned long)uid);
     if (snprintf (path, len, "%s/%s", site, sub) >= (int)len)
         return errprintf (errp, "cache=%s: path too long", site);
-    if (file_trusted (site, uid, FILE_STICKY_OK, &e) < 0)
-        return errprintf (errp, "cache=%s: %s", site, e.text);
+    if (file_trusted (site, uid, sticky ? FILE_STICKY_OK : 0, &e) < 0)
+        return errprintf (errp, "cache=%s: %s%s", site, e.text,
+                          !sticky && file_trusted (site, uid, FILE_STICKY_OK, NULL) == 0
+                              ? " (a sticky cache lets any user take another's directory: "
+                                "cache_sticky=yes allows it, topomap-admin(7))"
+                              : "");
     if ((sfd = open (site, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return errprintf (errp, "cache=%s: %s", site, strerror (errno));
     fd = place_dir_at (sfd, sub, path, uid, 1, errp);
@@ -550,23 +555,21 @@ int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm
     return fd;
 }
 
-int place_cache_open (const char *site, const char *own, uid_t uid, char *path, size_t len,
-                      char *note, size_t notelen, tm_error_t *errp)
+int place_cache_open (const char *site, int sticky, const char *own, uid_t uid, char *path,
+                      size_t len, char *note, size_t notelen, tm_error_t *errp)
 {
     tm_error_t e;
     int fd;
 
     note[0] = '\0';
     if (site && site[0]) {
-        if ((fd = place_site_dir_open (site, uid, path, len, &e)) >= 0)
+        if ((fd = place_site_dir_open (site, sticky, uid, path, len, &e)) >= 0)
             return fd;
         snprintf (note, notelen, "%s", e.text);
     }
     if (snprintf (path, len, "%s", own) >= (int)len)
         return errprintf (errp, "%s: path too long", own);
-    if (file_mkdirs (own, 0700, errp) < 0)
-        return -1;
-    return place_dir_at (AT_FDCWD, own, own, uid, 0, errp);
+    return file_open_trusted_dir (own, uid, 0700, errp);
 }
 
 /* The profile */
@@ -584,37 +587,53 @@ static int place_site_trusted (const place_in_t *in, tm_error_t *errp)
                       e.text);
 }
 
-/* The profile named by a NAME: a file NAME.json in the user's cache, else
- * in the site directory.
+/* The profile named by a NAME: a file NAME.json in the user's cache (a
+ * file of theirs), else in the site directory (one of root's or theirs
+ * nobody else may write).
  */
 static profile_t *place_profile_named (const place_in_t *in, tm_error_t *errp)
 {
     const char *dirs[] = { in->user_cache, in->conf->site_profiles };
-    char path[8192];
+    char name[NAME_MAX + 1], path[8192];
+    profile_t *p;
 
+    if (snprintf (name, sizeof (name), "%s.json", in->profile->value) >= (int)sizeof (name)) {
+        errprintf (errp, "--topo-profile=%s: name too long", in->profile->value);
+        return NULL;
+    }
     for (int i = 0; i < 2; i++) {
+        int dfd = i == 0 ? in->user_cache_fd : -1, fd;
+
         if (!dirs[i] || !dirs[i][0])
             continue;
-        if (i == 1 && place_site_trusted (in, errp) < 0)
+        if (i == 0 && dfd < 0) {
+            errprintf (errp, "the profile cache %s", in->user_cache_error);
             return NULL;
-        if (snprintf (path, sizeof (path), "%s/%s.json", dirs[i], in->profile->value) >=
-            (int)sizeof (path))
-            continue;
-        if (access (path, F_OK) == 0)
-            return profile_read (path, errp);
+        }
+        if (i == 1) {
+            if (place_site_trusted (in, errp) < 0)
+                return NULL;
+            if ((dfd = open (dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+                continue;
+        }
+        snprintf (path, sizeof (path), "%s/%s", dirs[i], name);
+        fd = profile_cache_openat (dfd, name, path, i, in->uid, errp);
+        if (fd < 0 && errno != ENOENT) {
+            if (i == 1)
+                close (dfd);
+            return NULL;
+        }
+        if (i == 1)
+            close (dfd);
+        if (fd >= 0) {
+            p = profile_read_fd (fd, path, errp);
+            close (fd);
+            return p;
+        }
     }
     errprintf (errp, "no profile named %s in %s%s%s", in->profile->value, in->user_cache,
                in->conf->site_profiles[0] ? " or " : "", in->conf->site_profiles);
     return NULL;
-}
-
-/* The user's profile cache, opened: a directory of the user's that nobody
- * else may write, or profiles and recordings there are not trusted.  -1
- * (errno ENOENT when it is not there yet).
- */
-static int place_user_cache (const place_in_t *in, tm_error_t *errp)
-{
-    return file_open_private_dir (AT_FDCWD, in->user_cache, in->user_cache, in->uid, errp);
 }
 
 /* What a plan of predicted cost saves of srun's layout's base: 0 when
@@ -632,7 +651,7 @@ static int place_record (const place_in_t *in, place_out_t *out, const char *why
 {
     char prefix[64], name[NAME_MAX + 1];
     tm_error_t e;
-    int fd, rc;
+    int rc;
 
     if (recorder_lookup (in->exe, in->conf->recorder_dir, out->recorder, sizeof (out->recorder),
                          &e) < 0) {
@@ -644,15 +663,14 @@ static int place_record (const place_in_t *in, place_out_t *out, const char *why
                        why, in->conf->recorder_dir, e.text);
         return -1;
     }
-    if (file_mkdirs (in->user_cache, 0700, &e) < 0 || (fd = place_user_cache (in, &e)) < 0) {
-        place_default (out, 1, "%s, and cannot record one: %s", why, e.text);
+    if (in->user_cache_fd < 0) {
+        place_default (out, 1, "%s, and cannot record one: %s", why, in->user_cache_error);
         return -1;
     }
     /* Where rank 0 puts the profile: a name nobody can guess, made here,
      * replaced by the recorder. */
     snprintf (prefix, sizeof (prefix), ".record-job%s.", in->jobid);
-    rc = file_createat (fd, prefix, ".json", "", 0, 0600, name, sizeof (name), &e);
-    close (fd);
+    rc = file_createat (in->user_cache_fd, prefix, ".json", "", 0, 0600, name, sizeof (name), &e);
     if (rc < 0 || snprintf (out->record, sizeof (out->record), "%s/%s", in->user_cache, name) >=
                       (int)sizeof (out->record)) {
         place_default (out, 1, "%s, and cannot record one: %s/%s", why, in->user_cache,
@@ -966,14 +984,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
             place_default (out, 1, "%s", e.text);
             goto out;
         }
-        if ((rc = place_user_cache (in, &e)) >= 0)
-            close (rc);
-        else if (errno != ENOENT) {
-            place_default (out, 1, "the profile cache %s", e.text);
+        if (in->user_cache_fd < 0) {
+            place_default (out, 1, "the profile cache %s", in->user_cache_error);
             goto out;
         }
-        rc = profile_cache_lookup (in->user_cache, in->conf->site_profiles, id, step.ntasks, &p,
-                                   found, sizeof (found), &e);
+        rc = profile_cache_lookup (in->user_cache_fd, in->user_cache, in->conf->site_profiles,
+                                   in->uid, id, step.ntasks, &p, found, sizeof (found), &e);
         if (rc < 0) {
             place_default (out, 1, "%s", e.text);
             goto out;
@@ -1245,22 +1261,22 @@ int place_inside_step (const char *s)
     return v <= max_normal || v > all;
 }
 
-int place_file_recording (const char *record, const char *exe, int ntasks, const char *user_cache,
-                          int check, char *msg, size_t msglen, tm_error_t *errp)
+int place_file_recording (const char *record, const char *exe, int ntasks, int user_fd,
+                          const char *user_cache, int check, char *msg, size_t msglen,
+                          tm_error_t *errp)
 {
+    const char *name = strrchr (record, '/') ? strrchr (record, '/') + 1 : record;
     char id[EXEID_MAX + 1], stored[4096];
-    profile_t *p, *first = NULL;
+    profile_t *p = NULL, *first = NULL;
     tm_error_t w;
-    int rc = -1;
+    int rc = -1, fd;
 
-    if (!(p = profile_read (record, errp))) {
-        struct stat st;
-
-        /* Still the empty file place_record made: nothing was recorded. */
-        if (lstat (record, &st) == 0 && S_ISREG (st.st_mode) && st.st_size == 0)
-            unlink (record);
+    if ((fd = file_openat_own (user_fd, name, record, O_RDONLY, 0, getuid (), errp)) < 0)
         return -1;
-    }
+    p = profile_read_fd (fd, record, errp);
+    close (fd);
+    if (!p)
+        goto out;
     if (p->ntasks != ntasks) {
         errprintf (errp, "%s: recorded %d tasks, the step had %d", record, p->ntasks, ntasks);
         goto out;
@@ -1279,7 +1295,9 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
      * check in place of one.  A first that sent nothing, or one of
      * collectives where this has none or the other way round (the user
      * changed TOPOMAP_RECORD_COLLECTIVES), is replaced. */
-    if (check && profile_cache_lookup (user_cache, NULL, id, ntasks, &first, NULL, 0, &w) == 1 &&
+    if (check &&
+        profile_cache_lookup (user_fd, user_cache, NULL, getuid (), id, ntasks, &first, NULL, 0,
+                              &w) == 1 &&
         !strcmp (first->source, "recorder") && first->total_bytes > 0 &&
         first->collectives == p->collectives) {
         if (first->check || p->total_bytes == 0) {
@@ -1289,7 +1307,6 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
                                    : "the second recording of %s for %d tasks sent nothing point "
                                      "to point: not kept as the profile's check",
                       exe, ntasks);
-            unlink (record);
             rc = 0;
             goto out;
         }
@@ -1297,9 +1314,8 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
         p = first;
         first = NULL;
     }
-    if (profile_cache_store (user_cache, p, stored, sizeof (stored), errp) < 0)
+    if (profile_cache_storeat (user_fd, user_cache, p, stored, sizeof (stored), errp) < 0)
         goto out;
-    unlink (record);
     if (p->check)
         snprintf (msg, msglen,
                   "recorded a second profile of %s for %d tasks, to plan from what recurs: "
@@ -1309,6 +1325,7 @@ int place_file_recording (const char *record, const char *exe, int ntasks, const
         snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);
     rc = 0;
 out:
+    unlinkat (user_fd, name, 0);
     profile_destroy (first);
     profile_destroy (p);
     return rc;

@@ -77,6 +77,10 @@ typedef struct {
     const char *exe;              /* the step's executable, resolved; NULL unknown */
     const char *exe_error;        /* why exe is NULL, or NULL */
     const char *user_cache;       /* the user's profile cache */
+    int user_cache_fd;            /* user_cache, held since file_open_trusted_dir: every
+                                   * profile of theirs is read and made relative to it;
+                                   * -1 when */
+    const char *user_cache_error; /* that failed, saying why */
     const char *netmap_dir;       /* netmaps, locks and plans of the user's jobs */
     int netmap_dirfd;             /* netmap_dir, opened by place_cache_open; -1 when */
     const char *netmap_dir_error; /* that failed, saying why */
@@ -143,22 +147,25 @@ typedef struct {
 
 /* The directory of the user's netmaps, locks and plans, as a descriptor;
  * its path in path.  With a site cache (plugstack cache=SITE), SITE/<uid>:
- * SITE and the directories above it only root's or uid's to change (a
- * sticky root directory will do, file_trusted); SITE/<uid> made 0700 when
+ * SITE and the directories above it only root's or uid's to change
+ * (file_trusted; SITE itself may be a sticky root directory, 1777, only
+ * with sticky: plugstack cache_sticky=yes); SITE/<uid> made 0700 when
  * missing and SITE lets the user; then taken only when it is a directory,
  * not a link, owned by uid and writable by nobody else.  When any of that
  * fails, or without a site cache, own (the user's own cache, made 0700
- * with its parents) taken on the same terms; then note says, in one line,
+ * with its parents, walked from / by file_open_trusted_dir) taken on the
+ * same terms; then note says, in one line,
  * why the site cache was not used ("" otherwise).  -1 with errp set when
  * own fails too.
  */
-int place_cache_open (const char *site, const char *own, uid_t uid, char *path, size_t len,
-                      char *note, size_t notelen, tm_error_t *errp);
+int place_cache_open (const char *site, int sticky, const char *own, uid_t uid, char *path,
+                      size_t len, char *note, size_t notelen, tm_error_t *errp);
 
 /* The site cache's directory for uid, as place_cache_open opens it; -1
  * with errp naming the directory and the fault.
  */
-int place_site_dir_open (const char *site, uid_t uid, char *path, size_t len, tm_error_t *errp);
+int place_site_dir_open (const char *site, int sticky, uid_t uid, char *path, size_t len,
+                         tm_error_t *errp);
 
 /* The probe step's program and srun --mpi type, for the step in.  The
  * type: plugstack mpi= when given; else the step's --mpi, else MpiDefault
@@ -201,17 +208,19 @@ int place_jobid_valid (const char *s);
  */
 int place_inside_step (const char *s);
 
-/* After a recording step: file the profile rank 0 wrote at record into
- * user_cache under exe's identity (checked against ntasks), and remove
- * record.  With check (place_out_t.record_check), the recording becomes
- * the check of the profile of one recording the recorder filed there
- * before (when it still is one, sent something, and counts collectives
- * as this does), unless it sent nothing point to point or the profile
- * has its check already: then it is not kept.  Otherwise, and without
- * check, it replaces what was filed.  Returns 0 with what in msg, -1 with
- * errp set (record kept, unless it is still empty: nothing was recorded).
+/* After a recording step: file the profile rank 0 wrote into the file
+ * record of the user's cache held by user_fd (named user_cache) under
+ * exe's identity (checked against ntasks), and remove record.  With check
+ * (place_out_t.record_check), the recording becomes the check of the
+ * profile of one recording the recorder filed there before (when it still
+ * is one, sent something, and counts collectives as this does), unless
+ * it sent nothing point to point or the profile has its check already:
+ * then it is not kept.  Otherwise, and without check, it replaces what
+ * was filed.  Returns 0 with what in msg, -1 with errp set.  record is
+ * removed either way: a recording that cannot be filed is no use later.
  */
-int place_file_recording (const char *record, const char *exe, int ntasks, const char *user_cache,
-                          int check, char *msg, size_t msglen, tm_error_t *errp);
+int place_file_recording (const char *record, const char *exe, int ntasks, int user_fd,
+                          const char *user_cache, int check, char *msg, size_t msglen,
+                          tm_error_t *errp);
 
 #endif

@@ -554,46 +554,75 @@ error:
     return NULL;
 }
 
-int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *errp)
+/* p as the JSON a profile file holds, what naming the file in messages;
+ * NULL with errp saying why.
+ */
+static json_object *profile_json_to_write (const profile_t *p, const char *what, int mode,
+                                           tm_error_t *errp)
 {
-    json_object *root = NULL;
+    json_object *root;
     char timestamp[32], check_timestamp[32];
     tm_error_t e;
-    int rc = -1;
+
+    if (mode < 0 || mode > 07777) {
+        errprintf (errp, "%s: mode %#o is not permission bits", what, (unsigned)mode);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (profile_check (p, &e) < 0) {
+        errprintf (errp, "%s: %s", what, e.text);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0) {
+        errprintf (errp, "%s: timestamp: out of range", what);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (p->check &&
+        jsonfile_format_time (p->check->timestamp, check_timestamp, sizeof (check_timestamp)) < 0) {
+        errprintf (errp, "%s: check.timestamp: out of range", what);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(root = profile_to_json (p, timestamp, p->check ? check_timestamp : ""))) {
+        errprintf (errp, "%s: out of memory", what);
+        errno = ENOMEM;
+    }
+    return root;
+}
+
+int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *errp)
+{
+    json_object *root;
+    int rc;
 
     if (!p || !path || path[0] == '\0') {
         errprintf (errp, "profile_write: no profile or no path");
         errno = EINVAL;
         return -1;
     }
-    if (mode < 0 || mode > 07777) {
-        errprintf (errp, "%s: mode %#o is not permission bits", path, (unsigned)mode);
+    if (!(root = profile_json_to_write (p, path, mode, errp)))
+        return -1;
+    rc = file_replace_json (path, root, mode, errp);
+    json_object_put (root);
+    return rc;
+}
+
+int profile_writeat (const profile_t *p, int dirfd, const char *name, const char *what, int mode,
+                     tm_error_t *errp)
+{
+    json_object *root;
+    int rc;
+
+    if (!p || !name || strchr (name, '/')) {
+        errprintf (errp, "profile_writeat: no profile or not a file name");
         errno = EINVAL;
         return -1;
     }
-    if (profile_check (p, &e) < 0) {
-        errprintf (errp, "%s: %s", path, e.text);
-        errno = EINVAL;
-        goto out;
-    }
-    if (jsonfile_format_time (p->timestamp, timestamp, sizeof (timestamp)) < 0) {
-        errprintf (errp, "%s: timestamp: out of range", path);
-        errno = EINVAL;
-        goto out;
-    }
-    if (p->check &&
-        jsonfile_format_time (p->check->timestamp, check_timestamp, sizeof (check_timestamp)) < 0) {
-        errprintf (errp, "%s: check.timestamp: out of range", path);
-        errno = EINVAL;
-        goto out;
-    }
-    if (!(root = profile_to_json (p, timestamp, p->check ? check_timestamp : ""))) {
-        errprintf (errp, "%s: out of memory", path);
-        errno = ENOMEM;
-        goto out;
-    }
-    rc = file_replace_json (path, root, mode, errp);
-out:
+    if (!(root = profile_json_to_write (p, what, mode, errp)))
+        return -1;
+    rc = file_replaceat_json (dirfd, name, what, root, mode, errp);
     json_object_put (root);
     return rc;
 }
@@ -822,24 +851,34 @@ error:
     return NULL;
 }
 
-profile_t *profile_read (const char *path, tm_error_t *errp)
+/* The profile the JSON o holds (taken: put here), what naming its file. */
+static profile_t *profile_take_json (json_object *o, const char *what, tm_error_t *errp)
 {
-    json_object *o;
     profile_t *p;
     tm_error_t e;
     int saved;
 
+    if (!o)
+        return NULL;
+    if (!(p = profile_from_json (o, &e)))
+        errprintf (errp, "%s: %s", what, e.text);
+    saved = errno;
+    json_object_put (o);
+    errno = saved;
+    return p;
+}
+
+profile_t *profile_read (const char *path, tm_error_t *errp)
+{
     if (!path || path[0] == '\0') {
         errprintf (errp, "profile_read: no path");
         errno = EINVAL;
         return NULL;
     }
-    if (!(o = jsonfile_read (path, PROFILE_MAX_BYTES, errp)))
-        return NULL;
-    if (!(p = profile_from_json (o, &e)))
-        errprintf (errp, "%s: %s", path, e.text);
-    saved = errno;
-    json_object_put (o);
-    errno = saved;
-    return p;
+    return profile_take_json (jsonfile_read (path, PROFILE_MAX_BYTES, errp), path, errp);
+}
+
+profile_t *profile_read_fd (int fd, const char *what, tm_error_t *errp)
+{
+    return profile_take_json (jsonfile_read_fd (fd, what, PROFILE_MAX_BYTES, errp), what, errp);
 }

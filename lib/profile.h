@@ -100,12 +100,21 @@ profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *e
  */
 int profile_write (const profile_t *p, const char *path, int mode, tm_error_t *errp);
 
+/* profile_write of name (no '/') in the directory dirfd; what names the
+ * file in messages.
+ */
+int profile_writeat (const profile_t *p, int dirfd, const char *name, const char *what, int mode,
+                     tm_error_t *errp);
+
 /* Read and validate a profile file.  Rejects malformed or truncated JSON,
  * another kind or schema, ranks out of range, duplicate or unsorted
  * entries, totals that disagree with the entries, with a message naming
  * the file and the fault.
  */
 profile_t *profile_read (const char *path, tm_error_t *errp);
+
+/* profile_read of the open descriptor fd (what names it). */
+profile_t *profile_read_fd (int fd, const char *what, tm_error_t *errp);
 
 /* Foreign formats for `topomap profile import|export`. */
 typedef enum {

@@ -240,8 +240,11 @@ static bool pc_parse_name (const char *name, char *id, int *ntasks)
     return true;
 }
 
-int profile_cache_store (const char *dir, const profile_t *p, char *path, size_t len,
-                         tm_error_t *errp)
+/* profile_cache_store with the modes of the directories it makes and of
+ * the file.
+ */
+static int pc_store (const char *dir, const profile_t *p, int dirmode, int mode, char *path,
+                     size_t len, tm_error_t *errp)
 {
     char file[PATH_MAX];
     tm_error_t e;
@@ -255,9 +258,9 @@ int profile_cache_store (const char *dir, const profile_t *p, char *path, size_t
     if (profile_cache_path (dir, p->exe_id, p->ntasks, file, sizeof (file), &e) < 0)
         return errprintf (errp, "profile cache %s: %s", dir ? errsafe (dir, PATH_MAX) : "(none)",
                           e.text);
-    if (file_mkdirs (dir, 0700, errp) < 0)
+    if (file_mkdirs (dir, dirmode, errp) < 0)
         return -1;
-    if (profile_write (p, file, 0600, errp) < 0)
+    if (profile_write (p, file, mode, errp) < 0)
         return -1;
     if (path && len > 0) {
         if (strlen (file) >= len) {
@@ -267,6 +270,40 @@ int profile_cache_store (const char *dir, const profile_t *p, char *path, size_t
         }
         memcpy (path, file, strlen (file) + 1);
     }
+    return 0;
+}
+
+int profile_cache_store (const char *dir, const profile_t *p, char *path, size_t len,
+                         tm_error_t *errp)
+{
+    return pc_store (dir, p, 0700, 0600, path, len, errp);
+}
+
+int profile_cache_publish (const char *dir, const profile_t *p, char *path, size_t len,
+                           tm_error_t *errp)
+{
+    return pc_store (dir, p, 0755, 0644, path, len, errp);
+}
+
+int profile_cache_storeat (int dirfd, const char *dir, const profile_t *p, char *path, size_t len,
+                           tm_error_t *errp)
+{
+    char name[PATH_MAX], file[PATH_MAX];
+    tm_error_t e;
+
+    if (path && len > 0)
+        path[0] = '\0';
+    if (!p) {
+        errno = EINVAL;
+        return errprintf (errp, "profile_cache_storeat: no profile");
+    }
+    if (profile_cache_key (p->exe_id, p->ntasks, name, sizeof (name), &e) < 0 ||
+        profile_cache_path (dir, p->exe_id, p->ntasks, file, sizeof (file), &e) < 0)
+        return errprintf (errp, "profile cache %s: %s", errsafe (dir, PATH_MAX), e.text);
+    if (profile_writeat (p, dirfd, name, file, 0600, errp) < 0)
+        return -1;
+    if (path && len > 0)
+        snprintf (path, len, "%s", file);
     return 0;
 }
 
@@ -310,39 +347,86 @@ static profile_t *pc_check (const char *path, const struct stat *st, const char 
     return p;
 }
 
-/* Read the profile file at path for the key (exe_id, ntasks): 1 with *pp,
- * 0 when absent, 0 with a warning when it is not a usable profile.
- */
-static int pc_try (const char *path, const char *exe_id, int ntasks, profile_t **pp,
-                   tm_error_t *warn)
+int profile_cache_openat (int dirfd, const char *name, const char *path, int site, uid_t uid,
+                          tm_error_t *why)
 {
     struct stat st;
-    tm_error_t why;
+    int fd;
 
-    if (lstat (path, &st) < 0) {
+    if (!site)
+        return file_openat_own (dirfd, name, path, O_RDONLY, 0, uid, why);
+    if ((fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
+        return errprintf (why, "%s: %s", path,
+                          errno == ELOOP ? "a symbolic link, not opened" : strerror (errno));
+    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || (st.st_uid != 0 && st.st_uid != uid) ||
+        (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        int err = errno;
+
+        if (!S_ISREG (st.st_mode))
+            errprintf (why, "%s: not a regular file", path);
+        else if (st.st_uid != 0 && st.st_uid != uid)
+            errprintf (why, "%s: owned by uid %lu, not root nor %lu", path,
+                       (unsigned long)st.st_uid, (unsigned long)uid);
+        else
+            errprintf (why, "%s: mode %04o: writable by %s", path, (unsigned)(st.st_mode & 07777),
+                       st.st_mode & S_IWOTH ? "others" : "its group");
+        close (fd);
+        errno = err ? err : EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+/* Read the profile file name in dirfd (path names it) for the key
+ * (exe_id, ntasks): 1 with *pp, 0 when absent, 0 with a warning when it
+ * is not a usable profile or not safe to read.
+ */
+static int pc_try (int dirfd, const char *name, const char *path, int site, uid_t uid,
+                   const char *exe_id, int ntasks, profile_t **pp, tm_error_t *warn)
+{
+    tm_error_t why;
+    int fd;
+
+    if ((fd = profile_cache_openat (dirfd, name, path, site, uid, &why)) < 0) {
         if (errno != ENOENT && errno != ENOTDIR)
-            pc_warn (warn, "%s: %s (ignored)", path, strerror (errno));
+            pc_warn (warn, "%s (ignored)", why.text);
         return 0;
     }
-    if (!(*pp = pc_check (path, &st, exe_id, ntasks, &why))) {
-        pc_warn (warn, "%s: %s (ignored)", path, why.text);
+    *pp = profile_read_fd (fd, path, &why);
+    close (fd);
+    if (*pp && !pc_matches (*pp, exe_id, ntasks)) {
+        errprintf (&why, "%s: records %s for %d tasks, not what its name says", path,
+                   (*pp)->exe_id && (*pp)->exe_id[0] ? errsafe ((*pp)->exe_id, PATH_MAX)
+                                                     : "no executable",
+                   (*pp)->ntasks);
+        profile_destroy (*pp);
+        *pp = NULL;
+    }
+    if (!*pp) {
+        pc_warn (warn, "%s (ignored)", why.text);
         return 0;
     }
     return 1;
 }
 
 /* Add to counts (sorted, unique, at most PC_MAX_COUNTS) the task counts
- * other than ntasks for which dir holds a regular file keyed by exe_id.
+ * other than ntasks for which the directory cachefd holds a regular file keyed by exe_id.
  */
-static void pc_other_counts (const char *dir, const char *exe_id, int ntasks, int *counts, int *n,
+static void pc_other_counts (int cachefd, const char *exe_id, int ntasks, int *counts, int *n,
                              bool *more)
 {
     char id[PC_ID_SIZE];
     struct dirent *de;
     DIR *dp;
+    int fd;
 
-    if (!dir || dir[0] == '\0' || !(dp = opendir (dir)))
+    if (cachefd < 0 || (fd = dup (cachefd)) < 0)
         return;
+    if (!(dp = fdopendir (fd))) {
+        close (fd);
+        return;
+    }
+    rewinddir (dp);
     while ((de = readdir (dp))) {
         struct stat st;
         int nt, i;
@@ -382,11 +466,13 @@ static void pc_warn_counts (tm_error_t *warn, const char *exe_id, int ntasks, co
              list, ntasks);
 }
 
-int profile_cache_lookup (const char *user_dir, const char *site_dir, const char *exe_id,
-                          int ntasks, profile_t **pp, char *path, size_t len, tm_error_t *errp)
+int profile_cache_lookup (int user_fd, const char *user_dir, const char *site_dir, uid_t uid,
+                          const char *exe_id, int ntasks, profile_t **pp, char *path, size_t len,
+                          tm_error_t *errp)
 {
     const char *dirs[] = {user_dir, site_dir};
-    char file[PATH_MAX];
+    int fds[] = {user_fd, -1}, rc = 0;
+    char name[PATH_MAX], file[PATH_MAX];
     int counts[PC_MAX_COUNTS], n = 0;
     bool more = false;
     tm_error_t e;
@@ -399,33 +485,38 @@ int profile_cache_lookup (const char *user_dir, const char *site_dir, const char
         return errprintf (errp, "profile_cache_lookup: no result pointer");
     }
     *pp = NULL;
-    if (profile_cache_key (exe_id, ntasks, file, sizeof (file), &e) < 0)
+    if (profile_cache_key (exe_id, ntasks, name, sizeof (name), &e) < 0)
         return errprintf (errp, "profile cache lookup: %s", e.text);
-    for (int i = 0; i < 2; i++) {
-        if (!dirs[i] || dirs[i][0] == '\0')
+    if (site_dir && site_dir[0])
+        fds[1] = open (site_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        if (fds[i] < 0)
             continue;
-        if (profile_cache_path (dirs[i], exe_id, ntasks, file, sizeof (file), &e) < 0) {
+        if (profile_cache_path (dirs[i] ? dirs[i] : "", exe_id, ntasks, file, sizeof (file), &e) <
+            0) {
             pc_warn (errp, "%s (ignored)", e.text);
             continue;
         }
-        if (pc_try (file, exe_id, ntasks, pp, errp) == 1) {
-            if (path && len > 0) {
-                if (strlen (file) >= len) {
-                    profile_destroy (*pp);
-                    *pp = NULL;
-                    errno = ERANGE;
-                    return errprintf (errp, "%s: path longer than %zu bytes", file, len - 1);
-                }
+        if ((rc = pc_try (fds[i], name, file, i, uid, exe_id, ntasks, pp, errp)) == 1 && path &&
+            len > 0) {
+            if (strlen (file) >= len) {
+                profile_destroy (*pp);
+                *pp = NULL;
+                errno = ERANGE;
+                rc = errprintf (errp, "%s: path longer than %zu bytes", file, len - 1);
+            } else
                 memcpy (path, file, strlen (file) + 1);
-            }
-            return 1;
         }
     }
-    for (int i = 0; i < 2; i++)
-        pc_other_counts (dirs[i], exe_id, ntasks, counts, &n, &more);
-    if (n > 0)
-        pc_warn_counts (errp, exe_id, ntasks, counts, n, more);
-    return 0;
+    if (rc == 0) {
+        for (int i = 0; i < 2; i++)
+            pc_other_counts (fds[i], exe_id, ntasks, counts, &n, &more);
+        if (n > 0)
+            pc_warn_counts (errp, exe_id, ntasks, counts, n, more);
+    }
+    if (fds[1] >= 0)
+        close (fds[1]);
+    return rc;
 }
 
 static int pc_cmp_names (const void *a, const void *b)

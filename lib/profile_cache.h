@@ -68,24 +68,49 @@ int profile_cache_path (const char *dir, const char *exe_id, int ntasks, char *p
 int profile_cache_store (const char *dir, const profile_t *p, char *path, size_t len,
                          tm_error_t *errp);
 
-/* The profile of exe_id for ntasks tasks, from user_dir, else from
- * site_dir (either may be NULL, or name a directory that does not
- * exist).  Returns 1 with *pp (profile_destroy it) and its path in path
+/* profile_cache_store into a site's directory (plugstack site_profiles=)
+ * that every user reads: directories made 0755, the file 0644.
+ */
+int profile_cache_publish (const char *dir, const profile_t *p, char *path, size_t len,
+                           tm_error_t *errp);
+
+/* profile_cache_store into the directory dirfd, which dir names: nothing
+ * is created, every write relative to the descriptor.
+ */
+int profile_cache_storeat (int dirfd, const char *dir, const profile_t *p, char *path, size_t len,
+                           tm_error_t *errp);
+
+/* The profile of exe_id for ntasks tasks, from the user's cache held by
+ * user_fd (named user_dir in messages; -1: none), else from site_dir
+ * (NULL, or a directory that may not exist).  A file of the user's cache
+ * is read only when it is a regular file of uid's, one of the site's only
+ * when it is a regular file of root's or uid's that nobody else may
+ * write.  Returns 1 with *pp (profile_destroy it) and its path in path
  * (len bytes, may be NULL) when found, 0 when not, -1 on an invalid
  * exe_id or ntasks.
  *
  * errp is cleared, and on 0 or 1 may then hold warnings for the caller to
  * print, "; "-separated:
  *   - a file under the key that is no profile (profile_read rejects it),
- *     is a symbolic link or not a regular file, or records another exe
- *     id or task count than its name says: it is ignored and the search
- *     goes on;
+ *     is a symbolic link, not a regular file, not safe to read (owner,
+ *     mode), or records another exe id or task count than its name says:
+ *     it is ignored and the search goes on;
  *   - when nothing was found for ntasks but a profile of exe_id exists
  *     for other task counts: "profile for <exe id> recorded for 16 tasks,
  *     this step has 8 (not applied)".
  */
-int profile_cache_lookup (const char *user_dir, const char *site_dir, const char *exe_id,
-                          int ntasks, profile_t **pp, char *path, size_t len, tm_error_t *errp);
+int profile_cache_lookup (int user_fd, const char *user_dir, const char *site_dir, uid_t uid,
+                          const char *exe_id, int ntasks, profile_t **pp, char *path, size_t len,
+                          tm_error_t *errp);
+
+/* Open name in the directory dirfd (path names it) to read: in the
+ * user's own cache (site 0) a regular file of uid's (file_openat_own), in
+ * the site's a regular file of root's or uid's that nobody else may
+ * write.  The descriptor; -1 with errno ENOENT when absent, else errp
+ * saying why.
+ */
+int profile_cache_openat (int dirfd, const char *name, const char *path, int site, uid_t uid,
+                          tm_error_t *errp);
 
 /* One file of a cache directory, as profile_cache_list shows it. */
 typedef struct {

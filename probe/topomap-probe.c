@@ -1143,7 +1143,7 @@ int main (int argc, char **argv)
         topo = NULL;
         if (!nm->topo)
             fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
-        if (netmap_write (nm, out, &e) < 0) {
+        if (netmap_write (nm, out, 0600, &e) < 0) {
             fprintf (stderr, "%s: %s\n", prog, e.text);
             rc = EXIT_FAIL;
         } else if (verbose) {

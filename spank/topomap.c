@@ -39,6 +39,7 @@
 
 #include "lib/conf.h"
 #include "lib/exeid.h"
+#include "lib/file.h"
 #include "lib/layout.h"
 #include "lib/place.h"
 #include "lib/slurmtopo.h"
@@ -64,6 +65,8 @@ static struct {
     char exe[4096];
     int ntasks;
     char user_cache[4096];
+    int user_cache_fd;      /* user_cache held from cache_open to exit, or -1 */
+    tm_error_t user_cache_error; /* why it is -1 */
     char hostfile[4096];    /* the re-executed srun's plan: removed at exit */
     int set_vars;           /* this srun set the variables of exported[] */
     char note[512];         /* why the site cache was not used, said with the outcome */
@@ -342,14 +345,17 @@ static int cache_open (char *path, size_t len, char *note, size_t notelen, tm_er
     const char *slash;
 
     tm.user_cache[0] = '\0';
+    tm.user_cache_fd = -1;
     if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
                                 sizeof (tm.user_cache), e) < 0)
         return -1;
+    tm.user_cache_fd = file_open_trusted_dir (tm.user_cache, getuid (), 0700, &tm.user_cache_error);
     slash = strrchr (tm.user_cache, '/');
     if (snprintf (own, sizeof (own), "%.*s/netmaps", slash ? (int)(slash - tm.user_cache) : 0,
                   tm.user_cache) >= (int)sizeof (own))
         return errprintf (e, "the netmap directory's path is too long");
-    return place_cache_open (tm.conf.cache, own, getuid (), path, len, note, notelen, e);
+    return place_cache_open (tm.conf.cache, tm.conf.cache_sticky, own, getuid (), path, len, note,
+                             notelen, e);
 }
 
 /* Remove the plan the first round made, named in the second round's
@@ -462,6 +468,10 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         else
             from_file = ctl->topology_plugin && !strcmp (ctl->topology_plugin, "topology/tree") &&
                         stat (yaml, &st) < 0 && errno == ENOENT && stat (path, &st) == 0;
+    }
+    if (from_file && file_trusted (path, getuid (), 0, &e) < 0) {
+        errprintf (errp, "%s is not safe to read: %s", path, e.text);
+        return NULL;
     }
     if (from_file)
         t = topoconf_read (path, &n, &hosts, levels, errp);
@@ -715,6 +725,8 @@ static int post_opt_local (void)
         .exe = tm.exe[0] ? tm.exe : NULL,
         .exe_error = tm.exe[0] ? NULL : exe_error.text,
         .user_cache = tm.user_cache,
+        .user_cache_fd = tm.user_cache_fd,
+        .user_cache_error = tm.user_cache_error.text,
         .netmap_dir = netmaps,
         .netmap_dirfd = dirfd,
         .netmap_dir_error = dir_error.text,
@@ -954,11 +966,15 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
 
     if (spank_context () == S_CTX_LOCAL) {
         if (tm.recording) {
-            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache,
-                                      tm.record_check, msg, sizeof (msg), &e) == 0)
+            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache_fd,
+                                      tm.user_cache, tm.record_check, msg, sizeof (msg), &e) == 0)
                 log_info ("topomap: %s", msg);
             else
                 log_info ("topomap: no profile filed: %s", e.text);
+        }
+        if (tm.user_cache[0] && tm.user_cache_fd >= 0) {
+            close (tm.user_cache_fd);
+            tm.user_cache_fd = -1;
         }
         if (tm.hostfile[0])
             remove_plan (tm.hostfile);

@@ -311,7 +311,8 @@ site_topology() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"cannot record one"* ]]
+	[[ "$output" == *"srun's own placement: the profile cache /proc/topomap-nowhere/topomap/profiles: cannot create topomap-nowhere: "* ]]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 }
 

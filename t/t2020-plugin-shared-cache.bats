@@ -34,7 +34,7 @@ setup() {
 	need_cluster
 	SITE=$SHARE/site-cache.$BATS_TEST_NUMBER
 	install -d -m 1777 -o root "$SITE"
-	plugstack "cache=$SITE"
+	plugstack "cache=$SITE" cache_sticky=yes
 	BUID=$(id -u $UB)
 	BHOME=$(getent passwd $UB | cut -d: -f6)
 	rm -rf "$BHOME/.cache"
@@ -184,6 +184,25 @@ b_ran_once_warned() {
 	[ "$(grep -c '^rank=' <<<"$output")" -eq 0 ]
 }
 
+@test "a 1777 site cache without cache_sticky=yes is not used: nobody's squat counts" {
+	plugstack "cache=$SITE"
+	as_a "mkdir -m 0777 $SITE/$BUID"
+	b_step
+	b_ran_once_warned "cache=$SITE: $SITE: mode 1777: writable by others (a sticky cache lets any user take another's directory: cache_sticky=yes allows it, topomap-admin(7))"
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[ "$(find "$BHOME/.cache/topomap/netmaps" -name 'job*.json' -user $UB | wc -l)" -eq 1 ]
+	# In the default mode, DIR root's and 0755, nobody can take B's name.
+	chmod 0755 "$SITE"
+	rmdir "$SITE/$BUID"
+	run runuser -u $UA -- mkdir "$SITE/$BUID"
+	[ "$status" -ne 0 ]
+	SLURM_JOB_UID=$(id -u $UB) "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+	b_step
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[[ "$output" != *"site cache"* ]]
+}
+
 @test "a site cache B's own but writable by others is not used" {
 	runuser -u $UB -- mkdir -m 0700 "$SITE/$BUID"
 	chmod 0777 "$SITE/$BUID"
@@ -243,19 +262,19 @@ b_ran_once_warned() {
 @test "a probe, recorder or site profile path others may write is refused, named" {
 	install -d -m 0777 "$SHARE/open"
 	install -m 0755 "$SHARE/$MPI_PROBE" "$SHARE/open/$MPI_PROBE"
-	plugstack "cache=$SITE" "probe=$SHARE/open/$MPI_PROBE" "probe_mpich=$SHARE/open/$MPI_PROBE"
+	plugstack "cache=$SITE" cache_sticky=yes "probe=$SHARE/open/$MPI_PROBE" "probe_mpich=$SHARE/open/$MPI_PROBE"
 	b_step
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
 	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
 	[[ "$output" == *"srun's own placement: no netmap: the probe $SHARE/open/$MPI_PROBE is not safe to run: $SHARE/open: mode 0777: writable by others"* ]]
-	plugstack "cache=$SITE" "site_profiles=$SHARE/open"
+	plugstack "cache=$SITE" cache_sticky=yes "site_profiles=$SHARE/open"
 	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
 		"cd && srun --mpi=$MPI_TYPE --topo-map --topo-profile=nosuch $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"site_profiles=$SHARE/open is not safe to read: $SHARE/open: mode 0777"* ]]
-	plugstack "cache=$SITE" "recorder_dir=$SHARE/open"
+	plugstack "cache=$SITE" cache_sticky=yes "recorder_dir=$SHARE/open"
 	cp "$SHARE"/topomap-recorder-*.so "$SHARE/open/"
 	run runuser -u $UB -- salloc -Q -N2 --ntasks-per-node=1 bash -c \
 		"cd && srun --mpi=$MPI_TYPE --topo-map --topo-profile=record $SHARE/hello"

@@ -149,6 +149,11 @@ static void test_arguments (void)
     ok (parse1 (&c, "bind=cores", &e) < 0 && strstr (e.text, "bind=cores") &&
             strstr (e.text, "expected auto, always or no"),
         "bind=cores is refused: %s", e.text);
+    ok (c.cache_sticky == 0 && parse1 (&c, "cache_sticky=yes", &e) == 0 && c.cache_sticky == 1 &&
+            parse1 (&c, "cache_sticky=no", &e) == 0 && c.cache_sticky == 0,
+        "cache_sticky is no by default; yes and no are accepted");
+    ok (parse1 (&c, "cache_sticky=1", &e) < 0 && strstr (e.text, "expected yes or no"),
+        "cache_sticky=1 is refused: %s", e.text);
     ok (parse1 (&c, "mpi=pmix_v4", &e) == 0 && strcmp (c.mpi, "pmix_v4") == 0,
         "mpi=pmix_v4 is accepted");
     ok (parse1 (&c, "cache=/", &e) == 0 && strcmp (c.cache, "/") == 0, "cache=/ is accepted");

@@ -243,7 +243,7 @@ static void test_round_trip (const char *name, int n, topo_model_t model, const 
     tm_error_t e = {""};
 
     in_dir (path, name);
-    if (!ok (nm && netmap_write (nm, path, &e) == 0, "netmap_write writes %s", what))
+    if (!ok (nm && netmap_write (nm, path, 0644, &e) == 0, "netmap_write writes %s", what))
         diag ("%s", e.text);
     if ((back = netmap_read (path, &e)))
         diff = netmap_diff (nm, back);
@@ -267,7 +267,7 @@ static void test_layout (void)
     size_t len;
 
     in_dir (path, "layout.json");
-    if (nm && netmap_write (nm, path, NULL) == 0)
+    if (nm && netmap_write (nm, path, 0644, NULL) == 0)
         text = read_file (path, &len);
     ok (text && strstr (text, "\"schema\":4,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
@@ -388,7 +388,7 @@ static void test_old_years (void)
         nm->timestamp = years[i].t;
         in_dir (path, "old.json");
         snprintf (want, sizeof (want), "\"%s\"", years[i].text);
-        if (!ok (netmap_write (nm, path, &e) == 0, "a netmap of %s is written", years[i].text))
+        if (!ok (netmap_write (nm, path, 0644, &e) == 0, "a netmap of %s is written", years[i].text))
             diag ("%s", e.text);
         ok (file_slurp (path, 1 << 20, &text, &len, NULL) == 0 && strstr (text, want),
             "its timestamp is written %s", years[i].text);
@@ -410,29 +410,29 @@ static void test_write_refuses (void)
     int before;
 
     in_dir (path, "refuse.json");
-    ok (netmap_write (nm, path, &e) == 0, "a good netmap is written to refuse.json");
+    ok (netmap_write (nm, path, 0644, &e) == 0, "a good netmap is written to refuse.json");
     before = list_dir (dir, names, sizeof (names));
 
     NETMAP_AT (nm, lat_us, 0, 1) = INFINITY;
-    ok (netmap_write (nm, path, &e) < 0 && errno == EINVAL && strstr (e.text, path) &&
+    ok (netmap_write (nm, path, 0644, &e) < 0 && errno == EINVAL && strstr (e.text, path) &&
             strstr (e.text, "latency_us[0][1]: not a finite number (n0 to n1)"),
         "netmap_write refuses an infinite latency, naming the hosts: %s", e.text);
     NETMAP_AT (nm, lat_us, 0, 1) = 1;
     NETMAP_AT (nm, lat_ci_us, 2, 1) = NAN;
-    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "latency_ci_us[2][1]") &&
+    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, "latency_ci_us[2][1]") &&
             strstr (e.text, "n2 to n1"),
         "netmap_write refuses a NaN off the diagonal: %s", e.text);
     NETMAP_AT (nm, lat_ci_us, 2, 1) = 1;
     NETMAP_AT (nm, bw_MBps, 1, 2) = 0;
-    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "bandwidth_MBps[1][2]: zero"),
+    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, "bandwidth_MBps[1][2]: zero"),
         "netmap_write refuses a zero bandwidth it could not read back: %s", e.text);
     NETMAP_AT (nm, bw_MBps, 1, 2) = 1;
     nm->topo->parent[4] = 3;
-    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "topology") && strstr (e.text, "cycle"),
+    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, "topology") && strstr (e.text, "cycle"),
         "netmap_write refuses an invalid topology: %s", e.text);
     nm->topo->parent[4] = -1;
     nm->timestamp = (time_t)1 << 60;
-    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, "timestamp"),
+    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, "timestamp"),
         "netmap_write refuses a timestamp beyond year 9999: %s", e.text);
 
     ok (list_dir (dir, names, sizeof (names)) == before, "refused writes leave no file behind (%s)",
@@ -452,19 +452,19 @@ static void test_write_fails (void)
     struct stat st;
 
     snprintf (path, sizeof (path), "%s/nonexistent/net.json", dir);
-    ok (netmap_write (nm, path, &e) < 0 && errno == ENOENT && strstr (e.text, path) &&
+    ok (netmap_write (nm, path, 0644, &e) < 0 && errno == ENOENT && strstr (e.text, path) &&
             strstr (e.text, strerror (ENOENT)),
         "netmap_write into a nonexistent directory fails naming the path: %s", e.text);
     ok (stat (in_dir (sub, "nonexistent"), &st) < 0, "and creates nothing");
 
     snprintf (path, sizeof (path), "%s/layout.json/net.json", dir);
-    ok (netmap_write (nm, path, &e) < 0 && strstr (e.text, path) &&
+    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, path) &&
             strstr (e.text, strerror (ENOTDIR)),
         "netmap_write below a regular file fails naming the path: %s", e.text);
 
     in_dir (sub, "adir");
     mkdir (sub, 0755);
-    ok (netmap_write (nm, sub, &e) < 0 && errno == EISDIR && strstr (e.text, sub) &&
+    ok (netmap_write (nm, sub, 0644, &e) < 0 && errno == EISDIR && strstr (e.text, sub) &&
             strstr (e.text, "is a directory"),
         "netmap_write over a directory fails naming it: %s", e.text);
     ok (list_dir (sub, names, sizeof (names)) == 0 &&
@@ -480,7 +480,7 @@ static void test_write_fails (void)
     if (pid == 0) {
         if (forked && (setgid (65534) < 0 || setuid (65534) < 0))
             _exit (2);
-        int failed = netmap_write (nm, path, &e) < 0 && errno == EACCES && strstr (e.text, path);
+        int failed = netmap_write (nm, path, 0644, &e) < 0 && errno == EACCES && strstr (e.text, path);
         if (forked)
             _exit (failed ? 0 : 1);
         ok (failed && list_dir (sub, names, sizeof (names)) == 0,
@@ -493,7 +493,7 @@ static void test_write_fails (void)
             "netmap_write into an unwritable directory fails for a user and leaves nothing");
     }
 
-    ok (netmap_write (NULL, path, &e) < 0 && netmap_write (nm, "", &e) < 0,
+    ok (netmap_write (NULL, path, 0644, &e) < 0 && netmap_write (nm, "", 0644, &e) < 0,
         "netmap_write rejects a NULL netmap and an empty path");
     netmap_destroy (nm);
 }

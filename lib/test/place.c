@@ -64,7 +64,7 @@ static void test_cache (void)
     chmod (site, 01777);
     snprintf (sub, sizeof (sub), "%s/%lu", site, (unsigned long)me);
 
-    fd = place_cache_open ("", own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open ("", 0, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd >= 0 && !strcmp (path, own) && !note[0],
         "without a site cache, the user's own is made and used");
     ok (stat (own, &st) == 0 && (st.st_mode & 07777) == 0700, "mode 0700");
@@ -74,8 +74,14 @@ static void test_cache (void)
         ok (1, "# SKIP the site cache checks need root, to own the site directory");
         return;
     }
-    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
-    ok (fd >= 0 && !strcmp (path, sub) && !note[0], "a root 1777 site: SITE/UID made and used");
+    fd = place_cache_open (site, 0, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && !strcmp (path, own) && strstr (note, "mode 1777") &&
+            strstr (note, "cache_sticky=yes") && access (sub, F_OK) < 0,
+        "a root 1777 site without cache_sticky=yes: refused, nothing made, and why: %s", note);
+    close (fd);
+    fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
+    ok (fd >= 0 && !strcmp (path, sub) && !note[0],
+        "with cache_sticky=yes: SITE/UID made and used");
     ok (stat (sub, &st) == 0 && st.st_uid == me && (st.st_mode & 07777) == 0700,
         "SITE/UID is the user's, 0700");
     close (fd);
@@ -83,17 +89,17 @@ static void test_cache (void)
     /* Another user's directory at the user's name. */
     chown (sub, OTHER_UID, OTHER_UID);
     chmod (sub, 0777);
-    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd >= 0 && !strcmp (path, own) && strstr (note, sub) && strstr (note, "owned by uid 65534"),
         "another user's SITE/UID: the user's own cache, and why: %s", note);
     close (fd);
-    ok (place_site_dir_open (site, me, path, sizeof (path), &e) < 0 && strstr (e.text, sub),
+    ok (place_site_dir_open (site, 1, me, path, sizeof (path), &e) < 0 && strstr (e.text, sub),
         "place_site_dir_open names it: %s", e.text);
     rmdir (sub);
 
     /* A link at the user's name, to a directory of theirs. */
     symlink (own, sub);
-    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd >= 0 && !strcmp (path, own) && strstr (note, "link"),
         "a link at SITE/UID is not followed: %s", note);
     close (fd);
@@ -102,20 +108,20 @@ static void test_cache (void)
     /* The user's own, but others may write it. */
     mkdir (sub, 0700);
     chmod (sub, 0770);
-    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd >= 0 && strstr (note, "mode 0770"), "a group-writable SITE/UID is refused: %s", note);
     close (fd);
     rmdir (sub);
 
     /* SITE itself: another user's, or world-writable without the sticky bit. */
     chown (site, OTHER_UID, OTHER_UID);
-    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd >= 0 && strstr (note, "cache=") && strstr (note, "owned by uid 65534"),
         "a SITE of another user's is refused: %s", note);
     close (fd);
     chown (site, 0, 0);
     chmod (site, 0777);
-    fd = place_cache_open (site, own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd >= 0 && strstr (note, "mode 0777"), "a 0777 SITE without the sticky bit too: %s",
         note);
     close (fd);
@@ -129,24 +135,24 @@ static void test_cache (void)
         in_dir (oown, "other/netmaps");
         chmod (site, 01777);
         mkdir (osub, 0700);
-        fd = place_cache_open (site, oown, OTHER_UID, path, sizeof (path), note, sizeof (note), &e);
+        fd = place_cache_open (site, 1, oown, OTHER_UID, path, sizeof (path), note, sizeof (note), &e);
         ok (strstr (note, osub) && strstr (note, "owned by uid 0, not 65534"),
             "SITE/UID of root's is refused for the user: %s", note);
         if (fd >= 0)
             close (fd);
         chown (osub, OTHER_UID, OTHER_UID);
-        fd = place_site_dir_open (site, OTHER_UID, path, sizeof (path), &e);
+        fd = place_site_dir_open (site, 1, OTHER_UID, path, sizeof (path), &e);
         ok (fd >= 0 && !strcmp (path, osub), "SITE/UID of the user's, 0700, is taken");
         close (fd);
         rmdir (osub);
         write_file (osub, "x", 1, 0600);
         chown (osub, OTHER_UID, OTHER_UID);
-        ok (place_site_dir_open (site, OTHER_UID, path, sizeof (path), &e) < 0 &&
+        ok (place_site_dir_open (site, 1, OTHER_UID, path, sizeof (path), &e) < 0 &&
                 strstr (e.text, "not a directory"),
             "a file of the user's at SITE/UID is refused: %s", e.text);
         unlink (osub);
         if (mkfifo (osub, 0600) == 0) {
-            ok (place_site_dir_open (site, OTHER_UID, path, sizeof (path), &e) < 0,
+            ok (place_site_dir_open (site, 1, OTHER_UID, path, sizeof (path), &e) < 0,
                 "a FIFO at SITE/UID is refused without blocking: %s", e.text);
             unlink (osub);
         }
@@ -155,7 +161,7 @@ static void test_cache (void)
     /* The user's own cache may not be another's either. */
     chmod (site, 01777);
     chown (own, OTHER_UID, OTHER_UID);
-    fd = place_cache_open ("", own, me, path, sizeof (path), note, sizeof (note), &e);
+    fd = place_cache_open ("", 0, own, me, path, sizeof (path), note, sizeof (note), &e);
     ok (fd < 0 && strstr (e.text, "owned by uid 65534"),
         "an own cache of another user's fails: %s", e.text);
     chown (own, me, me);
@@ -320,10 +326,25 @@ static int write_recording (const char *path, uint64_t b01, uint64_t b23, int co
 static profile_t *file_and_read (const char *rec, const char *cache, const char *stored,
                                  int check, char *msg, size_t len, tm_error_t *e)
 {
+    int fd = open (cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
     msg[0] = '\0';
-    if (place_file_recording (rec, "/proc/self/exe", 4, cache, check, msg, len, e) < 0)
-        return NULL;
-    return profile_read (stored, e);
+    rc = place_file_recording (rec, "/proc/self/exe", 4, fd, cache, check, msg, len, e);
+    if (fd >= 0)
+        close (fd);
+    return rc < 0 ? NULL : profile_read (stored, e);
+}
+
+/* File the recording at rec as one of 3 tasks. */
+static int file_other_count (const char *rec, const char *cache, char *msg, size_t len,
+                             tm_error_t *e)
+{
+    int fd = open (cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+    rc = place_file_recording (rec, "/proc/self/exe", 3, fd, cache, 1, msg, len, e);
+    if (fd >= 0)
+        close (fd);
+    return rc;
 }
 
 static void test_file_recording (void)
@@ -394,10 +415,11 @@ static void test_file_recording (void)
     p = NULL;
 
     ok (write_recording (rec, 5, 5, 0) == 0 &&
-            place_file_recording (rec, "/proc/self/exe", 3, cache, 1, msg, sizeof (msg), &e) < 0 &&
-            strstr (e.text, "recorded 4 tasks, the step had 3") && access (rec, F_OK) == 0 &&
+            file_other_count (rec, cache, msg, sizeof (msg), &e) < 0 &&
+            strstr (e.text, "recorded 4 tasks, the step had 3") && access (rec, F_OK) < 0 &&
             (p = profile_read (stored, &w)) && p->total_bytes == 14,
-        "a recording of another task count is kept, and the profile too: %s", e.text);
+        "a recording of another task count is not filed, and removed; the profile stays: %s",
+        e.text);
     profile_destroy (p);
     unlink (rec);
 }

@@ -20,6 +20,20 @@
 #include "lib/test/support.h"
 
 
+/* profile_cache_lookup of the user's cache at user (NULL or missing:
+ * none), as the plugin makes it: the directory held open.
+ */
+static int lookup (const char *user, const char *site, const char *id, int ntasks,
+                   profile_t **pp, char *path, size_t len, tm_error_t *e)
+{
+    int fd = user ? open (user, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc;
+
+    rc = profile_cache_lookup (fd, user, site, getuid (), id, ntasks, pp, path, len, e);
+    if (fd >= 0)
+        close (fd);
+    return rc;
+}
+
 static int write_str (const char *path, const char *text)
 {
     return write_file (path, text, strlen (text), 0644);
@@ -223,27 +237,27 @@ static void test_round_trip (void)
     ok (mode_of (stored) == 0600, "the profile file has mode 0600 (%o)", mode_of (stored));
     ok (mode_of (dir) == 0700, "a directory that existed keeps its mode");
 
-    rc = profile_cache_lookup (user, NULL, "sha256:00ff", 4, &back, found, sizeof (found), &e);
+    rc = lookup (user, NULL, "sha256:00ff", 4, &back, found, sizeof (found), &e);
     ok (rc == 1 && same_profile (p, back) && strcmp (found, stored) == 0 && e.text[0] == '\0',
-        "profile_cache_lookup finds it again, with its path and no warning");
+        "the lookup finds it again, with its path and no warning");
     profile_destroy (back);
     back = NULL;
-    ok (profile_cache_lookup (user, NULL, "sha256:00fe", 4, &back, found, sizeof (found), &e) ==
+    ok (lookup (user, NULL, "sha256:00fe", 4, &back, found, sizeof (found), &e) ==
                 0 &&
             !back && found[0] == '\0' && e.text[0] == '\0',
         "another exe id is not found, quietly");
-    ok (profile_cache_lookup (NULL, NULL, "sha256:00ff", 4, &back, NULL, 0, &e) == 0 &&
-            profile_cache_lookup (in_dir (p1, "nonexistent"), NULL, "sha256:00ff", 4, &back, NULL,
+    ok (lookup (NULL, NULL, "sha256:00ff", 4, &back, NULL, 0, &e) == 0 &&
+            lookup (in_dir (p1, "nonexistent"), NULL, "sha256:00ff", 4, &back, NULL,
                                   0, &e) == 0 &&
             e.text[0] == '\0',
         "no directory, or one that does not exist, finds nothing quietly");
-    ok (profile_cache_lookup (user, NULL, "../x", 4, &back, NULL, 0, &e) < 0 && errno == EINVAL &&
+    ok (lookup (user, NULL, "../x", 4, &back, NULL, 0, &e) < 0 && errno == EINVAL &&
             strstr (e.text, "exe id"),
         "a lookup with a bad exe id fails: %s", e.text);
 
     p->source[0] = 'R';
     ok (profile_cache_store (user, p, NULL, 0, &e) == 0 &&
-            profile_cache_lookup (user, NULL, "sha256:00ff", 4, &back, NULL, 0, &e) == 1 &&
+            lookup (user, NULL, "sha256:00ff", 4, &back, NULL, 0, &e) == 1 &&
             strcmp (back->source, "Recorder") == 0,
         "storing under a key again replaces the profile");
     profile_destroy (back);
@@ -302,7 +316,7 @@ static void test_exeid_keys (void)
     p = make_profile (id, 4, 0);
     ok (p && profile_cache_store (cache, p, NULL, 0, &e) == 0, "its profile is stored");
     ok (copy_file (exe, copy, 0755) == 0 && exeid_compute (copy, id2, sizeof (id2), &e) == 0 &&
-            profile_cache_lookup (cache, NULL, id2, 4, &back, NULL, 0, &e) == 1 &&
+            lookup (cache, NULL, id2, 4, &back, NULL, 0, &e) == 1 &&
             same_profile (p, back),
         "a copy of the program elsewhere finds the profile");
     profile_destroy (back);
@@ -310,7 +324,7 @@ static void test_exeid_keys (void)
     profile_destroy (p);
     ok (compile ("prog", two_c, "-Wl,--build-id") == 0 &&
             exeid_compute (exe, id2, sizeof (id2), &e) == 0 && strcmp (id, id2) != 0 &&
-            profile_cache_lookup (cache, NULL, id2, 4, &back, NULL, 0, &e) == 0 && !back,
+            lookup (cache, NULL, id2, 4, &back, NULL, 0, &e) == 0 && !back,
         "the program rebuilt with changed code does not find it");
 
     ok (compile ("prog", one_c, "-Wl,--build-id=none") == 0 &&
@@ -319,7 +333,7 @@ static void test_exeid_keys (void)
     p = make_profile (id, 8, 1);
     ok (p && profile_cache_store (cache, p, NULL, 0, &e) == 0 && copy_file (exe, copy, 0755) == 0 &&
             exeid_compute (copy, id2, sizeof (id2), &e) == 0 &&
-            profile_cache_lookup (cache, NULL, id2, 8, &back, NULL, 0, &e) == 1 &&
+            lookup (cache, NULL, id2, 8, &back, NULL, 0, &e) == 1 &&
             same_profile (p, back),
         "a copy of a program without build-id finds its profile");
     profile_destroy (back);
@@ -327,7 +341,7 @@ static void test_exeid_keys (void)
     profile_destroy (p);
     ok (compile ("prog", two_c, "-Wl,--build-id=none") == 0 &&
             exeid_compute (exe, id2, sizeof (id2), &e) == 0 &&
-            profile_cache_lookup (cache, NULL, id2, 8, &back, NULL, 0, &e) == 0,
+            lookup (cache, NULL, id2, 8, &back, NULL, 0, &e) == 0,
         "rebuilt without a build-id and changed, it does not");
     profile_destroy (back);
 }
@@ -343,7 +357,7 @@ static void test_bad_files (void)
     in_dir (user, "bad-user");
     in_dir (site, "bad-site");
     ok (profile_cache_store (site, ps, NULL, 0, &e) == 0, "a profile is stored in a site cache");
-    rc = profile_cache_lookup (user, site, "sha256:aa", 4, &back, path, sizeof (path), &e);
+    rc = lookup (user, site, "sha256:aa", 4, &back, path, sizeof (path), &e);
     ok (rc == 1 && same_profile (back, ps) && strncmp (path, site, strlen (site)) == 0 &&
             e.text[0] == '\0',
         "without a user profile, the site profile is found");
@@ -351,7 +365,7 @@ static void test_bad_files (void)
     back = NULL;
 
     ok (profile_cache_store (user, pa, NULL, 0, &e) == 0, "a profile is stored in the user cache");
-    rc = profile_cache_lookup (user, site, "sha256:aa", 4, &back, path, sizeof (path), &e);
+    rc = lookup (user, site, "sha256:aa", 4, &back, path, sizeof (path), &e);
     ok (rc == 1 && same_profile (back, pa) && strncmp (path, user, strlen (user)) == 0,
         "the user's profile comes before the site's");
     profile_destroy (back);
@@ -359,12 +373,12 @@ static void test_bad_files (void)
 
     profile_cache_path (user, "sha256:aa", 4, path, sizeof (path), NULL);
     write_str (path, "{\"kind\": \"topomap-profile\", \"schema\": 1, \"ntas");
-    rc = profile_cache_lookup (user, site, "sha256:aa", 4, &back, NULL, 0, &e);
+    rc = lookup (user, site, "sha256:aa", 4, &back, NULL, 0, &e);
     ok (rc == 1 && same_profile (back, ps) && strstr (e.text, path) && strstr (e.text, "ignored"),
         "a corrupt user profile is ignored with a warning and the site's used: %s", e.text);
     profile_destroy (back);
     back = NULL;
-    rc = profile_cache_lookup (user, NULL, "sha256:aa", 4, &back, NULL, 0, &e);
+    rc = lookup (user, NULL, "sha256:aa", 4, &back, NULL, 0, &e);
     ok (rc == 0 && !back && strstr (e.text, path) && strstr (e.text, "(ignored)"),
         "a corrupt profile alone is not found, with the warning");
 
@@ -374,14 +388,14 @@ static void test_bad_files (void)
     profile_destroy (back);
     back = NULL;
     rename (other, path);
-    rc = profile_cache_lookup (user, NULL, "sha256:aa", 4, &back, NULL, 0, &e);
+    rc = lookup (user, NULL, "sha256:aa", 4, &back, NULL, 0, &e);
     ok (rc == 0 && !back && strstr (e.text, "records sha256:bb for 4 tasks") &&
             strstr (e.text, "not what its name says"),
         "a profile of another executable under the key is ignored: %s", e.text);
 
     unlink (path);
     if (symlink (other, path) == 0 || symlink ("/etc/passwd", path) == 0) {
-        rc = profile_cache_lookup (user, site, "sha256:aa", 4, &back, NULL, 0, &e);
+        rc = lookup (user, site, "sha256:aa", 4, &back, NULL, 0, &e);
         ok (rc == 1 && same_profile (back, ps) && strstr (e.text, "symbolic link"),
             "a symbolic link in place of a profile is not followed: %s", e.text);
         profile_destroy (back);
@@ -390,7 +404,7 @@ static void test_bad_files (void)
     } else
         ok (1, "# skip cannot make a symbolic link");
     mkdir (path, 0700);
-    rc = profile_cache_lookup (user, NULL, "sha256:aa", 4, &back, NULL, 0, &e);
+    rc = lookup (user, NULL, "sha256:aa", 4, &back, NULL, 0, &e);
     ok (rc == 0 && strstr (e.text, "not a regular file"),
         "a directory in place of a profile is ignored: %s", e.text);
     rmdir (path);
@@ -410,7 +424,7 @@ static void test_ntasks_mismatch (void)
     in_dir (user, "nt-user");
     in_dir (site, "nt-site");
     profile_cache_store (user, p16, NULL, 0, NULL);
-    rc = profile_cache_lookup (user, site, "sha256:cc", 8, &back, NULL, 0, &e);
+    rc = lookup (user, site, "sha256:cc", 8, &back, NULL, 0, &e);
     ok (rc == 0 && !back &&
             strcmp (e.text,
                     "profile for sha256:cc recorded for 16 tasks, this step has 8 (not applied)") ==
@@ -419,12 +433,12 @@ static void test_ntasks_mismatch (void)
     profile_cache_store (site, p4, NULL, 0, NULL);
     profile_cache_store (site, p16, NULL, 0, NULL);
     profile_cache_store (site, p32, NULL, 0, NULL);
-    rc = profile_cache_lookup (user, site, "sha256:cc", 8, &back, NULL, 0, &e);
+    rc = lookup (user, site, "sha256:cc", 8, &back, NULL, 0, &e);
     ok (rc == 0 && strstr (e.text, "recorded for 4, 16 and 32 tasks, this step has 8"),
         "every other task count in both caches is named once: %s", e.text);
-    rc = profile_cache_lookup (user, site, "sha256:cd", 8, &back, NULL, 0, &e);
+    rc = lookup (user, site, "sha256:cd", 8, &back, NULL, 0, &e);
     ok (rc == 0 && e.text[0] == '\0', "the profiles of other executables are not mentioned");
-    rc = profile_cache_lookup (user, site, "sha256:cc", 32, &back, NULL, 0, &e);
+    rc = lookup (user, site, "sha256:cc", 32, &back, NULL, 0, &e);
     ok (rc == 1 && back && back->ntasks == 32 && e.text[0] == '\0',
         "the profile for the step's task count is found from the site cache");
     profile_destroy (back);
@@ -594,7 +608,7 @@ static void test_concurrent (void)
                 pid[i] = 0;
             }
         }
-        if (profile_cache_lookup (cache, NULL, "sha256:1234", 3, &back, NULL, 0, &e) != 1 ||
+        if (lookup (cache, NULL, "sha256:1234", 3, &back, NULL, 0, &e) != 1 ||
             e.text[0] != '\0')
             bad_lookups++;
         profile_destroy (back);
@@ -606,7 +620,7 @@ static void test_concurrent (void)
         ROUNDS);
     ok (bad_lookups == 0, "every one of %d lookups during the writes finds a whole profile",
         looked);
-    if (profile_cache_lookup (cache, NULL, "sha256:1234", 3, &back, NULL, 0, &e) == 1)
+    if (lookup (cache, NULL, "sha256:1234", 3, &back, NULL, 0, &e) == 1)
         for (int i = 0; i < WRITERS; i++)
             equal += same_profile (back, p[i]);
     ok (equal == 1, "the file left is exactly one of the writers' profiles");
