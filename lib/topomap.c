@@ -48,7 +48,8 @@ static void usage (FILE *f)
              "       %s profile show [--top N] FILE       print a profile: totals, heaviest pairs\n"
              "       %s profile export [--what bytes|msgs] FILE\n"
              "                                            print a profile's matrix as CSV\n"
-             "       %s profile import [--format F] [--exe EXE] [--cache DIR | -o OUT] FILE\n"
+             "       %s profile import [--format F] [--exe EXE] [--cache DIR | --site DIR | -o OUT]\n"
+             "                                            FILE\n"
              "                                            file a profile, a matrix, a TreeMatch .mat\n"
              "                                            or Open MPI monitoring output in the cache\n"
              "       %s profile list [--cache DIR] [--site DIR]\n"
@@ -193,7 +194,7 @@ static int netmap_import_cmd (int argc, char **argv)
                  errno == ENODATA ? ": give them in the file, or measure them (topomap-probe(1) "
                                     "--topology)"
                                   : "");
-    else if (netmap_write (nm, out, &e) < 0)
+    else if (netmap_write (nm, out, 0644, &e) < 0)
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else
         rc = 0;
@@ -338,11 +339,12 @@ static int profile_import_cmd (int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "exe", required_argument, NULL, 'e' },
         { "cache", required_argument, NULL, 'C' },
+        { "site", required_argument, NULL, 'S' },
         { "output", required_argument, NULL, 'o' },
         { NULL, 0, NULL, 0 },
     };
     profile_format_t fmt = PROFILE_FMT_AUTO;
-    const char *exe = NULL, *out = NULL, *cache = NULL, *file;
+    const char *exe = NULL, *out = NULL, *cache = NULL, *site = NULL, *file;
     char id[EXEID_MAX + 1], dir[4096], stored[4096];
     int c, rc = EXIT_FAIL, own;
     profile_t *p;
@@ -361,6 +363,9 @@ static int profile_import_cmd (int argc, char **argv)
         case 'C':
             cache = optarg;
             break;
+        case 'S':
+            site = optarg;
+            break;
         case 'o':
             out = optarg;
             break;
@@ -370,8 +375,8 @@ static int profile_import_cmd (int argc, char **argv)
     }
     if (argc - optind != 1)
         return bad_usage ("profile import", "expected one FILE");
-    if (out && cache)
-        return bad_usage ("profile import", "--cache and -o exclude each other");
+    if (!!out + !!cache + !!site > 1)
+        return bad_usage ("profile import", "--cache, --site and -o exclude each other");
     file = argv[optind];
     /* A profile of our own (what the recorder writes) is taken as it is,
      * anything else is a foreign format.
@@ -395,8 +400,9 @@ static int profile_import_cmd (int argc, char **argv)
                        file);
             goto out;
         }
-        if (cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
-            profile_cache_store (dir, p, stored, sizeof (stored), &e) < 0)
+        if (site ? profile_cache_publish (site, p, stored, sizeof (stored), &e) < 0
+                 : cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
+                       profile_cache_store (dir, p, stored, sizeof (stored), &e) < 0)
             goto out;
         printf ("%s\n", stored);
         if (finish_output ("profile import"))

@@ -30,6 +30,22 @@ teardown() {
 	[[ "${lines[1]}" == "3 "*"$RING" ]]
 }
 
+@test "a profile published with --site is readable by every user: 0755 directories, 0644 file" {
+	umask 077
+	run "$TOPOMAP" profile import --exe "$RING" --site "$D/site/profiles" "$D/m.csv"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "$D/site/profiles/build-id-"*".n3.json" ]]
+	[ "$(stat -c %a "$output")" = 644 ]
+	[ "$(stat -c %a "$D/site/profiles")" = 755 ]
+	[ "$(stat -c %a "$D/site")" = 755 ]
+	run "$TOPOMAP" profile list --site "$D/site/profiles"
+	[[ "$output" == *"$RING"* ]]
+	run "$TOPOMAP" profile import --exe "$RING" --site "$D/site" --cache "$D/c" "$D/m.csv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--cache, --site and -o exclude each other"* ]]
+}
+
 @test "export gives back the imported matrix" {
 	"$TOPOMAP" profile import -o "$D/p.json" "$D/m.csv"
 	run "$TOPOMAP" profile export "$D/p.json"
