@@ -409,6 +409,21 @@ static int conf_set_cache_sticky (conf_t *c, const char *val, const char *arg, t
     return 0;
 }
 
+static int conf_set_cache_max_files (conf_t *c, const char *val, const char *arg,
+                                     tm_error_t *errp)
+{
+    if (!conf_int (val, 1, 1000000, &c->cache_max_files))
+        return conf_fail (errp, arg, "expected a count of files 1..1000000");
+    return 0;
+}
+
+static int conf_set_cache_max_mib (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
+{
+    if (!conf_int (val, 1, 1048576, &c->cache_max_mib))
+        return conf_fail (errp, arg, "expected MiB 1..1048576");
+    return 0;
+}
+
 static int conf_set_verbose (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
     if (!conf_int (val, 0, CONF_VERBOSE_MAX, &c->verbose))
@@ -422,6 +437,8 @@ static const struct {
 } conf_keys[] = {
     {"cache", conf_set_cache},
     {"cache_sticky", conf_set_cache_sticky},
+    {"cache_max_files", conf_set_cache_max_files},
+    {"cache_max_mib", conf_set_cache_max_mib},
     {"site_profiles", conf_set_site_profiles},
     {"probe", conf_set_probe},
     {"probe_mpich", conf_set_probe_mpich},
@@ -450,6 +467,8 @@ void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich
               probe_mpich_default ? probe_mpich_default : "");
     c->probe_ttl = 3600;
     c->probe_timeout = 30;
+    c->cache_max_files = 1000;
+    c->cache_max_mib = 1024;
     snprintf (c->probe_plan, sizeof (c->probe_plan), "auto");
     c->min_gain = 0.05;
     c->map = MAP_MODE_AUTO;

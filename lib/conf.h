@@ -19,6 +19,12 @@
  *                      user's steps go without the site cache.  Default
  *                      no: DIR is root's and not writable by others, and
  *                      topomap-prolog makes DIR/<uid>
+ *   cache_max_files=N  at most N files (1..1000000) in the user's netmap
+ *                      directory (DIR/<uid>, or their own): a job's first
+ *                      step that would pass it keeps srun's layout, with
+ *                      one line; default 1000
+ *   cache_max_mib=N    likewise at most N MiB there (1..1048576); default
+ *                      1024
  *   site_profiles=DIR  site profile directory, read only; default "" (none)
  *   probe=FILE         the probe run over --mpi=pmix (topomap-probe, built
  *                      with Open MPI); default from the caller (the build)
@@ -108,6 +114,8 @@ typedef enum {
 typedef struct {
     char cache[CONF_PATH_MAX];         /* "" = the user's cache, resolved by the plugin */
     int cache_sticky;                  /* a 1777 cache= allowed */
+    int cache_max_files;               /* bounds of a user's netmap directory */
+    int cache_max_mib;
     char site_profiles[CONF_PATH_MAX]; /* "" = none */
     char probe[CONF_PATH_MAX];       /* over pmix */
     char probe_mpich[CONF_PATH_MAX]; /* over pmi2 */

@@ -334,6 +334,58 @@ static void place_remove_leftovers (int dirfd, const char *name)
     closedir (d);
 }
 
+/* The job a file of a netmap directory belongs to: job<ID>.json, its
+ * .lock and .log, the plans job<ID>.<random>.hosts, the probe's and the
+ * site topology's temporary files .job<ID>.json.*; 0 for any other name.
+ */
+static unsigned long place_file_job (const char *name)
+{
+    unsigned long id = 0;
+    const char *s = name + (name[0] == '.');
+
+    if (strncmp (s, "job", 3) != 0)
+        return 0;
+    for (s += 3; *s >= '0' && *s <= '9' && id < 100000000000UL; s++)
+        id = id * 10 + (unsigned long)(*s - '0');
+    return *s == '.' ? id : 0;
+}
+
+int place_cache_tidy (int dfd, unsigned long jobid, int ttl, place_alive_f alive, void *arg,
+                      long *files, long long *bytes)
+{
+    time_t now = time (NULL);
+    struct dirent *de;
+    int fd, removed = 0;
+    DIR *d;
+
+    *files = 0;
+    *bytes = 0;
+    if ((fd = dup (dfd)) < 0 || !(d = fdopendir (fd))) {
+        if (fd >= 0)
+            close (fd);
+        return -1;
+    }
+    rewinddir (d);
+    while ((de = readdir (d))) {
+        unsigned long id = place_file_job (de->d_name);
+        struct stat st;
+
+        if (!strcmp (de->d_name, ".") || !strcmp (de->d_name, "..") ||
+            fstatat (dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        /* A finished job's file, older than a netmap may be reused. */
+        if (id && id != jobid && !S_ISDIR (st.st_mode) && now - st.st_mtime >= ttl && alive &&
+            alive (arg, id) == 0 && unlinkat (dfd, de->d_name, 0) == 0) {
+            removed++;
+            continue;
+        }
+        (*files)++;
+        *bytes += S_ISREG (st.st_mode) ? (long long)st.st_size : 0;
+    }
+    closedir (d);
+    return removed;
+}
+
 /* The job's netmap: the cached one while younger than the TTL, else a new
  * probe's.  One probe at a time per job: a lock file, waited for up to the
  * probe timeout.  Every file is opened in the checked directory
@@ -367,6 +419,24 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
     if (dfd < 0) {
         errprintf (errp, "%s", in->netmap_dir_error ? in->netmap_dir_error : "no directory");
         return NULL;
+    }
+    /* A job's first step: finished jobs' files go, and the new job's
+     * three (netmap, lock, log) must fit the directory's bounds. */
+    if (fstatat (dfd, lock, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+        long files;
+        long long bytes;
+        int gone = place_cache_tidy (dfd, strtoul (in->jobid, NULL, 10), c->probe_ttl,
+                                     in->job_alive, in->job_alive_arg, &files, &bytes);
+
+        if (gone > 0)
+            SAY (in, "topomap: %s: removed %d files of finished jobs", in->netmap_dir, gone);
+        if (gone >= 0 && (files + 3 > c->cache_max_files || bytes >> 20 >= c->cache_max_mib)) {
+            errprintf (errp,
+                       "%s holds %ld files of %lld MiB, the bound is %d files of %d MiB "
+                       "(cache_max_files, cache_max_mib): no room for this job's netmap",
+                       in->netmap_dir, files, bytes >> 20, c->cache_max_files, c->cache_max_mib);
+            return NULL;
+        }
     }
     if ((fd = file_openat_own (dfd, lock, lock, O_RDWR | O_CREAT, 0600, in->uid, &e)) < 0) {
         errprintf (errp, "%s/%s", in->netmap_dir, e.text);

@@ -84,6 +84,10 @@ typedef struct {
     const char *netmap_dir;       /* netmaps, locks and plans of the user's jobs */
     int netmap_dirfd;             /* netmap_dir, opened by place_cache_open; -1 when */
     const char *netmap_dir_error; /* that failed, saying why */
+    int (*job_alive) (void *arg, unsigned long jobid);
+                                  /* whether a job of the user's is pending or running:
+                                   * 1, 0, or -1 unknown (place_alive_f); NULL unknown */
+    void *job_alive_arg;
     uid_t uid;                    /* the user's: every file of theirs is checked */
     const char *srun;             /* srun to run the probe step with */
     const char *mpi;              /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
@@ -160,6 +164,20 @@ typedef struct {
  */
 int place_cache_open (const char *site, int sticky, const char *own, uid_t uid, char *path,
                       size_t len, char *note, size_t notelen, tm_error_t *errp);
+
+/* Whether the job jobid of the user's is pending or running: 1, 0, or -1
+ * when that is not known. */
+typedef int (*place_alive_f) (void *arg, unsigned long jobid);
+
+/* Tidy the user's netmap directory dfd (place_cache_open's): remove the
+ * files of jobs (job<ID>.json, .lock, .log, job<ID>.<random>.hosts,
+ * .job<ID>.json.*) other than jobid, last changed more than ttl seconds
+ * ago, whose job alive says is no longer pending or running (NULL, or -1:
+ * none removed); the files left counted into files, their bytes into
+ * bytes.  The count removed, or -1 when dfd cannot be read.
+ */
+int place_cache_tidy (int dfd, unsigned long jobid, int ttl, place_alive_f alive, void *arg,
+                      long *files, long long *bytes);
 
 /* The site cache's directory for uid, as place_cache_open opens it; -1
  * with errp naming the directory and the fault.

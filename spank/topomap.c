@@ -416,6 +416,29 @@ static const char *slurm_topo (tm_error_t *errp)
     return topo_text;
 }
 
+/* The user's jobs slurmctld knows, asked for once when a netmap
+ * directory is tidied (job_alive); freed by post_opt_local. */
+static job_info_msg_t *jobs;
+static int jobs_asked;
+
+/* place_alive_f: a job slurmctld no longer knows has ended (it keeps
+ * finished jobs MinJobAge seconds). */
+static int job_alive (void *arg, unsigned long id)
+{
+    (void)arg;
+    if (!jobs_asked) {
+        jobs_asked = 1;
+        if (slurm_load_job_user (&jobs, getuid (), SHOW_ALL) != SLURM_SUCCESS)
+            jobs = NULL;
+    }
+    if (!jobs)
+        return -1;
+    for (uint32_t i = 0; i < jobs->record_count; i++)
+        if (jobs->job_array[i].job_id == id)
+            return (jobs->job_array[i].job_state & JOB_STATE_BASE) <= JOB_SUSPENDED;
+    return 0;
+}
+
 /* MpiDefault and PluginDir, for the probe's --mpi (place_probe_pick):
  * asked only when a probe is to run.
  */
@@ -730,6 +753,7 @@ static int post_opt_local (void)
         .netmap_dir = netmaps,
         .netmap_dirfd = dirfd,
         .netmap_dir_error = dir_error.text,
+        .job_alive = job_alive,
         .uid = getuid (),
         .srun = srun,
         .mpi = mpi[0] ? mpi : NULL,
@@ -805,6 +829,9 @@ out:
     free (topo_text);
     topo_text = NULL;
     topo_asked = 0;
+    slurm_free_job_info_msg (jobs);
+    jobs = NULL;
+    jobs_asked = 0;
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);

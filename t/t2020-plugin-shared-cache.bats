@@ -259,6 +259,90 @@ b_ran_once_warned() {
 	[[ "$output" == *"is not a uid"* ]]
 }
 
+# prolog_mode: DIR root's and 0755, B's directory made by topomap-prolog.
+prolog_mode() {
+	chmod 0755 "$SITE"
+	plugstack "cache=$SITE" "$@"
+	SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+}
+
+@test "topomap-epilog removes the job's files as the user, and nothing else" {
+	local j
+	prolog_mode
+	j=$(next_jobs 1)
+	b_step
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[ -f "$SITE/$BUID/job$j.json" ] && [ -f "$SITE/$BUID/job$j.json.lock" ]
+	# Another job's netmap, and a link of B's at a name of this job's.
+	runuser -u $UB -- sh -c "echo x >$SITE/$BUID/job1$j.json && ln -s $BHOME/precious $SITE/$BUID/job$j.precious.hosts"
+	run env SLURM_JOB_ID=$j SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
+	echo "$output"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$(find "$SITE/$BUID" -name "job$j.*" -o -name ".job$j.*" | wc -l)" -eq 0 ]
+	[ -f "$SITE/$BUID/job1$j.json" ]
+	[ "$(cat "$BHOME/precious")" = 'ssh-ed25519 AAAA precious' ]
+	# A DIR others may write, a bad id: nothing done, one line, exit 0.
+	chmod 1777 "$SITE"
+	run env SLURM_JOB_ID=1$j SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
+	[ "$status" -eq 0 ] && [[ "$output" == *"$SITE: writable by others than root"* ]]
+	[ -f "$SITE/$BUID/job1$j.json" ]
+	run env SLURM_JOB_ID='1;x' SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
+	[ "$status" -eq 0 ] && [[ "$output" == *"is not a job id"* ]]
+}
+
+@test "a job's first step removes ended jobs' old files, never a running job's" {
+	local run_job
+	prolog_mode
+	runuser -u $UB -- sh -c "cd $SITE/$BUID && for f in job999999.json job999999.json.lock job999999.json.log .job999999.json.probe.AbC123; do echo x >\$f; done"
+	run_job=$(runuser -u $UB -- sbatch --parsable -N1 --wrap 'sleep 300')
+	runuser -u $UB -- sh -c "echo x >$SITE/$BUID/job$run_job.json"
+	touch -d '2 hours ago' "$SITE/$BUID"/job* "$SITE/$BUID"/.job*
+	b_step -v
+	scancel "$run_job"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap: $SITE/$BUID: removed 4 files of finished jobs"* ]]
+	[ ! -e "$SITE/$BUID/job999999.json" ] && [ ! -e "$SITE/$BUID/.job999999.json.probe.AbC123" ]
+	[ -f "$SITE/$BUID/job$run_job.json" ]
+}
+
+@test "the bounds of a user's directory: a new job that would pass them keeps srun's layout, one line" {
+	local run_job
+	prolog_mode cache_max_files=3
+	run_job=$(runuser -u $UB -- sbatch --parsable -N1 --wrap 'sleep 300')
+	runuser -u $UB -- sh -c "echo x >$SITE/$BUID/job$run_job.json"
+	b_step
+	scancel "$run_job"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=.* sum=120 ' <<<"$output")" -eq 16 ]
+	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun's own placement: no netmap: $SITE/$BUID holds 1 files of 0 MiB, the bound is 3 files of 1024 MiB (cache_max_files, cache_max_mib): no room for this job's netmap"* ]]
+	[ "$(ls -A "$SITE/$BUID" | wc -l)" -eq 1 ]
+}
+
+@test "topomap-prolog and topomap-epilog refuse a DIR under a parent others may write or own" {
+	local parent=$SHARE/open.$BATS_TEST_NUMBER
+	install -d -m 0777 "$parent"
+	install -d -m 0755 "$parent/cache"
+	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$parent/cache"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap-prolog: $parent: writable by others than root"* ]]
+	[ ! -e "$parent/cache/$BUID" ]
+	chmod 0755 "$parent"
+	chown $UA "$parent"
+	run env SLURM_JOB_UID=$BUID SLURM_JOB_ID=7 "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$parent/cache"
+	[[ "$output" == *"topomap-epilog: $parent: not owned by root"* ]]
+	# Through a link of A's to a good directory: the link is refused.
+	chown root "$parent"
+	ln -s "$parent/cache" "$SHARE/link.$BATS_TEST_NUMBER"
+	chown -h $UA "$SHARE/link.$BATS_TEST_NUMBER"
+	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SHARE/link.$BATS_TEST_NUMBER/"
+	[[ "$output" == *"not a directory"* || "$output" == *"not owned by root"* ]]
+	[ ! -e "$parent/cache/$BUID" ]
+	SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$parent/cache"
+	[ "$(stat -c '%U %a' "$parent/cache/$BUID")" = "$UB 700" ]
+	rm -rf "$parent" "$SHARE/link.$BATS_TEST_NUMBER"
+}
+
 @test "a probe, recorder or site profile path others may write is refused, named" {
 	install -d -m 0777 "$SHARE/open"
 	install -m 0755 "$SHARE/$MPI_PROBE" "$SHARE/open/$MPI_PROBE"

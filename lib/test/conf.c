@@ -154,6 +154,13 @@ static void test_arguments (void)
         "cache_sticky is no by default; yes and no are accepted");
     ok (parse1 (&c, "cache_sticky=1", &e) < 0 && strstr (e.text, "expected yes or no"),
         "cache_sticky=1 is refused: %s", e.text);
+    ok (c.cache_max_files == 1000 && c.cache_max_mib == 1024 &&
+            parse1 (&c, "cache_max_files=5", &e) == 0 && c.cache_max_files == 5 &&
+            parse1 (&c, "cache_max_mib=64", &e) == 0 && c.cache_max_mib == 64,
+        "cache_max_files and cache_max_mib: 1000 files, 1024 MiB by default; set");
+    ok (parse1 (&c, "cache_max_files=0", &e) < 0 && strstr (e.text, "1..1000000") &&
+            parse1 (&c, "cache_max_mib=2000000", &e) < 0 && strstr (e.text, "1..1048576"),
+        "a bound of 0 files or beyond the range is refused: %s", e.text);
     ok (parse1 (&c, "mpi=pmix_v4", &e) == 0 && strcmp (c.mpi, "pmix_v4") == 0,
         "mpi=pmix_v4 is accepted");
     ok (parse1 (&c, "cache=/", &e) == 0 && strcmp (c.cache, "/") == 0, "cache=/ is accepted");

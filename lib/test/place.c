@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/exeid.h"
@@ -424,6 +425,55 @@ static void test_file_recording (void)
     unlink (rec);
 }
 
+/* place_alive_f of the tidy test: job 6 runs, 5 and 7 ended; -1 for all
+ * when arg says slurmctld did not answer. */
+static int fake_alive (void *arg, unsigned long id)
+{
+    if (arg)
+        return -1;
+    return id == 6;
+}
+
+static void test_tidy (void)
+{
+    const char *old[] = {"job5.json", "job5.json.lock", "job5.json.log", "job5.Ab3xYz.hosts",
+                         ".job5.json.probe.Qw3rTy", "job6.json", "job8.json", "notes.txt"};
+    char d[PATH_MAX], p[PATH_MAX + 64];
+    struct timespec then[2] = {{.tv_sec = time (NULL) - 7200}, {.tv_sec = time (NULL) - 7200}};
+    long files;
+    long long bytes;
+    int dfd;
+
+    mkdir (in_dir (d, "tidy"), 0700);
+    for (size_t i = 0; i < sizeof (old) / sizeof (old[0]); i++) {
+        snprintf (p, sizeof (p), "%s/%s", d, old[i]);
+        write_file (p, "0123456789", 10, 0600);
+        utimensat (AT_FDCWD, p, then, 0);
+    }
+    snprintf (p, sizeof (p), "%s/job7.json", d);
+    write_file (p, "young", 5, 0600);
+    dfd = open (d, O_RDONLY | O_DIRECTORY);
+    ok (place_cache_tidy (dfd, 8, 3600, fake_alive, (void *)1, &files, &bytes) == 0 &&
+            files == 9 && bytes == 85,
+        "slurmctld not answering: nothing removed, 9 files of 85 bytes counted");
+    ok (place_cache_tidy (dfd, 8, 3600, fake_alive, NULL, &files, &bytes) == 5 && files == 4 &&
+            bytes == 35,
+        "the five files of an ended job older than the TTL go; 4 files of 35 bytes stay");
+    snprintf (p, sizeof (p), "%s/job5.json", d);
+    ok (access (p, F_OK) < 0, "job5.json is gone");
+    snprintf (p, sizeof (p), "%s/job6.json", d);
+    ok (access (p, F_OK) == 0, "a running job's old netmap stays");
+    snprintf (p, sizeof (p), "%s/job7.json", d);
+    ok (access (p, F_OK) == 0, "an ended job's netmap younger than the TTL stays");
+    snprintf (p, sizeof (p), "%s/job8.json", d);
+    ok (access (p, F_OK) == 0, "the step's own job's stays");
+    snprintf (p, sizeof (p), "%s/notes.txt", d);
+    ok (access (p, F_OK) == 0, "a file of no job's is left alone");
+    ok (place_cache_tidy (dfd, 8, 0, fake_alive, NULL, &files, &bytes) == 1 && files == 3,
+        "probe_ttl=0: an ended job's files go at once");
+    close (dfd);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -436,6 +486,7 @@ int main (void)
     test_bind ();
     test_cache ();
     test_file_recording ();
+    test_tidy ();
     remove_tree (dir);
     return done_testing ();
 }
