@@ -198,6 +198,9 @@ int draw_profile (const profile_t *p, const char *title, const char *path, tm_er
 
     if (n < 1)
         return errprintf (errp, "%s: the profile has no tasks", path);
+    if (n > DRAW_MAX_RANKS)
+        return errprintf (errp, "%s: the profile has %d tasks: at most %d are drawn", path, n,
+                          DRAW_MAX_RANKS);
     v = calloc ((size_t)n * (size_t)n, sizeof (*v));
     ord = calloc ((size_t)n, sizeof (*ord));
     lab = calloc ((size_t)n, sizeof (*lab));

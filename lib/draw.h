@@ -15,8 +15,10 @@
 #include "lib/profile.h"
 
 /* The bytes each rank sent to each other rank, on a logarithmic colour
- * scale.
+ * scale; a profile of at most DRAW_MAX_RANKS tasks (its n x n matrix is
+ * held whole: 1 GiB at the most).
  */
+#define DRAW_MAX_RANKS 11585
 int draw_profile (const profile_t *p, const char *title, const char *path, tm_error_t *errp);
 
 /* Latency and bandwidth between the hosts, hosts ordered by their inferred

@@ -116,6 +116,11 @@ inside_t *inside_create (int ncpus, const int *cpu, const int *dom, const int *p
             goto out;
         }
     }
+    if (ndom > INSIDE_MAX_L3) {
+        errno = EINVAL;
+        errprintf (errp, "%d L3 domains, at most %d", ndom, INSIDE_MAX_L3);
+        goto out;
+    }
     if (!(in = inside_alloc (ncpus, ndom)))
         goto nomem;
     for (int d = 0; d < ndom; d++)
@@ -163,6 +168,8 @@ int inside_check (const inside_t *in, const char *what, tm_error_t *errp)
     if (in->nl3 < 1 || in->nl3 > in->ncpus || in->npackages < 1 || in->npackages > in->nl3)
         return errprintf (errp, "%s: %d L3 domains and %d packages for %d CPUs", what, in->nl3,
                           in->npackages, in->ncpus);
+    if (in->nl3 > INSIDE_MAX_L3)
+        return errprintf (errp, "%s: %d L3 domains, at most %d", what, in->nl3, INSIDE_MAX_L3);
     next = 0;
     for (int k = 0; k < in->ncpus; k++) {
         if (in->cpu[k] < 0 || (k > 0 && in->cpu[k] <= in->cpu[k - 1]))

@@ -19,6 +19,7 @@
 
 #define INSIDE_LEVELS   3
 #define INSIDE_MAX_CPUS 65536
+#define INSIDE_MAX_L3   1024 /* the inside pass plans on an nl3 x nl3 netmap */
 
 typedef enum {
     INSIDE_L3 = 0,
@@ -48,8 +49,8 @@ const char *inside_level_name (inside_level_t l);
 /* An inside of ncpus CPUs: cpu[k] the OS index, dom[k] an identifier of
  * its L3 domain and pkg[k] of its package (any integers; renumbered),
  * sorted by OS index; figures NaN.  Fails (EINVAL) on no CPU or more
- * than INSIDE_MAX_CPUS, a negative or repeated OS index, or a domain in
- * two packages.
+ * than INSIDE_MAX_CPUS, more than INSIDE_MAX_L3 domains, a negative or
+ * repeated OS index, or a domain in two packages.
  */
 inside_t *inside_create (int ncpus, const int *cpu, const int *dom, const int *pkg,
                          tm_error_t *errp);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/jsonfile.h"
 #include "lib/netmap.h"
 
 static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
@@ -159,7 +160,6 @@ static void show_inside (FILE *f, const char *host, const inside_t *in)
 int netmap_show (FILE *f, const netmap_t *nm, const char *name)
 {
     char when[32] = "unknown time";
-    struct tm tm;
     const netmap_params_t *p = &nm->params;
     char concurrency[48] = "a whole round at once", lead[96] = "";
 
@@ -167,8 +167,8 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
         snprintf (concurrency, sizeof (concurrency), "%d pair%s at once", p->concurrency,
                   p->concurrency == 1 ? "" : "s");
 
-    if (gmtime_r (&nm->timestamp, &tm))
-        strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (jsonfile_format_time (nm->timestamp, when, sizeof (when)) < 0)
+        snprintf (when, sizeof (when), "(time out of range)");
     fprintf (f, "netmap %s: %d hosts, job %s, measured %s in %.3f s\n", name, nm->n,
              nm->jobid[0] ? nm->jobid : "unknown", when, nm->measure_s);
     if (p->bw_enough_ms > 0)

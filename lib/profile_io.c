@@ -34,11 +34,11 @@
 #include <time.h>
 
 #include "lib/file.h"
+#include "lib/jsonfile.h"
 #include "lib/profile.h"
 
 #define IO_MAX_BYTES ((size_t)512 * 1024 * 1024)
 #define IO_MAX_TASKS (1 << 20)
-#define IO_TIME_FMT  "%Y-%m-%dT%H:%M:%SZ"
 
 int profile_format_parse (const char *name, profile_format_t *fmt)
 {
@@ -736,9 +736,8 @@ static const char *io_or (const char *s, const char *otherwise)
 static void io_recording (FILE *f, const char *label, const profile_t *r)
 {
     char when[32];
-    struct tm tm;
 
-    if (!gmtime_r (&r->timestamp, &tm) || strftime (when, sizeof (when), IO_TIME_FMT, &tm) == 0)
+    if (jsonfile_format_time (r->timestamp, when, sizeof (when)) < 0)
         snprintf (when, sizeof (when), "(time out of range)");
     fprintf (f, "  %-13s %s%s%s", label, when, r->jobid[0] ? ", job " : "", r->jobid);
     if (r->record_s > 0)

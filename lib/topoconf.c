@@ -827,7 +827,11 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
         return errprintf (errp, "the netmap has %s, not a switch tree",
                           t ? "groups" : "no topology");
     }
-    nsw = t->nvertices - n;
+    if ((nsw = t->nvertices - n) < 1) {
+        errno = EINVAL;
+        return errprintf (errp, "the netmap's tree has no switch (%d host%s): nothing for "
+                          "topology.conf", n, n == 1 ? "" : "s");
+    }
     depth = topo_depths (t);
     low = malloc ((size_t)t->nvertices * sizeof (*low));
     extra = malloc ((size_t)t->nvertices * sizeof (*extra));

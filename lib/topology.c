@@ -170,12 +170,12 @@ int topo_check (const topo_t *t, tm_error_t *errp)
         if (t->nvertices / TOPO_MAX_DEPTH > t->nhosts)
             return errprintf (errp, "%d vertices for %d hosts, at most %d in a tree",
                               t->nvertices, t->nhosts, TOPO_MAX_DEPTH * t->nhosts);
-        for (int h = 0; h < t->nhosts; h++) {
+        for (int v = 0; v < t->nvertices; v++) {
             int d = 0;
-            for (int u = t->parent[h]; u != -1; u = t->parent[u])
+            for (int u = t->parent[v]; u != -1; u = t->parent[u])
                 if (++d >= TOPO_MAX_DEPTH)
-                    return errprintf (errp, "host %d lies %d or more switches below the root",
-                                      h, TOPO_MAX_DEPTH);
+                    return errprintf (errp, "%s %d lies %d or more switches below the root",
+                                      v < t->nhosts ? "host" : "switch", v, TOPO_MAX_DEPTH);
         }
     }
     if (t->nhosts > 1)

@@ -21,6 +21,7 @@
 #include "lib/draw.h"
 #include "lib/exeid.h"
 #include "lib/file.h"
+#include "lib/jsonfile.h"
 #include "lib/mapper.h"
 #include "lib/netmap.h"
 #include "lib/planfile.h"
@@ -419,10 +420,9 @@ out:
 static int list_one (const profile_cache_entry_t *en, void *arg)
 {
     char when[32];
-    struct tm tm;
 
     (void)arg;
-    if (!gmtime_r (&en->mtime, &tm) || !strftime (when, sizeof (when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+    if (jsonfile_format_time (en->mtime, when, sizeof (when)) < 0)
         snprintf (when, sizeof (when), "-");
     if (en->reason)
         printf ("%-6s %s  %s  invalid: %s\n", "-", when, en->path, en->reason);

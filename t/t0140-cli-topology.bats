@@ -106,3 +106,29 @@ teardown() {
 		[[ "$output" == "topomap: $seed: topology.height[4]: not a whole number from 1 to 64" ]]
 	done
 }
+
+@test "export refuses a netmap whose tree has no switch, and show refuses a switch chain; dates as stored" {
+	local seeds=$TOPOMAP_SRCDIR/fuzz/seeds/netmap
+	run "$TOPOMAP" netmap export -o "$D/out.conf" "$seeds/single.json"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: netmap export: $seeds/single.json: the netmap's tree has no switch (1 host): nothing for topology.conf" ]
+	[ ! -e "$D/out.conf" ]
+	run "$TOPOMAP" netmap show "$seeds/tree-switch-chain.json"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"switch "*" lies 64 or more switches below the root"* ]]
+	run "$TOPOMAP" netmap show "$seeds/inside-l3-1025.json"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"1025 L3 domains, at most 1024"* ]]
+	sed 's/"timestamp":"2026-/"timestamp":"0999-/' "$seeds/tree.json" >"$D/old.json"
+	run "$TOPOMAP" netmap show "$D/old.json"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *"measured 0999-11-20T21:44:50Z in"* ]]
+	sed 's/"timestamp":"2026-/"timestamp":"0999-/' "$TOPOMAP_SRCDIR/t/fixtures/halo2d-16.json" >"$D/old-profile.json"
+	run "$TOPOMAP" profile show "$D/old-profile.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0999-11-23T19:16:18Z"* ]]
+}

@@ -501,6 +501,16 @@ static void test_check (void)
     ok (topo_check (t, &e) < 0 && strstr (e.text, "host 0 lies 64 or more switches below"),
         "a host %d switches below the root is refused: %s", TOPO_MAX_DEPTH, e.text);
     topo_destroy (t);
+    /* ... and so is a chain of switches with no host below it (a
+     * netmap's: show recursed once a level) */
+    t = topo_alloc (TOPO_TREE, 2, 4 + TOPO_MAX_DEPTH, &e);
+    t->parent[0] = t->parent[1] = 2;
+    t->parent[2] = -1;
+    for (int v = 3; v < 4 + TOPO_MAX_DEPTH; v++)
+        t->parent[v] = v - 1;
+    ok (topo_check (t, &e) < 0 && strstr (e.text, "switch 66 lies 64 or more switches below"),
+        "a chain of switches hanging %d deep is refused: %s", TOPO_MAX_DEPTH + 1, e.text);
+    topo_destroy (t);
     topo_destroy (NULL);
     ok (1, "topo_destroy accepts NULL");
 }
