@@ -958,7 +958,7 @@ int main (int argc, char **argv)
             return finish_output ("--help");
         }
     if (!strcmp (argv[1], "-V") || !strcmp (argv[1], "--version")) {
-        printf ("%s %s\n", prog, PACKAGE_VERSION);
+        printf ("%s %s, built for %s\n", prog, PACKAGE_VERSION, TOPOMAP_BUILT_FOR);
         return finish_output ("--version");
     }
     if (!strcmp (argv[1], "netmap"))

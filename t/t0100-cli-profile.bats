@@ -143,3 +143,18 @@ teardown() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--help"* ]]
 }
+
+@test "--version names the Slurm release and the MPIs this topomap was built for" {
+	run "$TOPOMAP" --version
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local slurm
+	slurm=$(sed -n 's/^SLURM_VERSION_STR = //p' "$TOPOMAP_BUILDDIR/Makefile")
+	[[ "$output" == "topomap "*", built for Slurm $slurm"* ]]
+	if [ -x "$TOPOMAP_BUILDDIR/probe/topomap-probe" ]; then
+		[[ "$output" == *", Open MPI $(pkg-config --modversion ompi-c)"* ]]
+	fi
+	if [ -x "$TOPOMAP_BUILDDIR/probe/mpich/topomap-probe-mpich" ]; then
+		[[ "$output" == *", MPICH $(pkg-config --modversion mpich)"* ]]
+	fi
+}
