@@ -294,9 +294,10 @@ prolog_mode() {
 	local run_job
 	prolog_mode
 	runuser -u $UB -- sh -c "cd $SITE/$BUID && for f in job999999.json job999999.json.lock job999999.json.log .job999999.json.probe.AbC123; do echo x >\$f; done"
-	run_job=$(runuser -u $UB -- sbatch --parsable -N1 --wrap 'sleep 300')
+	run_job=$(runuser -u $UB -- sbatch --parsable -D / -N1 -o /dev/null --wrap 'sleep 300')
 	runuser -u $UB -- sh -c "echo x >$SITE/$BUID/job$run_job.json"
 	touch -d '2 hours ago' "$SITE/$BUID"/job* "$SITE/$BUID"/.job*
+	squeue -h -j "$run_job" -o %T | grep -qE 'PENDING|CONFIGURING|RUNNING'
 	b_step -v
 	scancel "$run_job"
 	[ "$status" -eq 0 ]
@@ -308,7 +309,7 @@ prolog_mode() {
 @test "the bounds of a user's directory: a new job that would pass them keeps srun's layout, one line" {
 	local run_job
 	prolog_mode cache_max_files=3
-	run_job=$(runuser -u $UB -- sbatch --parsable -N1 --wrap 'sleep 300')
+	run_job=$(runuser -u $UB -- sbatch --parsable -D / -N1 -o /dev/null --wrap 'sleep 300')
 	runuser -u $UB -- sh -c "echo x >$SITE/$BUID/job$run_job.json"
 	b_step
 	scancel "$run_job"
