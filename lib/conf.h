@@ -52,9 +52,11 @@
  *                      the caller (the build)
  *   topology=FILE|auto the site's switch tree in Slurm's topology.conf
  *                      (lib/topoconf.h), with the figures of its levels:
- *                      the netmap without a probe; auto: the topology.conf
- *                      beside slurm.conf when TopologyPlugin is
- *                      topology/tree; default "" (none)
+ *                      the netmap without a probe; FILE.yaml: Slurm's
+ *                      topology.yaml (lib/topoyaml.h); auto: the
+ *                      topology.conf beside slurm.conf when TopologyPlugin
+ *                      is topology/tree, else slurmctld's topology;
+ *                      default "" (none)
  *   topology_levels=L:LAT:BW[,...]
  *                      the figures of the topology's levels where its
  *                      file gives none (slurmctld's topology never does):

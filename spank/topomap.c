@@ -48,6 +48,7 @@
 #include "lib/srunargs.h"
 #include "lib/compat.h"
 #include "lib/topoconf.h"
+#include "lib/topoyaml.h"
 
 SPANK_PLUGIN (topomap, 1);
 
@@ -462,11 +463,11 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
 static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *site,
                               size_t len, char **text, tm_error_t *errp)
 {
-    char path[CONF_PATH_MAX], yaml[CONF_PATH_MAX], **hosts = alloc->nodes, *copy;
+    char path[CONF_PATH_MAX], yaml_path[CONF_PATH_MAX], **hosts = alloc->nodes, *copy;
     const char *printed;
     topoconf_level_t levels[TOPOCONF_LEVELS];
     const char *source = path;
-    int n = alloc->nnodes, from_file = 1;
+    int n = alloc->nnodes, from_file = 1, yaml = 0;
     struct stat st;
     netmap_t *nm;
     topo_t *t;
@@ -485,18 +486,23 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         if (!ctl->slurm_conf || !(slash = strrchr (ctl->slurm_conf, '/')) ||
             snprintf (path, sizeof (path), "%.*s/topology.conf", (int)(slash - ctl->slurm_conf),
                       ctl->slurm_conf) >= (int)sizeof (path) ||
-            snprintf (yaml, sizeof (yaml), "%.*s/topology.yaml", (int)(slash - ctl->slurm_conf),
-                      ctl->slurm_conf) >= (int)sizeof (yaml))
+            snprintf (yaml_path, sizeof (yaml_path), "%.*s/topology.yaml",
+                      (int)(slash - ctl->slurm_conf), ctl->slurm_conf) >= (int)sizeof (yaml_path))
             from_file = 0;
         else
             from_file = ctl->topology_plugin && !strcmp (ctl->topology_plugin, "topology/tree") &&
-                        stat (yaml, &st) < 0 && errno == ENOENT && stat (path, &st) == 0;
+                        stat (yaml_path, &st) < 0 && errno == ENOENT && stat (path, &st) == 0;
     }
     if (from_file && file_trusted (path, getuid (), 0, &e) < 0) {
         errprintf (errp, "%s is not safe to read: %s", path, e.text);
         return NULL;
     }
-    if (from_file)
+    /* A topology.yaml given: its cluster default, and its text for the
+     * probe as with slurmctld's. */
+    yaml = from_file && strlen (path) > 5 && !strcmp (path + strlen (path) - 5, ".yaml");
+    if (yaml)
+        t = topoyaml_read (path, NULL, &n, &hosts, levels, text, errp);
+    else if (from_file)
         t = topoconf_read (path, &n, &hosts, levels, errp);
     else {
         source = "Slurm's topology";
@@ -533,11 +539,13 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
             levels[l].bw_MBps = tm.conf.level_bw_MBps[l];
     }
     if ((nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
-        snprintf (site, len, "%s", from_file ? "the site's topology.conf" : "Slurm's topology");
+        snprintf (site, len, "%s",
+                  yaml ? "the site's topology.yaml" : from_file ? "the site's topology.conf"
+                                                                : "Slurm's topology");
     else {
         int err = errno;
         errprintf (errp, "%s: %s", source, e.text);
-        if (err == ENODATA && from_file && snprintf (site, len, "%s", path) >= (int)len)
+        if (err == ENODATA && from_file && !yaml && snprintf (site, len, "%s", path) >= (int)len)
             err = ENAMETOOLONG;
         errno = err;
     }

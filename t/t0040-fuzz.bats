@@ -50,6 +50,10 @@ fuzz() {
 	fuzz topoconf
 }
 
+@test "fuzz: Slurm's topology.yaml, read as a tree and its netmap" {
+	fuzz topoyaml
+}
+
 @test "fuzz: slurmctld's topology, as the plugin ranks nodes by it and makes a topology.conf of it" {
 	fuzz slurmtopo
 }

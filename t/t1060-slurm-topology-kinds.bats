@@ -70,6 +70,26 @@ setup() {
 	[ -z "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/ 2>/dev/null | grep -E '^job.*\.json$')" ]
 }
 
+@test "topology=FILE.yaml: Slurm's topology.yaml read with libyaml, its levels' figures given, no probe step; a bad one named by its line" {
+	local yaml=$SHARE/topology.$BATS_TEST_NUMBER.yaml
+	install -m 0644 "$FIXTURES/3level-16.yaml" "$yaml"
+	plugstack "topology=$yaml" topology_levels=1:10:110,2:30:45,3:45:11
+	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	grep -qx "srun: topomap: netmap of the site's topology.yaml (topology=$yaml): 7 switches over 16 nodes, no probe" <<<"$output"
+	! grep -q 'probing' <<<"$output"
+	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
+	# n6 in two switches: one line naming the file's line, then the probe.
+	sed -i 's/nodes: n2,n7,n12,n13/nodes: n2,n6,n12,n13/' "$yaml"
+	plugstack "topology=$yaml"
+	run in_alloc -N16 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: topology=$yaml not used: $yaml:17: node 'n6' is under both switch 'e1' (line 15) and 'e2'; probing every pair" <<<"$output"
+	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ]
+}
+
 @test "srun's layout with Slurm's topology of this kind: the plugin's prediction is srun -l's" {
 	predictions_match "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" \
 		"-N16 --ntasks-per-node=2 -- -N8 -n16"

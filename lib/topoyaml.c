@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* topoyaml.c: Slurm's topology.yaml as a topology.conf.  See topoyaml.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "lib/file.h"
+#include "lib/topoyaml.h"
+
+#define TOPOYAML_MAX_BYTES (16 * 1024 * 1024)
+#define TOPOYAML_MAX_SIZES 16
+/* topoconf_parse's name for the text, replaced by the file's lines. */
+#define TOPOYAML_SOURCE "@"
+
+typedef struct {
+    yaml_document_t *doc;
+    const char *path;
+    FILE *out;      /* the topology.conf text */
+    int *lines;     /* the file's line of each line of out */
+    int nlines, cap;
+    tm_error_t *errp;
+} ty_t;
+
+static int ty_error (ty_t *y, const yaml_node_t *at, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static int ty_error (ty_t *y, const yaml_node_t *at, const char *fmt, ...)
+{
+    char what[200];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (what, sizeof (what), fmt, ap);
+    va_end (ap);
+    errno = EINVAL;
+    return errprintf (y->errp, "%s:%zu: %s", y->path, at ? at->start_mark.line + 1 : 1, what);
+}
+
+/* The value of key in the mapping map, or NULL. */
+static yaml_node_t *ty_get (ty_t *y, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node (y->doc, p->key);
+
+        if (k && k->type == YAML_SCALAR_NODE && !strcmp ((char *)k->data.scalar.value, key))
+            return yaml_document_get_node (y->doc, p->value);
+    }
+    return NULL;
+}
+
+static const char *ty_scalar (const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A word of a topology.conf line: a name or a host list, no blank nor
+ * '=' (which would end it or start another key). */
+static int ty_word (ty_t *y, const yaml_node_t *at, const char *what, const char *s)
+{
+    if (!s || !s[0])
+        return ty_error (y, at, "%s: empty", what);
+    if (strpbrk (s, " \t\r\n=#"))
+        return ty_error (y, at, "%s '%s': a blank, '=' or '#' in it", what, errsafe (s, 64));
+    return 0;
+}
+
+/* A host list or a list of switch names: a string, or a list of strings
+ * joined by commas, into *out (a new string). */
+static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
+{
+    const char *s = ty_scalar (n);
+    size_t len = 0;
+    char *buf = NULL;
+    FILE *f;
+
+    if (s)
+        return ty_word (y, n, what, s) < 0  ? -1
+               : (*out = strdup (s)) != NULL ? 0
+                                             : errprintf (y->errp, "out of memory");
+    if (!n || n->type != YAML_SEQUENCE_NODE)
+        return ty_error (y, n, "%s: neither a string nor a list of strings", what);
+    if (!(f = open_memstream (&buf, &len)))
+        return errprintf (y->errp, "out of memory");
+    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
+        yaml_node_t *e = yaml_document_get_node (y->doc, *i);
+
+        if (!(s = ty_scalar (e)) || ty_word (y, e, what, s) < 0) {
+            if (!s)
+                ty_error (y, e, "%s: an entry that is not a string", what);
+            fclose (f);
+            free (buf);
+            return -1;
+        }
+        fprintf (f, "%s%s", i == n->data.sequence.items.start ? "" : ",", s);
+    }
+    if (fclose (f) != 0 || len == 0) {
+        free (buf);
+        return len == 0 ? ty_error (y, n, "%s: an empty list", what)
+                        : errprintf (y->errp, "out of memory");
+    }
+    *out = buf;
+    return 0;
+}
+
+/* One SwitchName= line, from the file's line of at. */
+static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char *key,
+                    const char *list)
+{
+    if (y->nlines == y->cap) {
+        int cap = y->cap ? 2 * y->cap : 64, *l = realloc (y->lines, (size_t)cap * sizeof (*l));
+
+        if (!l)
+            return errprintf (y->errp, "out of memory");
+        y->lines = l;
+        y->cap = cap;
+    }
+    y->lines[y->nlines++] = (int)at->start_mark.line + 1;
+    fprintf (y->out, "SwitchName=%s %s=%s\n", name, key, list);
+    return 0;
+}
+
+static int ty_tree (ty_t *y, yaml_node_t *tree)
+{
+    yaml_node_t *sw = ty_get (y, tree, "switches");
+
+    if (!sw || sw->type != YAML_SEQUENCE_NODE)
+        return ty_error (y, sw ? sw : tree, "tree: no list of switches");
+    for (yaml_node_item_t *i = sw->data.sequence.items.start; i < sw->data.sequence.items.top; i++) {
+        yaml_node_t *e = yaml_document_get_node (y->doc, *i);
+        yaml_node_t *children = ty_get (y, e, "children"), *nodes = ty_get (y, e, "nodes");
+        const char *name = ty_scalar (ty_get (y, e, "switch"));
+        char *list = NULL;
+        int rc;
+
+        if (!e || e->type != YAML_MAPPING_NODE || !name)
+            return ty_error (y, e, "a switch without a name (switch:)");
+        if (ty_word (y, e, "switch name", name) < 0)
+            return -1;
+        if (!children == !nodes)
+            return ty_error (y, e, "switch %s: %s", name,
+                             children ? "both children and nodes" : "neither children nor nodes");
+        if (ty_list (y, children ? children : nodes, children ? "children" : "nodes", &list) < 0)
+            return -1;
+        rc = ty_line (y, e, name, children ? "Switches" : "Nodes", list);
+        free (list);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* block_sizes: whole numbers, each a power-of-two multiple of the one
+ * before, into sizes[*n]. */
+static int ty_sizes (ty_t *y, yaml_node_t *n, long *sizes, int *count)
+{
+    char *list = NULL, *s, *end;
+    int rc = 0;
+
+    *count = 0;
+    if (!n)
+        return 0;
+    if (ty_list (y, n, "block_sizes", &list) < 0)
+        return -1;
+    for (s = list; *s && rc == 0; s = *end ? end + 1 : end) {
+        long v = strtol (s, &end, 10);
+        long f = *count ? v / sizes[*count - 1] : 1;
+
+        if (end == s || (*end && *end != ',') || v < 1 || v > 1L << 30)
+            rc = ty_error (y, n, "block_sizes: '%s' is not a block size", errsafe (s, 32));
+        else if (*count == TOPOYAML_MAX_SIZES)
+            rc = ty_error (y, n, "block_sizes: more than %d", TOPOYAML_MAX_SIZES);
+        else if (*count && (v % sizes[*count - 1] || f < 2 || (f & (f - 1))))
+            rc = ty_error (y, n, "block_sizes: %ld is not a power-of-two multiple of %ld", v,
+                           sizes[*count - 1]);
+        else
+            sizes[(*count)++] = v;
+    }
+    free (list);
+    return rc;
+}
+
+static int ty_block (ty_t *y, yaml_node_t *block)
+{
+    yaml_node_t *bl = ty_get (y, block, "blocks");
+    long sizes[TOPOYAML_MAX_SIZES];
+    int nsizes, nb, ntop, per;
+    const char **names;
+    char name[96];
+
+    if (ty_sizes (y, ty_get (y, block, "block_sizes"), sizes, &nsizes) < 0)
+        return -1;
+    if (!bl || bl->type != YAML_SEQUENCE_NODE ||
+        bl->data.sequence.items.top == bl->data.sequence.items.start)
+        return ty_error (y, bl ? bl : block, "block: no list of blocks");
+    nb = (int)(bl->data.sequence.items.top - bl->data.sequence.items.start);
+    if (!(names = calloc ((size_t)nb, sizeof (*names))))
+        return errprintf (y->errp, "out of memory");
+    for (int b = 0; b < nb; b++) {
+        yaml_node_t *e = yaml_document_get_node (y->doc, bl->data.sequence.items.start[b]);
+        const char *bname = ty_scalar (ty_get (y, e, "block"));
+        char *list = NULL;
+        int rc;
+
+        if (!e || e->type != YAML_MAPPING_NODE || !bname) {
+            free (names);
+            return ty_error (y, e, "a block without a name (block:)");
+        }
+        if (ty_word (y, e, "block name", bname) < 0 ||
+            ty_list (y, ty_get (y, e, "nodes"), "nodes", &list) < 0) {
+            free (names);
+            return -1;
+        }
+        names[b] = bname;
+        rc = ty_line (y, e, bname, "Nodes", list);
+        free (list);
+        if (rc < 0) {
+            free (names);
+            return -1;
+        }
+    }
+    /* Aggregates of consecutive blocks, level by level, then a switch
+     * over the top ones: the blocks' tree. */
+    ntop = nb;
+    for (int k = 1; ntop > 1; k++) {
+        int last = k >= nsizes, groups;
+
+        per = last ? ntop : (int)(sizes[k] / sizes[k - 1]);
+        groups = (ntop + per - 1) / per;
+        for (int g = 0; g < groups; g++) {
+            size_t len = 0;
+            char *list = NULL;
+            FILE *f = open_memstream (&list, &len);
+
+            if (!f) {
+                free (names);
+                return errprintf (y->errp, "out of memory");
+            }
+            for (int c = g * per; c < ntop && c < (g + 1) * per; c++) {
+                if (k == 1)
+                    fprintf (f, "%s%s", c > g * per ? "," : "", names[c]);
+                else
+                    fprintf (f, "%stopomap-agg%ld-%d", c > g * per ? "," : "", sizes[k - 1], c);
+            }
+            fclose (f);
+            if (last)
+                snprintf (name, sizeof (name), "topomap-blocks");
+            else
+                snprintf (name, sizeof (name), "topomap-agg%ld-%d", sizes[k], g);
+            if (!list || ty_line (y, block, name, "Switches", list) < 0) {
+                free (list);
+                free (names);
+                return list ? -1 : errprintf (y->errp, "out of memory");
+            }
+            free (list);
+        }
+        ntop = groups;
+    }
+    free (names);
+    return 0;
+}
+
+int topoyaml_conf (const char *text, size_t len, const char *path, const char *name,
+                   char **conf, int **lines, tm_error_t *errp)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_node_t *root, *pick = NULL, *kind;
+    ty_t y = {&doc, path, NULL, NULL, 0, 0, errp};
+    size_t outlen = 0;
+    int ntopo = 0, rc = -1;
+
+    *conf = NULL;
+    *lines = NULL;
+    if (!yaml_parser_initialize (&parser))
+        return errprintf (errp, "out of memory");
+    yaml_parser_set_input_string (&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load (&parser, &doc)) {
+        errno = EINVAL;
+        errprintf (errp, "%s:%zu: %s", path, parser.problem_mark.line + 1,
+                   parser.problem ? parser.problem : "not YAML");
+        yaml_parser_delete (&parser);
+        return -1;
+    }
+    if (!(root = yaml_document_get_root_node (&doc)) || root->type != YAML_SEQUENCE_NODE) {
+        ty_error (&y, root, "not a list of topologies");
+        goto out;
+    }
+    for (yaml_node_item_t *i = root->data.sequence.items.start; i < root->data.sequence.items.top;
+         i++, ntopo++) {
+        yaml_node_t *t = yaml_document_get_node (&doc, *i);
+        const char *tname = ty_scalar (ty_get (&y, t, "topology"));
+        const char *def = ty_scalar (ty_get (&y, t, "cluster_default"));
+
+        if (!t || t->type != YAML_MAPPING_NODE || !tname) {
+            ty_error (&y, t, "a topology without a name (topology:)");
+            goto out;
+        }
+        if (name ? !strcmp (tname, name) : !pick && def && !strcmp (def, "true"))
+            pick = t;
+    }
+    if (!pick && !name && ntopo == 1)
+        pick = yaml_document_get_node (&doc, *root->data.sequence.items.start);
+    if (!pick) {
+        errno = ENOENT;
+        if (name)
+            errprintf (errp, "%s: no topology named %s", path, errsafe (name, 64));
+        else
+            errprintf (errp, "%s: no topology with cluster_default: true", path);
+        goto out;
+    }
+    if (!(y.out = open_memstream (conf, &outlen))) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    if ((kind = ty_get (&y, pick, "tree")))
+        rc = ty_tree (&y, kind);
+    else if ((kind = ty_get (&y, pick, "block")))
+        rc = ty_block (&y, kind);
+    else {
+        const char *k = ty_get (&y, pick, "flat")      ? "flat"
+                        : ty_get (&y, pick, "ring")    ? "ring"
+                        : ty_get (&y, pick, "torus3d") ? "torus3d"
+                                                       : NULL;
+
+        if (k) {
+            errno = ENOENT;
+            errprintf (errp, "%s:%zu: topology %s is %s: no switches or blocks", path,
+                       pick->start_mark.line + 1, ty_scalar (ty_get (&y, pick, "topology")), k);
+        } else
+            ty_error (&y, pick, "topology %s: none of tree, block, flat, ring, torus3d",
+                      ty_scalar (ty_get (&y, pick, "topology")));
+    }
+out:
+    if (y.out && fclose (y.out) != 0 && rc == 0)
+        rc = errprintf (errp, "out of memory");
+    if (rc == 0)
+        *lines = y.lines;
+    else {
+        free (*conf);
+        *conf = NULL;
+        free (y.lines);
+    }
+    yaml_document_delete (&doc);
+    yaml_parser_delete (&parser);
+    return rc;
+}
+
+topo_t *topoyaml_read (const char *path, const char *name, int *n, char ***hosts,
+                       topoconf_level_t *levels, char **conf, tm_error_t *errp)
+{
+    char *text = NULL, *copy = NULL, *conftext = NULL;
+    int *lines = NULL;
+    size_t len;
+    topo_t *t = NULL;
+    tm_error_t e;
+
+    for (int l = 0; l < TOPOCONF_LEVELS; l++)
+        levels[l] = (topoconf_level_t){NAN, NAN};
+    if (conf)
+        *conf = NULL;
+    if (file_slurp (path, TOPOYAML_MAX_BYTES, &text, &len, errp) < 0)
+        return NULL;
+    if (topoyaml_conf (text, len, path, name, &conftext, &lines, errp) < 0)
+        goto out;
+    if (!(copy = strdup (conftext))) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    /* topoconf_parse names its lines; the file's are the user's. */
+    if (!(t = topoconf_parse (copy, TOPOYAML_SOURCE, n, hosts, levels, &e))) {
+        int saved = errno, line = 0, off = 0, nl = 0;
+        char *at;
+
+        for (int i = 0; conftext[i]; i++)
+            nl += conftext[i] == '\n';
+        if ((at = strstr (e.text, "(line ")) && sscanf (at, "(line %d)", &line) == 1 &&
+            line >= 1 && line <= nl) {
+            char rest[sizeof (e.text)];
+
+            snprintf (rest, sizeof (rest), "%s", strchr (at, ')') + 1);
+            snprintf (at, sizeof (e.text) - (size_t)(at - e.text), "(line %d)%s", lines[line - 1],
+                      rest);
+        }
+        line = 0;
+        if (sscanf (e.text, TOPOYAML_SOURCE ":%d:%n", &line, &off) == 1 && off > 0 && line >= 1 &&
+            line <= nl)
+            errprintf (errp, "%s:%d:%s", path, lines[line - 1], e.text + off);
+        else if (!strncmp (e.text, TOPOYAML_SOURCE ": ", 3))
+            errprintf (errp, "%s: %s", path, e.text + 3);
+        else
+            errprintf (errp, "%s", e.text);
+        errno = saved;
+        goto out;
+    }
+    if (conf) {
+        *conf = conftext;
+        conftext = NULL;
+    }
+out:
+    free (text);
+    free (copy);
+    free (conftext);
+    free (lines);
+    return t;
+}
