@@ -3,7 +3,7 @@
 # The site cache's life cycle under many jobs of two users: with
 # topomap-epilog in Slurm's Epilog no file of a finished job stays; without
 # it the user's directory stays within cache_max_files.  A long job's
-# files survive both.  TOPOMAP_SOAK_JOBS jobs a run (default 40, half a
+# files survive both.  TOPOMAP_SOAK_JOBS jobs a run (default 24, half a
 # user's); each line "soak:" gives the files and bytes before and after.
 
 load lib/cluster
@@ -44,7 +44,7 @@ setup() {
 	# The levels' figures given: no probe step, each job's step still
 	# takes its netmap's lock in the cache.
 	plugstack "cache=$SITE" topology=auto "topology_levels=1:10:1000,2:50:100"
-	N=${TOPOMAP_SOAK_JOBS:-40}
+	N=${TOPOMAP_SOAK_JOBS:-24}
 }
 
 # files_of USER: "FILES BYTES" in the user's directory of the site cache.
