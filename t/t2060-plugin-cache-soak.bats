@@ -84,7 +84,10 @@ long_job() {
 
 @test "with topomap-epilog: no file of a finished job stays; a running job's do" {
 	local dir=$TOPOMAP_CLUSTER_DIR/etc
-	printf '#!/bin/sh\nexec %s %s\n' "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE" >"$dir/epilog"
+	# slurmd runs it on the nodes, which see the cluster's share, not the
+	# build tree (it may lie under /tmp, each node's own).
+	stage "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$TOPOMAP_SRCDIR/contrib/topomap-prolog"
+	printf '#!/bin/sh\nexec %s %s\n' "$SHARE/topomap-epilog" "$SITE" >"$dir/epilog"
 	chmod 0755 "$dir/epilog"
 	echo "Epilog=$dir/epilog" >>"$dir/slurm.conf"
 	scontrol reconfigure
