@@ -272,6 +272,36 @@ fail:
     return -1;
 }
 
+int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t uid,
+                         tm_error_t *errp)
+{
+    struct stat st;
+    int fd;
+
+    if ((fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
+        return errprintf (errp, "%s: %s", what,
+                          errno == ELOOP ? "a symbolic link, not opened" : strerror (errno));
+    if (fstat (fd, &st) < 0) {
+        errprintf (errp, "%s: %s", what, strerror (errno));
+        goto fail;
+    }
+    errno = EPERM;
+    if (!S_ISREG (st.st_mode)) {
+        errno = EINVAL;
+        errprintf (errp, "%s: not a regular file", what);
+    } else if (st.st_uid != 0 && st.st_uid != uid)
+        errprintf (errp, "%s: owned by uid %lu, not root nor %lu", what, (unsigned long)st.st_uid,
+                   (unsigned long)uid);
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        errprintf (errp, "%s: mode %04o: writable by %s", what, (unsigned)(st.st_mode & 07777),
+                   st.st_mode & S_IWOTH ? "others" : "its group");
+    else
+        return fd;
+fail:
+    file_close_quietly (fd);
+    return -1;
+}
+
 /* o as pretty-printed JSON with a final newline, in *bufp (free it). */
 static int file_json_text (struct json_object *o, const char *what, char **bufp, size_t *lenp,
                            tm_error_t *errp)

@@ -55,6 +55,14 @@ int file_created_name (const char *name, const char *prefix, const char *suffix)
 int file_openat_own (int dirfd, const char *name, const char *what, int flags, int mode, uid_t uid,
                      tm_error_t *errp);
 
+/* Open name in the directory dirfd (what names it) to read, as a file
+ * another may have put there for uid to trust: a regular file of root's or
+ * uid's that neither its group nor others may write.  A link, FIFO or device
+ * is refused without blocking.  The descriptor, or -1 with errno and errp.
+ */
+int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t uid,
+                         tm_error_t *errp);
+
 /* file_replace (file_replaceat) with o as pretty-printed JSON and a final
  * newline. */
 struct json_object;

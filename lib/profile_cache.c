@@ -350,31 +350,9 @@ static profile_t *pc_check (const char *path, const struct stat *st, const char 
 int profile_cache_openat (int dirfd, const char *name, const char *path, int site, uid_t uid,
                           tm_error_t *why)
 {
-    struct stat st;
-    int fd;
-
-    if (!site)
-        return file_openat_own (dirfd, name, path, O_RDONLY, 0, uid, why);
-    if ((fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
-        return errprintf (why, "%s: %s", path,
-                          errno == ELOOP ? "a symbolic link, not opened" : strerror (errno));
-    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || (st.st_uid != 0 && st.st_uid != uid) ||
-        (st.st_mode & (S_IWGRP | S_IWOTH))) {
-        int err = errno;
-
-        if (!S_ISREG (st.st_mode))
-            errprintf (why, "%s: not a regular file", path);
-        else if (st.st_uid != 0 && st.st_uid != uid)
-            errprintf (why, "%s: owned by uid %lu, not root nor %lu", path,
-                       (unsigned long)st.st_uid, (unsigned long)uid);
-        else
-            errprintf (why, "%s: mode %04o: writable by %s", path, (unsigned)(st.st_mode & 07777),
-                       st.st_mode & S_IWOTH ? "others" : "its group");
-        close (fd);
-        errno = err ? err : EPERM;
-        return -1;
-    }
-    return fd;
+    if (site)
+        return file_openat_trusted (dirfd, name, path, uid, why);
+    return file_openat_own (dirfd, name, path, O_RDONLY, 0, uid, why);
 }
 
 /* Read the profile file name in dirfd (path names it) for the key

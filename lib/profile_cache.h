@@ -105,8 +105,8 @@ int profile_cache_lookup (int user_fd, const char *user_dir, const char *site_di
 
 /* Open name in the directory dirfd (path names it) to read: in the
  * user's own cache (site 0) a regular file of uid's (file_openat_own), in
- * the site's a regular file of root's or uid's that nobody else may
- * write.  The descriptor; -1 with errno ENOENT when absent, else errp
+ * the site's one of root's or uid's that nobody else may write
+ * (file_openat_trusted).  The descriptor; -1 with errno ENOENT when absent, else errp
  * saying why.
  */
 int profile_cache_openat (int dirfd, const char *name, const char *path, int site, uid_t uid,

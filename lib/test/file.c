@@ -193,6 +193,52 @@ static void test_openat_own (void)
     close (dfd);
 }
 
+static void test_openat_trusted (void)
+{
+    char path[PATH_MAX], target[PATH_MAX];
+    tm_error_t e = {""};
+    int dfd = open (dir, O_RDONLY | O_DIRECTORY), fd;
+    uid_t me = getuid ();
+
+    write_file (in_dir (path, "site.json"), "{}\n", 3, 0644);
+    fd = file_openat_trusted (dfd, "site.json", "site.json", me, &e);
+    ok (fd >= 0, "a 0644 file of one's own is trusted");
+    close (fd);
+    chmod (path, 0664);
+    ok (file_openat_trusted (dfd, "site.json", "site.json", me, &e) < 0 && errno == EPERM &&
+            strstr (e.text, "writable by its group"),
+        "a group-writable one is not: %s", e.text);
+    chmod (path, 0646);
+    ok (file_openat_trusted (dfd, "site.json", "site.json", me, &e) < 0 &&
+            strstr (e.text, "writable by others"),
+        "nor an other-writable one: %s", e.text);
+    ok (file_openat_trusted (dfd, "absent", "absent", me, &e) < 0 && errno == ENOENT,
+        "an absent file says ENOENT: %s", e.text);
+    in_dir (target, "site.json");
+    symlink (target, in_dir (path, "slink"));
+    ok (file_openat_trusted (dfd, "slink", "slink", me, &e) < 0 && strstr (e.text, "symbolic link"),
+        "a link is not followed: %s", e.text);
+    if (mkfifo (in_dir (path, "tfifo"), 0600) == 0) {
+        alarm (10);
+        ok (file_openat_trusted (dfd, "tfifo", "tfifo", me, &e) < 0 && errno == EINVAL,
+            "a FIFO is refused without blocking: %s", e.text);
+        alarm (0);
+    } else
+        ok (1, "# SKIP mkfifo: %s", strerror (errno));
+    if (me == 0) {
+        write_file (in_dir (path, "others"), "{}\n", 3, 0644);
+        chown (path, OTHER_UID, OTHER_UID);
+        fd = file_openat_trusted (dfd, "others", "others", OTHER_UID, &e);
+        ok (fd >= 0, "a user trusts a file of theirs");
+        close (fd);
+        ok (file_openat_trusted (dfd, "others", "others", 1234, &e) < 0 && errno == EPERM &&
+                strstr (e.text, "owned by uid 65534, not root nor 1234"),
+            "another user does not: %s", e.text);
+    } else
+        ok (1, "# SKIP another user's file needs root to make");
+    close (dfd);
+}
+
 static void test_private_dir (void)
 {
     char path[PATH_MAX];
@@ -390,6 +436,7 @@ int main (void)
     test_replace ();
     test_createat ();
     test_openat_own ();
+    test_openat_trusted ();
     test_private_dir ();
     test_trusted ();
     test_trusted_dir ();
