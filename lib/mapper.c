@@ -24,7 +24,8 @@
  *      group of the netmap's topology) less than block does.  Otherwise
  *      moving traffic between slow nodes prices below block and runs
  *      slower (a ring on cloud-8: every layout waits on the slowest
- *      node's link).
+ *      node's link).  A pair an uplink limits holds its hosts' links only
+ *      for its bytes at their own rate: the uplink is its bottleneck.
  */
 #include "config.h"
 
@@ -294,54 +295,84 @@ static const topo_t *map_groups (const netmap_t *nm)
     return t && t->nhosts == nm->n && t->ngroups > 1 ? t : NULL;
 }
 
-/* *sharedp: for each group g of nm's topology, whether it sends and
- * receives through an uplink of its own (MAP_UPLINK_RATIO); NULL when the
- * topology has no groups.  It depends on the netmap alone: map_plan finds
- * it once for all its candidates.  -1 (ENOMEM) when out of memory.
+/* What pricing needs of the netmap's links, found from the netmap alone
+ * (map_links_find), once for all of map_plan's candidates: each host's own
+ * link rate (its fastest pair, MB/s; 0 when none was measured), and for
+ * each group of its topology whether the group sends and receives through
+ * an uplink of its own (MAP_UPLINK_RATIO; shared NULL when the topology has
+ * no groups).
  */
-static int map_shared_uplinks (const netmap_t *nm, char **sharedp)
+typedef struct {
+    double *rate;
+    char *shared;
+} map_links_t;
+
+static void map_links_free (map_links_t *l)
+{
+    free (l->rate);
+    free (l->shared);
+    l->rate = NULL;
+    l->shared = NULL;
+}
+
+/* -1 (ENOMEM) when out of memory. */
+static int map_links_find (const netmap_t *nm, map_links_t *l)
 {
     const topo_t *t = map_groups (nm);
     int n = nm->n;
-    double *rate;
-    char *shared;
 
-    *sharedp = NULL;
-    if (!t)
-        return 0;
-    rate = malloc ((size_t)n * sizeof (*rate));
-    shared = malloc ((size_t)t->ngroups);
-    if (!rate || !shared) {
-        free (rate);
-        free (shared);
+    l->shared = NULL;
+    if (!(l->rate = malloc ((size_t)n * sizeof (*l->rate))) ||
+        (t && !(l->shared = malloc ((size_t)t->ngroups)))) {
+        map_links_free (l);
         errno = ENOMEM;
         return -1;
     }
     for (int h = 0; h < n; h++) {
-        rate[h] = 0;
+        l->rate[h] = 0;
         for (int o = 0; o < n; o++)
             if (o != h && isfinite (NETMAP_AT (nm, bw_MBps, h, o)))
-                rate[h] = fmax (rate[h], NETMAP_AT (nm, bw_MBps, h, o));
+                l->rate[h] = fmax (l->rate[h], NETMAP_AT (nm, bw_MBps, h, o));
     }
+    if (!t)
+        return 0;
     for (int g = 0; g < t->ngroups; g++)
-        shared[g] = 1;
+        l->shared[g] = 1;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
             double bw = NETMAP_AT (nm, bw_MBps, a, b);
             if (t->group[a] != t->group[b] && isfinite (bw) &&
-                bw >= MAP_UPLINK_RATIO * fmin (rate[a], rate[b]))
-                shared[t->group[a]] = shared[t->group[b]] = 0;
+                bw >= MAP_UPLINK_RATIO * fmin (l->rate[a], l->rate[b]))
+                l->shared[t->group[a]] = l->shared[t->group[b]] = 0;
         }
-    free (rate);
-    *sharedp = shared;
     return 0;
 }
 
-/* map_price with the groups' uplinks found (map_shared_uplinks). */
-static int map_price_shared (const profile_t *p, const netmap_t *nm, map_metric_t metric,
-                             const char *shared, map_candidate_t *c)
+/* The time a pair's traffic from a to b holds host h's own link (h is a
+ * or b) when an uplink, not h's link, limits the pair: the pair's
+ * latency, and its bytes at h's own rate.  The uplink is charged the
+ * pair's full time; charging it to the host's link as well would count
+ * the one bottleneck twice, and make the host whose ranks sit at a
+ * group's edge look like the busiest link.
+ */
+static double map_cost_own_link (const map_model_t *m, int a, int b, double rate, double msgs,
+                                 double bytes)
+{
+    double c = 0, lat = NETMAP_AT (m->nm, lat_us, a, b);
+
+    if (m->use_lat && msgs != 0 && !isnan (lat))
+        c += msgs * lat * 1e-6;
+    if (m->use_bw && bytes != 0)
+        c += bytes / (rate * 1e6);
+    return c;
+}
+
+/* map_price with the netmap's links found (map_links_find). */
+static int map_price_links (const profile_t *p, const netmap_t *nm, map_metric_t metric,
+                            const map_links_t *l, map_candidate_t *c)
 {
     map_model_t m = {.nm = nm};
+    const char *shared = l->shared;
     const topo_t *t = shared ? map_groups (nm) : NULL;
     int ng = t ? t->ngroups : 0;
     double cost = 0, comm = 0, *out, *in, *gout, *gin;
@@ -362,19 +393,28 @@ static int map_price_shared (const profile_t *p, const netmap_t *nm, map_metric_
         const profile_entry_t *e = &p->entries[k];
         int a = c->node[e->src], b = c->node[e->dst];
         double time = map_cost_hosts (&m, a, b, (double)e->msgs, (double)e->bytes);
+        double time_a = time, time_b = time;
 
         cost += time;
-        if (a != b) {
-            bytes += e->bytes;
-            msgs += e->msgs;
-            comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
-            out[a] += time;
-            in[b] += time;
-            if (t && t->group[a] != t->group[b]) {
-                gout[t->group[a]] += time;
-                gin[t->group[b]] += time;
+        if (a == b)
+            continue;
+        bytes += e->bytes;
+        msgs += e->msgs;
+        comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
+        if (t && t->group[a] != t->group[b]) {
+            if (shared[t->group[a]] || shared[t->group[b]]) {
+                if (l->rate[a] > 0)
+                    time_a = map_cost_own_link (&m, a, b, l->rate[a], (double)e->msgs,
+                                                (double)e->bytes);
+                if (l->rate[b] > 0)
+                    time_b = map_cost_own_link (&m, a, b, l->rate[b], (double)e->msgs,
+                                                (double)e->bytes);
             }
+            gout[t->group[a]] += time;
+            gin[t->group[b]] += time;
         }
+        out[a] += time_a;
+        in[b] += time_b;
     }
     c->cost_s = cost;
     c->comm_s = comm;
@@ -392,13 +432,13 @@ static int map_price_shared (const profile_t *p, const netmap_t *nm, map_metric_
 
 int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c)
 {
-    char *shared;
+    map_links_t links;
     int rc;
 
-    if (map_shared_uplinks (nm, &shared) < 0)
+    if (map_links_find (nm, &links) < 0)
         return -1;
-    rc = map_price_shared (p, nm, metric, shared, c);
-    free (shared);
+    rc = map_price_links (p, nm, metric, &links, c);
+    map_links_free (&links);
     return rc;
 }
 
@@ -819,7 +859,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     map_model_t m = {0};
     map_result_t r = {0};
     int *host = NULL, *cap = NULL, *slot = NULL, *count = NULL;
-    char *shared = NULL;
+    map_links_t links = {NULL, NULL};
     int ntasks, badhost, badcount, block;
     bool fits[4] = {false};
 
@@ -893,10 +933,10 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
      */
     block = 1;
     r.chosen = block;
-    if (map_shared_uplinks (nm, &shared) < 0)
+    if (map_links_find (nm, &links) < 0)
         goto nomem;
     for (int k = 0; k < r.ncandidates; k++) {
-        if (map_price_shared (p, nm, params->metric, shared, &r.cand[k]) < 0)
+        if (map_price_links (p, nm, params->metric, &links, &r.cand[k]) < 0)
             goto nomem;
         fits[k] = map_fits (nm, nslots, slots, ntasks, r.cand[k].node, count, &badhost, &badcount);
     }
@@ -908,7 +948,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     *res = r;
     free (m.pair);
     map_graph_free (&g);
-    free (shared);
+    map_links_free (&links);
     free (host);
     free (cap);
     free (slot);
@@ -922,7 +962,7 @@ error:
     map_result_free (&r);
     free (m.pair);
     map_graph_free (&g);
-    free (shared);
+    map_links_free (&links);
     free (host);
     free (cap);
     free (slot);
@@ -968,7 +1008,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
 {
     int ntasks = p->ntasks, *slot_of = NULL, *ord = NULL, *count = NULL, rc = -1;
     map_keyed_t *key = NULL;
-    char *shared = NULL;
+    map_links_t links = {NULL, NULL};
     double t0 = map_now (), best;
 
     memset (out, 0, sizeof (*out));
@@ -977,7 +1017,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
         !(count = calloc ((size_t)nslots, sizeof (*count))) ||
         !(key = calloc ((size_t)nslots, sizeof (*key))) ||
         map_candidate_init (out, "consecutive", ntasks) < 0 ||
-        map_shared_uplinks (nm, &shared) < 0) {
+        map_links_find (nm, &links) < 0) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto out;
@@ -1012,7 +1052,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
     for (int k = 0; k < nslots; k++)
         ord[k] = key[k].slot;
     map_fill_order (nslots, slots, ord, out->node);
-    if (map_price_shared (p, nm, metric, shared, out) < 0)
+    if (map_price_links (p, nm, metric, &links, out) < 0)
         goto nomem;
     best = out->cost_s;
     /* Swaps of two nodes' places while the cost falls. */
@@ -1027,7 +1067,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
                     goto priced;
                 ord[i] = ord[j], ord[j] = t;
                 map_fill_order (nslots, slots, ord, out->node);
-                if (map_price_shared (p, nm, metric, shared, out) < 0)
+                if (map_price_links (p, nm, metric, &links, out) < 0)
                     goto nomem;
                 if (out->cost_s < best * (1 - 1e-12)) {
                     best = out->cost_s;
@@ -1040,7 +1080,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
     }
 priced:
     map_fill_order (nslots, slots, ord, out->node);
-    if (map_price_shared (p, nm, metric, shared, out) < 0)
+    if (map_price_links (p, nm, metric, &links, out) < 0)
         goto nomem;
     rc = 0;
     goto out;
@@ -1056,7 +1096,7 @@ out:
     free (ord);
     free (count);
     free (key);
-    free (shared);
+    map_links_free (&links);
     return rc;
 }
 

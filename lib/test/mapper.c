@@ -477,6 +477,46 @@ out:
     netmap_destroy (nm);
 }
 
+/* A host at a switch's edge sends 1 MB inside its switch and 1 MB across:
+ * the uplink (10 MB/s) limits the second pair, the host's own link
+ * (100 MB/s) carries its bytes at 100 MB/s.  With the switches known, the
+ * busiest link is the uplink, not the host's link charged both pairs'
+ * full time; without them, the host's link is charged the pair's time.
+ */
+static void test_edge_host (void)
+{
+    int sw[] = {0, 0, 1, 1};
+    netmap_t *nm = netmap_switches (4, sw, 5, 100, 20, 10);
+    int node[] = {0, 1, 2, 3};
+    map_candidate_t c = {.node = node};
+    triplets_t t = {0};
+    profile_t *p;
+
+    add (&t, 1, 0, 1, 1000000);
+    add (&t, 1, 2, 1, 1000000);
+    p = profile_of (4, &t);
+    map_price (p, nm, MAP_COMBINED, &c);
+    ok (fabs (c.link_s - (5e-6 + 0.01 + 20e-6 + 0.1)) < 1e-12,
+        "edge host: without switches its link carries both pairs' time (%g s)", c.link_s);
+    set_groups (nm, 2, sw);
+    map_price (p, nm, MAP_COMBINED, &c);
+    ok (fabs (c.link_s - (20e-6 + 0.1)) < 1e-12,
+        "edge host: with them the uplink is the busiest link (%g s)", c.link_s);
+    ok (fabs (c.cost_s - (5e-6 + 0.01 + 20e-6 + 0.1)) < 1e-12,
+        "edge host: the total still prices the pair at the uplink's rate (%g s)", c.cost_s);
+    add (&t, 1, 0, 1, 20000000);
+    add (&t, 1, 2, 1, 1000000);
+    profile_destroy (p);
+    p = profile_of (4, &t);
+    map_price (p, nm, MAP_COMBINED, &c);
+    ok (fabs (c.link_s - (5e-6 + 0.2 + 20e-6 + 0.01)) < 1e-12,
+        "edge host: its link is the busiest when it carries more, the uplink's pair at its own "
+        "rate (%g s)",
+        c.link_s);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
 /* seeds/003 §4.1-4.2 (processor reordering on a cluster grid): 9
  * processors in 3 clusters of 3, partition factor K = 3.  Each rank X
  * divides its block into K sub-blocks and sends one to each rank of its
@@ -1154,6 +1194,7 @@ int main (void)
     test_stencil ();
     test_busiest_link ();
     test_uplink ();
+    test_edge_host ();
     test_reordering ();
     test_consecutive ();
     test_validate ();
