@@ -2,6 +2,7 @@
 /* file.c: whole-file reads and atomic replacement.  See file.h. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -300,6 +301,21 @@ int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t ui
 fail:
     file_close_quietly (fd);
     return -1;
+}
+
+DIR *file_dir_stream (int dirfd)
+{
+    int fd = dup (dirfd);
+    DIR *d;
+
+    if (fd < 0)
+        return NULL;
+    if (!(d = fdopendir (fd))) {
+        file_close_quietly (fd);
+        return NULL;
+    }
+    rewinddir (d);
+    return d;
 }
 
 /* o as pretty-printed JSON with a final newline, in *bufp (free it). */

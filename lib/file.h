@@ -5,6 +5,7 @@
 #ifndef TOPOMAP_FILE_H
 #define TOPOMAP_FILE_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -62,6 +63,11 @@ int file_openat_own (int dirfd, const char *name, const char *what, int flags, i
  */
 int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t uid,
                          tm_error_t *errp);
+
+/* A stream over the entries of the directory dirfd, from its first
+ * (closedir it; dirfd stays open and usable), or NULL with errno.
+ */
+DIR *file_dir_stream (int dirfd);
 
 /* file_replace (file_replaceat) with o as pretty-printed JSON and a final
  * newline. */

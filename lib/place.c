@@ -319,15 +319,10 @@ static void place_remove_leftovers (int dirfd, const char *name)
     char prefix[NAME_MAX + 3];
     struct dirent *de;
     DIR *d;
-    int fd;
 
     snprintf (prefix, sizeof (prefix), ".%s.", name);
-    if ((fd = dup (dirfd)) < 0 || !(d = fdopendir (fd))) {
-        if (fd >= 0)
-            close (fd);
+    if (!(d = file_dir_stream (dirfd)))
         return;
-    }
-    rewinddir (d);
     while ((de = readdir (d)))
         if (file_created_name (de->d_name, prefix, ""))
             unlinkat (dirfd, de->d_name, 0);
@@ -355,17 +350,13 @@ int place_cache_tidy (int dfd, unsigned long jobid, int ttl, place_alive_f alive
 {
     time_t now = time (NULL);
     struct dirent *de;
-    int fd, removed = 0;
+    int removed = 0;
     DIR *d;
 
     *files = 0;
     *bytes = 0;
-    if ((fd = dup (dfd)) < 0 || !(d = fdopendir (fd))) {
-        if (fd >= 0)
-            close (fd);
+    if (!(d = file_dir_stream (dfd)))
         return -1;
-    }
-    rewinddir (d);
     while ((de = readdir (d))) {
         unsigned long id = place_file_job (de->d_name);
         struct stat st;

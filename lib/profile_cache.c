@@ -396,15 +396,9 @@ static void pc_other_counts (int cachefd, const char *exe_id, int ntasks, int *c
     char id[PC_ID_SIZE];
     struct dirent *de;
     DIR *dp;
-    int fd;
 
-    if (cachefd < 0 || (fd = dup (cachefd)) < 0)
+    if (cachefd < 0 || !(dp = file_dir_stream (cachefd)))
         return;
-    if (!(dp = fdopendir (fd))) {
-        close (fd);
-        return;
-    }
-    rewinddir (dp);
     while ((de = readdir (dp))) {
         struct stat st;
         int nt, i;
