@@ -11,12 +11,7 @@
 #include "lib/slurmtopo.h"
 #include "lib/topoconf.h"
 
-/* libslurm 22.05.8's host list leak (fuzz/topoconf.c). */
-const char *__lsan_default_suppressions (void);
-const char *__lsan_default_suppressions (void)
-{
-    return "leak:slurm_hostlist_create_dims\n";
-}
+FUZZ_SLURM_HOSTLIST
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -36,7 +31,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         if (rank[i] < 0)
             abort ();
     if (slurmtopo_conf (text, &conf, &e) == 0) {
-        if ((t = topoconf_parse (conf, "fuzz", &n, &hosts, levels, &e)))
+        if ((t = topoconf_parse (conf, "fuzz", NULL, 0, &n, &hosts, levels, &e)))
             topo_destroy (t);
         free (conf);
     }

@@ -11,15 +11,7 @@
 #include "lib/compat.h"
 #include "lib/topoconf.h"
 
-/* Slurm 22.05.8's host list parser leaks the copy of a range it refuses
- * (src/common/hostlist.c, _parse_single_range; 24.11.5 frees it): only
- * libslurm's own frames lie below slurm_hostlist_create_dims.
- */
-const char *__lsan_default_suppressions (void);
-const char *__lsan_default_suppressions (void)
-{
-    return "leak:slurm_hostlist_create_dims\n";
-}
+FUZZ_SLURM_HOSTLIST
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {

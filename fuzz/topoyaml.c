@@ -10,12 +10,7 @@
 #include "lib/compat.h"
 #include "lib/topoyaml.h"
 
-/* libslurm 22.05.8's host list leak (fuzz/topoconf.c). */
-const char *__lsan_default_suppressions (void);
-const char *__lsan_default_suppressions (void)
-{
-    return "leak:slurm_hostlist_create_dims\n";
-}
+FUZZ_SLURM_HOSTLIST
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
