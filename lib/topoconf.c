@@ -32,6 +32,8 @@ typedef struct {
 
 typedef struct {
     const char *path;
+    const int *lines; /* [nlines] the source's line of each line, or NULL */
+    int nlines;
     sw_t *sw;
     int nsw, maxsw;
     tm_error_t *errp;
@@ -233,6 +235,12 @@ static int parse_switch (conf_t *c, int line, char *text)
     return 0;
 }
 
+/* The source's line of the text's line: the same but where a map is given. */
+static int conf_line (const conf_t *c, int line)
+{
+    return c->lines && line >= 1 && line <= c->nlines ? c->lines[line - 1] : line;
+}
+
 /* The file's logical lines: comments cut, '\' joins the next line. */
 static int parse_text (conf_t *c, char *text, topoconf_level_t *levels)
 {
@@ -241,7 +249,7 @@ static int parse_text (conf_t *c, char *text, topoconf_level_t *levels)
 
     while (*p) {
         char *start = p, *w = p;
-        int first = line;
+        int first = conf_line (c, line);
         /* join continued lines in place: a '\' before the newline */
         for (;;) {
             char *nl = strchr (p, '\n');
@@ -539,7 +547,7 @@ static topo_t *build_tree (conf_t *c, int n, const int *sw_of)
 topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t *levels,
                        tm_error_t *errp)
 {
-    conf_t c = {path, NULL, 0, 0, errp};
+    conf_t c = {.path = path, .errp = errp};
     char *text = NULL;
     size_t len;
     topo_t *t = NULL;
@@ -551,15 +559,15 @@ topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t
     if (memchr (text, '\0', len))
         conf_error (&c, 0, "a NUL byte: not a text file");
     else
-        t = topoconf_parse (text, path, n, hosts, levels, errp);
+        t = topoconf_parse (text, path, NULL, 0, n, hosts, levels, errp);
     free (text);
     return t;
 }
 
-topo_t *topoconf_parse (char *text, const char *source, int *n, char ***hosts,
-                        topoconf_level_t *levels, tm_error_t *errp)
+topo_t *topoconf_parse (char *text, const char *source, const int *lines, int nlines, int *n,
+                        char ***hosts, topoconf_level_t *levels, tm_error_t *errp)
 {
-    conf_t c = {source, NULL, 0, 0, errp};
+    conf_t c = {.path = source, .lines = lines, .nlines = nlines, .errp = errp};
     char **all = NULL;
     entry_t *idx = NULL, *nodes = NULL;
     int nn = 0, *sw_of = NULL;

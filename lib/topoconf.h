@@ -62,10 +62,12 @@ topo_t *topoconf_read (const char *path, int *n, char ***hosts, topoconf_level_t
                        tm_error_t *errp);
 
 /* topoconf_read of text (modified), a topology.conf from source (named in
- * messages in place of a path).
+ * messages in place of a path).  lines[0..nlines), when not NULL, give
+ * the source's line of each line of text (text made from another file:
+ * messages name that file's lines).
  */
-topo_t *topoconf_parse (char *text, const char *source, int *n, char ***hosts,
-                        topoconf_level_t *levels, tm_error_t *errp);
+topo_t *topoconf_parse (char *text, const char *source, const int *lines, int nlines, int *n,
+                        char ***hosts, topoconf_level_t *levels, tm_error_t *errp);
 
 /* A netmap of hosts[0..n) over tree t (taken: freed on failure too): every
  * pair the figures of its level, none measured (measured 0), intra-node

@@ -16,8 +16,6 @@
 
 #define TOPOYAML_MAX_BYTES (16 * 1024 * 1024)
 #define TOPOYAML_MAX_SIZES 16
-/* topoconf_parse's name for the text, replaced by the file's lines. */
-#define TOPOYAML_SOURCE "@"
 
 typedef struct {
     yaml_document_t *doc;
@@ -359,10 +357,9 @@ topo_t *topoyaml_read (const char *path, const char *name, int *n, char ***hosts
                        topoconf_level_t *levels, char **conf, tm_error_t *errp)
 {
     char *text = NULL, *copy = NULL, *conftext = NULL;
-    int *lines = NULL;
+    int *lines = NULL, nl = 0;
     size_t len;
     topo_t *t = NULL;
-    tm_error_t e;
 
     for (int l = 0; l < TOPOCONF_LEVELS; l++)
         levels[l] = (topoconf_level_t){NAN, NAN};
@@ -376,32 +373,10 @@ topo_t *topoyaml_read (const char *path, const char *name, int *n, char ***hosts
         errprintf (errp, "out of memory");
         goto out;
     }
-    /* topoconf_parse names its lines; the file's are the user's. */
-    if (!(t = topoconf_parse (copy, TOPOYAML_SOURCE, n, hosts, levels, &e))) {
-        int saved = errno, line = 0, off = 0, nl = 0;
-        char *at;
-
-        for (int i = 0; conftext[i]; i++)
-            nl += conftext[i] == '\n';
-        if ((at = strstr (e.text, "(line ")) && sscanf (at, "(line %d)", &line) == 1 &&
-            line >= 1 && line <= nl) {
-            char rest[sizeof (e.text)];
-
-            snprintf (rest, sizeof (rest), "%s", strchr (at, ')') + 1);
-            snprintf (at, sizeof (e.text) - (size_t)(at - e.text), "(line %d)%s", lines[line - 1],
-                      rest);
-        }
-        line = 0;
-        if (sscanf (e.text, TOPOYAML_SOURCE ":%d:%n", &line, &off) == 1 && off > 0 && line >= 1 &&
-            line <= nl)
-            errprintf (errp, "%s:%d:%s", path, lines[line - 1], e.text + off);
-        else if (!strncmp (e.text, TOPOYAML_SOURCE ": ", 3))
-            errprintf (errp, "%s: %s", path, e.text + 3);
-        else
-            errprintf (errp, "%s", e.text);
-        errno = saved;
+    for (const char *c = conftext; *c; c++)
+        nl += *c == '\n';
+    if (!(t = topoconf_parse (copy, path, lines, nl, n, hosts, levels, errp)))
         goto out;
-    }
     if (conf) {
         *conf = conftext;
         conftext = NULL;

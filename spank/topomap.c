@@ -521,7 +521,7 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
             errprintf (errp, "out of memory");
             t = NULL;
         } else
-            t = topoconf_parse (copy, source, &n, &hosts, levels, errp);
+            t = topoconf_parse (copy, source, NULL, 0, &n, &hosts, levels, errp);
         free (copy);
         if (!t) {
             free (*text);
