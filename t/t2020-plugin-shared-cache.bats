@@ -9,25 +9,17 @@
 load lib/cluster
 load lib/plugin
 
-UA=topomap-ta
-UB=topomap-tb
 
 setup_file() {
 	need_cluster
-	local u
-	for u in $UA $UB; do
-		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || return 1
-	done
+	two_users_add || return 1
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
 	plugin_setup
 }
 
 teardown_file() {
 	cluster_down
-	[ "$(id -u)" -eq 0 ] || return 0
-	userdel -r $UA 2>/dev/null
-	userdel -r $UB 2>/dev/null
-	true
+	two_users_del
 }
 
 setup() {
@@ -40,10 +32,6 @@ setup() {
 	rm -rf "$BHOME/.cache"
 	# B's file that no srun of B's may touch: as ~/.ssh/authorized_keys.
 	runuser -u $UB -- sh -c "echo 'ssh-ed25519 AAAA precious' >'$BHOME/precious'"
-}
-
-as_a() {
-	runuser -u $UA -- bash -c "$1"
 }
 
 # next_jobs N: the ids the next N jobs will get (nothing else runs here).

@@ -9,29 +9,18 @@
 load lib/cluster
 load lib/plugin
 
-UA=topomap-ta
-UB=topomap-tb
 GROUP=topomap-tg
 
 setup_file() {
 	need_cluster
-	local u
-	getent group $GROUP >/dev/null || groupadd $GROUP || return 1
-	for u in $UA $UB; do
-		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || return 1
-		usermod -a -G $GROUP "$u" || return 1
-	done
+	two_users_add $GROUP || return 1
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
 	plugin_setup
 }
 
 teardown_file() {
 	cluster_down
-	[ "$(id -u)" -eq 0 ] || return 0
-	userdel -r $UA 2>/dev/null
-	userdel -r $UB 2>/dev/null
-	groupdel $GROUP 2>/dev/null
-	true
+	two_users_del $GROUP
 }
 
 setup() {
@@ -45,10 +34,6 @@ setup() {
 	runuser -u $UB -- sh -c "echo 'ssh-ed25519 AAAA precious' >'$BHOME/precious'"
 	# A's profile: every rank talks to rank 0 only, nothing like B's halo.
 	printf '0,1,1\n1,0,1\n' >"$BATS_TEST_TMPDIR/star.csv"
-}
-
-as_a() {
-	runuser -u $UA -- bash -c "$1"
 }
 
 # b_step [SRUN_ARGS]: B's step of 16 ranks on 8 nodes, in a new allocation.

@@ -9,15 +9,10 @@
 load lib/cluster
 load lib/plugin
 
-UA=topomap-ta
-UB=topomap-tb
 
 setup_file() {
 	need_cluster
-	local u
-	for u in $UA $UB; do
-		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || return 1
-	done
+	two_users_add || return 1
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo" --slurm-topology
 	plugin_setup
 	printf '0,100\n100,0\n' >"$BATS_FILE_TMPDIR/pair.csv"
@@ -27,10 +22,7 @@ setup_file() {
 
 teardown_file() {
 	cluster_down
-	[ "$(id -u)" -eq 0 ] || return 0
-	userdel -r $UA 2>/dev/null
-	userdel -r $UB 2>/dev/null
-	true
+	two_users_del
 }
 
 setup() {
