@@ -5,10 +5,12 @@
 # slurm.conf (topology.yaml, configless sites, topology/block), and srun's
 # own layout follows that topology's order where Slurm lays steps out by
 # it (26.05).  On 3level-16 (names scrambled across the leaves), given to
-# Slurm as topology.yaml where it reads one (25.05+), else as
-# topology/block's blocks where it has that plugin (23.11+), else as
+# Slurm as topology/block's blocks in topology.yaml where it reads one
+# (25.05+), else in topology.conf where it has that plugin (23.11+), else as
 # topology.conf, moved away once slurmctld has read it (as a node of a
-# configless site has none).
+# configless site has none).  From Slurm 23.11 on the cluster is configless
+# (topomap-cluster --configless): a job's srun on a node reads the
+# configuration its slurmd fetched from slurmctld.
 
 load lib/cluster
 load lib/plugin
@@ -17,12 +19,13 @@ setup_file() {
 	need_cluster
 	local kind=tree
 	if ! slurm_before 25.05; then
-		kind=yaml
+		kind=yaml-block
 	elif [ -e "$(dirname "$(find /usr/lib -name topology_tree.so -path '*slurm*' | head -n 1)")/topology_block.so" ]; then
 		kind=block
 	fi
-	export KIND=$kind
-	cluster_up --topology "$TOPOLOGIES/3level-16.topo" --slurm-topology=$kind
+	export KIND=$kind CONFIGLESS=""
+	slurm_before 23.11 || CONFIGLESS=--configless
+	cluster_up --topology "$TOPOLOGIES/3level-16.topo" --slurm-topology=$kind $CONFIGLESS
 	plugin_setup
 	# a node of a configless site has no topology.conf; slurmctld read it
 	[ "$kind" != tree ] || mv "$TOPOMAP_CLUSTER_DIR/etc/topology.conf" "$TOPOMAP_CLUSTER_DIR/etc/topology.conf.read"
@@ -90,11 +93,28 @@ setup() {
 	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ]
 }
 
+@test "a configless node: a job's srun reads the configuration its slurmd fetched, Slurm's topology from it or slurmctld, no probe step" {
+	[ -n "$CONFIGLESS" ] || skip "Slurm before 23.11: a configless node gets no mpi.conf, which the cluster needs"
+	plugstack topology=auto topology_levels=1:10:110,2:30:45,3:45:11
+	local out=$SHARE/configless.$BATS_TEST_NUMBER.out
+	rm -f "$out"
+	run sbatch -Q --wait -N16 -o "$out" --wrap "echo SLURM_CONF=\$SLURM_CONF; echo cache: \$(ls \$(dirname \$SLURM_CONF)); srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output"
+	cat "$out"
+	[ "$status" -eq 0 ]
+	grep -Eqx "SLURM_CONF=$TOPOMAP_CLUSTER_DIR/spool/n[0-9]+/conf-cache/slurm.conf" "$out"
+	grep -Eq "^cache: .*topology\.(conf|yaml)" "$out"
+	grep -qx "srun: topomap: netmap of Slurm's topology (topology=auto): 7 switches over 16 nodes, no probe" "$out"
+	! grep -q 'probing' "$out"
+	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' "$out"
+	[ "$(grep -c '^rank=' "$out")" -eq 16 ]
+}
+
 @test "srun's layout with Slurm's topology of this kind: the plugin's prediction is srun -l's" {
 	predictions_match "-N16 -n48 -- -n48" "-N16 --ntasks-per-node=2 -- -n20" \
 		"-N16 --ntasks-per-node=2 -- -N8 -n16"
 	if ! slurm_before 26.05; then
 		run in_alloc -N16 --ntasks-per-node=2 -- "srun -v --topo-map --topo-profile=off -n32 true"
-		[[ "$output" == *"topomap: step of 32 tasks on 16 nodes (block in topology order (topology/tree)): n1:2,n6:2,n11:2,n16:2,"* ]]
+		[[ "$output" == *"topomap: step of 32 tasks on 16 nodes (block in topology order (topology/block)): n1:2,n6:2,n11:2,n16:2,"* ]]
 	fi
 }

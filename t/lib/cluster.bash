@@ -40,9 +40,13 @@ step_waits_out() {
 }
 
 # slurm_before RELEASE: the cluster's Slurm is older than RELEASE (24.05).
+# slurmctld's version, as topomap-cluster reads it: `srun --version` of
+# 24.11 needs a configuration, and with none at hand (no cluster up yet)
+# fails after DNS look-ups, which read as "before" anything.
 slurm_before() {
 	local v
-	v=$(srun --version | awk '{ print $2 }')
+	v=$(slurmctld -V | awk '{ print $2 }')
+	[ -n "$v" ] || return 2
 	[ "$(printf '%s\n%s\n' "$1" "$v" | sort -V | head -n 1)" != "$1" ]
 }
 
