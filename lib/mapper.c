@@ -25,7 +25,8 @@
  *      moving traffic between slow nodes prices below block and runs
  *      slower (a ring on cloud-8: every layout waits on the slowest
  *      node's link).  A pair an uplink limits holds its hosts' links only
- *      for its bytes at their own rate: the uplink is its bottleneck.
+ *      for its latency and its bytes at their own rate: the uplink is its
+ *      bottleneck.
  */
 #include "config.h"
 
@@ -296,11 +297,11 @@ static const topo_t *map_groups (const netmap_t *nm)
 }
 
 /* What pricing needs of the netmap's links, found from the netmap alone
- * (map_links_find), once for all of map_plan's candidates: each host's own
- * link rate (its fastest pair, MB/s; 0 when none was measured), and for
- * each group of its topology whether the group sends and receives through
- * an uplink of its own (MAP_UPLINK_RATIO; shared NULL when the topology has
- * no groups).
+ * (map_links_find), once for all of map_plan's candidates: for each group
+ * of its topology whether the group sends and receives through an uplink
+ * of its own (MAP_UPLINK_RATIO), and each host's own link rate (its
+ * fastest pair either way, MB/s; 0 when none was measured); both NULL when
+ * the topology has no groups.
  */
 typedef struct {
     double *rate;
@@ -321,21 +322,27 @@ static int map_links_find (const netmap_t *nm, map_links_t *l)
     const topo_t *t = map_groups (nm);
     int n = nm->n;
 
+    l->rate = NULL;
     l->shared = NULL;
+    if (!t)
+        return 0;
     if (!(l->rate = malloc ((size_t)n * sizeof (*l->rate))) ||
-        (t && !(l->shared = malloc ((size_t)t->ngroups)))) {
+        !(l->shared = malloc ((size_t)t->ngroups))) {
         map_links_free (l);
         errno = ENOMEM;
         return -1;
     }
     for (int h = 0; h < n; h++) {
         l->rate[h] = 0;
-        for (int o = 0; o < n; o++)
-            if (o != h && isfinite (NETMAP_AT (nm, bw_MBps, h, o)))
-                l->rate[h] = fmax (l->rate[h], NETMAP_AT (nm, bw_MBps, h, o));
+        for (int o = 0; o < n; o++) {
+            double out = NETMAP_AT (nm, bw_MBps, h, o), in = NETMAP_AT (nm, bw_MBps, o, h);
+
+            if (o != h && isfinite (out))
+                l->rate[h] = fmax (l->rate[h], out);
+            if (o != h && isfinite (in))
+                l->rate[h] = fmax (l->rate[h], in);
+        }
     }
-    if (!t)
-        return 0;
     for (int g = 0; g < t->ngroups; g++)
         l->shared[g] = 1;
     for (int a = 0; a < n; a++)
@@ -350,21 +357,21 @@ static int map_links_find (const netmap_t *nm, map_links_t *l)
 
 /* The time a pair's traffic from a to b holds host h's own link (h is a
  * or b) when an uplink, not h's link, limits the pair: the pair's
- * latency, and its bytes at h's own rate.  The uplink is charged the
- * pair's full time; charging it to the host's link as well would count
- * the one bottleneck twice, and make the host whose ranks sit at a
- * group's edge look like the busiest link.
+ * latency, and its bytes at h's own rate, never more than the pair's
+ * whole time.  The uplink is charged that whole time; charging it to the
+ * host's link as well would count the one bottleneck twice, and make the
+ * host whose ranks sit at a group's edge look like the busiest link.
  */
 static double map_cost_own_link (const map_model_t *m, int a, int b, double rate, double msgs,
-                                 double bytes)
+                                 double bytes, double time)
 {
     double c = 0, lat = NETMAP_AT (m->nm, lat_us, a, b);
 
     if (m->use_lat && msgs != 0 && !isnan (lat))
         c += msgs * lat * 1e-6;
     if (m->use_bw && bytes != 0)
-        c += bytes / (rate * 1e6);
-    return c;
+        c += rate > 0 ? bytes / (rate * 1e6) : time;
+    return fmin (c, time);
 }
 
 /* map_price with the netmap's links found (map_links_find). */
@@ -403,12 +410,10 @@ static int map_price_links (const profile_t *p, const netmap_t *nm, map_metric_t
         comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
         if (t && t->group[a] != t->group[b]) {
             if (shared[t->group[a]] || shared[t->group[b]]) {
-                if (l->rate[a] > 0)
-                    time_a = map_cost_own_link (&m, a, b, l->rate[a], (double)e->msgs,
-                                                (double)e->bytes);
-                if (l->rate[b] > 0)
-                    time_b = map_cost_own_link (&m, a, b, l->rate[b], (double)e->msgs,
-                                                (double)e->bytes);
+                time_a = map_cost_own_link (&m, a, b, l->rate[a], (double)e->msgs,
+                                            (double)e->bytes, time);
+                time_b = map_cost_own_link (&m, a, b, l->rate[b], (double)e->msgs,
+                                            (double)e->bytes, time);
             }
             gout[t->group[a]] += time;
             gin[t->group[b]] += time;

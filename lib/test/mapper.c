@@ -515,6 +515,46 @@ static void test_edge_host (void)
         c.link_s);
     profile_destroy (p);
     netmap_destroy (nm);
+
+    /* Three switches: {h0,h1} behind a slow uplink, {h2,h3} and {h4,h5}
+     * linked at their hosts' own rate (no uplink of their own).  h1 sends
+     * 1 MB to h2 and h3 sends 1 MB to h4: only the first pair is limited
+     * by an uplink, so h2 receives it at its own rate; h4 receives the
+     * second at the pair's.
+     */
+    {
+        int sw3[] = {0, 0, 1, 1, 2, 2};
+        netmap_t *nm3 = netmap_switches (6, sw3, 5, 100, 5, 100);
+        int node3[] = {0, 1, 2, 3, 4, 5};
+        map_candidate_t c3 = {.node = node3};
+
+        for (int h = 2; h < 6; h++) {
+            set_pair (nm3, 0, h, 20, 10);
+            set_pair (nm3, 1, h, 20, 10);
+        }
+        set_groups (nm3, 3, sw3);
+        add (&t, 1, 2, 1, 1000000);
+        add (&t, 3, 4, 1, 2000000);
+        p = profile_of (6, &t);
+        map_price (p, nm3, MAP_BANDWIDTH, &c3);
+        ok (fabs (c3.link_s - 0.1) < 1e-12,
+            "three switches: the slow uplink is the busiest link (%g s)", c3.link_s);
+        NETMAP_AT (nm3, bw_MBps, 1, 2) = 1; /* as an asymmetric CSV may say */
+        map_price (p, nm3, MAP_BANDWIDTH, &c3);
+        ok (fabs (c3.link_s - 1.0) < 1e-12,
+            "three switches: the uplink follows the pair's figure (%g s)", c3.link_s);
+        set_pair (nm3, 1, 2, 20, 10);
+        profile_destroy (p);
+        add (&t, 1, 2, 1, 100000);
+        add (&t, 3, 4, 1, 3000000);
+        p = profile_of (6, &t);
+        map_price (p, nm3, MAP_BANDWIDTH, &c3);
+        ok (fabs (c3.link_s - 0.03) < 1e-12,
+            "three switches: a host without an uplink of its own pays its pairs in full (%g s)",
+            c3.link_s);
+        profile_destroy (p);
+        netmap_destroy (nm3);
+    }
 }
 
 /* seeds/003 §4.1-4.2 (processor reordering on a cluster grid): 9
