@@ -305,7 +305,7 @@ fail:
 
 DIR *file_dir_stream (int dirfd)
 {
-    int fd = dup (dirfd);
+    int fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 0);
     DIR *d;
 
     if (fd < 0)

@@ -65,7 +65,9 @@ int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t ui
                          tm_error_t *errp);
 
 /* A stream over the entries of the directory dirfd, from its first
- * (closedir it; dirfd stays open and usable), or NULL with errno.
+ * (closedir it; dirfd stays open and usable, but shares the stream's
+ * position: read dirfd's entries only through the stream), or NULL with
+ * errno.
  */
 DIR *file_dir_stream (int dirfd);
 
