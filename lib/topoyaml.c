@@ -268,7 +268,7 @@ static int ty_block (ty_t *y, yaml_node_t *block)
 }
 
 int topoyaml_conf (const char *text, size_t len, const char *path, const char *name,
-                   char **conf, int **lines, tm_error_t *errp)
+                   char **conf, int **lines, int *nlines, tm_error_t *errp)
 {
     yaml_parser_t parser;
     yaml_document_t doc;
@@ -279,6 +279,7 @@ int topoyaml_conf (const char *text, size_t len, const char *path, const char *n
 
     *conf = NULL;
     *lines = NULL;
+    *nlines = 0;
     if (!yaml_parser_initialize (&parser))
         return errprintf (errp, "out of memory");
     yaml_parser_set_input_string (&parser, (const unsigned char *)text, len);
@@ -341,9 +342,10 @@ int topoyaml_conf (const char *text, size_t len, const char *path, const char *n
 out:
     if (y.out && fclose (y.out) != 0 && rc == 0)
         rc = errprintf (errp, "out of memory");
-    if (rc == 0)
+    if (rc == 0) {
         *lines = y.lines;
-    else {
+        *nlines = y.nlines;
+    } else {
         free (*conf);
         *conf = NULL;
         free (y.lines);
@@ -367,14 +369,12 @@ topo_t *topoyaml_read (const char *path, const char *name, int *n, char ***hosts
         *conf = NULL;
     if (file_slurp (path, TOPOYAML_MAX_BYTES, &text, &len, errp) < 0)
         return NULL;
-    if (topoyaml_conf (text, len, path, name, &conftext, &lines, errp) < 0)
+    if (topoyaml_conf (text, len, path, name, &conftext, &lines, &nl, errp) < 0)
         goto out;
     if (!(copy = strdup (conftext))) {
         errprintf (errp, "out of memory");
         goto out;
     }
-    for (const char *c = conftext; *c; c++)
-        nl += *c == '\n';
     if (!(t = topoconf_parse (copy, path, lines, nl, n, hosts, levels, errp)))
         goto out;
     if (conf) {

@@ -25,14 +25,14 @@
 
 /* The topology name (NULL: the cluster default) of the topology.yaml text
  * text[0..len) from path, as topology.conf text in *conf (a new string)
- * and, for each of its lines, the file's line it came from in *lines (a
- * new array).  -1 with errp "PATH:LINE: fault" (errno EINVAL) for YAML
+ * and, for each of its *nlines lines, the file's line it came from in
+ * *lines (a new array).  -1 with errp "PATH:LINE: fault" (errno EINVAL) for YAML
  * that does not parse, a shape topology.yaml(5) does not allow, a name or
  * host list with a blank; ENOENT: no such topology, or one of a kind
  * without switches (flat, ring, torus3d); ENOMEM.
  */
 int topoyaml_conf (const char *text, size_t len, const char *path, const char *name,
-                   char **conf, int **lines, tm_error_t *errp);
+                   char **conf, int **lines, int *nlines, tm_error_t *errp);
 
 /* topoconf_read (topoconf.h) of the topology.yaml at path (topology name,
  * NULL: the cluster default): the tree over hosts (*n, *hosts as there),

@@ -45,21 +45,23 @@ static const char two[] = "- topology: blocks\n"
 static int conf_is (const char *text, const char *name, const char *want, const char *wantlines)
 {
     char *conf = NULL, got[256] = "";
-    int *lines = NULL, rc, same;
+    int *lines = NULL, nlines = 0, rc, same;
     tm_error_t e = {{0}};
 
-    rc = topoyaml_conf (text, strlen (text), "t.yaml", name, &conf, &lines, &e);
+    rc = topoyaml_conf (text, strlen (text), "t.yaml", name, &conf, &lines, &nlines, &e);
     if (rc < 0) {
         diag ("%s", e.text);
         return 0;
     }
-    for (int i = 0, n = 0; conf[i]; i++)
+    int n = 0;
+
+    for (int i = 0; conf[i]; i++)
         if (conf[i] == '\n') {
             snprintf (got + strlen (got), sizeof (got) - strlen (got), "%s%d", n ? "," : "",
-                      lines[n]);
+                      n < nlines ? lines[n] : -1);
             n++;
         }
-    same = !strcmp (conf, want) && !strcmp (got, wantlines);
+    same = !strcmp (conf, want) && !strcmp (got, wantlines) && n == nlines;
     if (!same)
         diag ("got:\n%s(lines %s)", conf, got);
     free (conf);
@@ -70,10 +72,10 @@ static int conf_is (const char *text, const char *name, const char *want, const 
 static int fails (const char *text, const char *name, int err, const char *want)
 {
     char *conf = NULL;
-    int *lines = NULL, rc;
+    int *lines = NULL, nlines = 0, rc;
     tm_error_t e = {{0}};
 
-    rc = topoyaml_conf (text, strlen (text), "t.yaml", name, &conf, &lines, &e);
+    rc = topoyaml_conf (text, strlen (text), "t.yaml", name, &conf, &lines, &nlines, &e);
     if (rc == 0) {
         free (conf);
         free (lines);
