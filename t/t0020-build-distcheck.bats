@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make distcheck: the tarball builds out of tree, passes the unit tests,
 # installs and uninstalls cleanly.  TOPOMAP_DISTCHECK=no skips it: in a
-# Debian root (t/check-generations), which builds the tree from the
-# distribution's files already, the same tarball was checked on this
-# machine.
+# Debian root (t/check-generations) the same tarball was checked on this
+# machine, and the root builds the tree afresh and its packages from the
+# tarball (t0050).
 
 @test "make distcheck passes" {
 	[ "${TOPOMAP_DISTCHECK:-yes}" != no ] || skip "TOPOMAP_DISTCHECK=no: the tarball is checked on the first generation"

@@ -9,7 +9,6 @@
 load lib/cluster
 load lib/plugin
 
-
 setup_file() {
 	need_cluster
 	two_users_add || return 1

@@ -5,15 +5,19 @@
 # it the user's directory stays within cache_max_files.  A long job's
 # files survive both.  TOPOMAP_SOAK_JOBS jobs a run (default 24, half a
 # user's); each line "soak:" gives the files and bytes before and after.
+# The switches are Slurm's topology.yaml where Slurm reads one (25.05+),
+# else its topology.conf: each job's topology=auto takes that tree from
+# slurmctld (a yaml tree only here; t1060 gives 25.05+ blocks).
 
 load lib/cluster
 load lib/plugin
 
-
 setup_file() {
 	need_cluster
 	two_users_add || return 1
-	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo" --slurm-topology
+	local kind=tree
+	slurm_before 25.05 || kind=yaml
+	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo" --slurm-topology=$kind
 	plugin_setup
 	printf '0,100\n100,0\n' >"$BATS_FILE_TMPDIR/pair.csv"
 	"$TOPOMAP" profile import -o "$SHARE/pair.json" "$BATS_FILE_TMPDIR/pair.csv"

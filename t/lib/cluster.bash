@@ -46,7 +46,7 @@ step_waits_out() {
 slurm_before() {
 	local v
 	v=$(slurmctld -V | awk '{ print $2 }')
-	[ -n "$v" ] || return 2
+	[ -n "$v" ] || { echo "slurm_before: slurmctld -V names no release" >&2; return 2; }
 	[ "$(printf '%s\n%s\n' "$1" "$v" | sort -V | head -n 1)" != "$1" ]
 }
 
