@@ -67,6 +67,126 @@ static void usage (FILE *f)
              prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
+/* Each command's own help: `topomap CMD --help`.  Its usage, what it does
+ * and its options; topomap(1) has the whole story.
+ */
+static const struct {
+    const char *cmd;
+    const char *text;
+} helps[] = {
+    {"netmap show",
+     "Usage: topomap netmap show FILE\n"
+     "Print a netmap: the job and when it was measured, the probe's parameters,\n"
+     "the pairs measured, the topology model (switch tree or groups) and the\n"
+     "latency (us, one way) and bandwidth (MB/s) matrices; the diagonal holds\n"
+     "intra-node figures, '-' where not measured.\n"},
+    {"netmap draw",
+     "Usage: topomap netmap draw -o OUT.svg FILE\n"
+     "Draw the netmap's latency and bandwidth matrices as heatmaps, hosts grouped\n"
+     "by switch, into OUT.svg (written whole or not at all).\n"
+     "  -o, --output OUT.svg  the picture to write\n"},
+    {"netmap export",
+     "Usage: topomap netmap export [--format slurm-topology] [-o OUT] FILE\n"
+     "Write the netmap's switch tree as Slurm's topology.conf, each level's\n"
+     "figures in #topomap comments, to standard output or OUT.\n"
+     "  -f, --format slurm-topology  the only format (the default)\n"
+     "  -o, --output OUT             the file to write (- : standard output)\n"},
+    {"netmap import",
+     "Usage: topomap netmap import [--hosts LIST] -o OUT TOPOLOGY.CONF\n"
+     "Make a netmap of a topology.conf's switch tree, every pair at the figures\n"
+     "of its level from the file's #topomap level= comments; nothing measured.\n"
+     "  -H, --hosts LIST  a Slurm host list: the netmap's nodes (default: every\n"
+     "                    node of the file, in its order)\n"
+     "  -o, --output OUT  the netmap to write\n"},
+    {"profile show",
+     "Usage: topomap profile show [--top N] FILE\n"
+     "Print a profile: executable, MPI, task count, when and how it was\n"
+     "recorded, totals, the heaviest pairs by bytes and how uneven the pattern\n"
+     "is; of a profile with a check, how much of the traffic recurred.\n"
+     "  -t, --top N   how many pairs to list (default 10, 0 to 1000000)\n"},
+    {"profile export",
+     "Usage: topomap profile export [--what bytes|msgs] FILE\n"
+     "Print the profile's matrix as CSV: a line per sending rank, a column per\n"
+     "receiving rank.\n"
+     "  -w, --what bytes|msgs  bytes (the default) or messages\n"},
+    {"profile import",
+     "Usage: topomap profile import [--format F] [--exe EXE] [--cache DIR | --site DIR | -o OUT] FILE\n"
+     "File a profile in the user's cache (or write it to OUT) and print where it\n"
+     "went.  FILE is a profile the recorder wrote, or one of the formats below\n"
+     "(guessed from the content unless --format says).\n"
+     "  -f, --format F  matrix (or csv): an n x n matrix of bytes, commas or blanks;\n"
+     "                  mat: TreeMatch's .mat; ompi (or ompi-monitoring): Open MPI's\n"
+     "                  monitoring output\n"
+     "  -e, --exe EXE   whose profile it is (its identity keys the cache; needed to\n"
+     "                  file a foreign format there)\n"
+     "  -C, --cache DIR the cache to file it in (files 0600, directories 0700)\n"
+     "  --site DIR      the site's profile directory (files 0644, directories 0755)\n"
+     "  -o, --output OUT  write it to OUT instead\n"},
+    {"profile list",
+     "Usage: topomap profile list [--cache DIR] [--site DIR]\n"
+     "List the cached profiles: task count, when recorded, file, executable; a\n"
+     "file that is no valid profile with the reason.\n"
+     "  -C, --cache DIR  the cache to list (default: the user's)\n"
+     "  -S, --site DIR   the site's profile directory too, after the user's\n"},
+    {"profile rm",
+     "Usage: topomap profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE\n"
+     "Remove cached profiles: of an executable (its path or identity) for every\n"
+     "task count or for N only, or one file by its name (KEY).\n"
+     "  -C, --cache DIR  the cache (default: the user's)\n"
+     "  -n, --ntasks N   that task count only\n"},
+    {"profile draw",
+     "Usage: topomap profile draw -o OUT.svg FILE\n"
+     "Draw the bytes each rank sent to each other rank as a heatmap (logarithmic\n"
+     "colours; grey: never talked) into OUT.svg.\n"
+     "  -o, --output OUT.svg  the picture to write\n"},
+    {"plan",
+     "Usage: topomap plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
+     "            [--format F[,F...]] [-o OUT] [--explain] [--svg OUT.svg] [-v]\n"
+     "            [--price scotch|NAME=HOSTFILE]...\n"
+     "Choose a node of the netmap N for every rank of the profile P, priced by\n"
+     "the cost model; srun's block and cyclic layouts are priced too and the\n"
+     "cheapest that also loads the busiest link less than block wins.\n"
+     "  -p, --profile P    the profile\n"
+     "  -N, --netmap N     the netmap\n"
+     "  -s, --slots NODE:COUNT,...  the step's nodes in srun's order and their ranks\n"
+     "                     (default: every node of N, as srun's block spreads them)\n"
+     "  -m, --metric M     combined (default: msgs x latency + bytes / bandwidth),\n"
+     "                     latency or bandwidth\n"
+     "  -f, --format F     hostfile (default: a node a line, rank order, for srun -m\n"
+     "                     arbitrary), rankfile (Open MPI), mpich (Cray MPICH's\n"
+     "                     MPICH_RANK_ORDER); several: -o is a prefix\n"
+     "  -o, --output OUT   where the plan goes (default: standard output)\n"
+     "  -x, --explain      every candidate: cost_ms (the model's predicted\n"
+     "                     communication time), internode_MB, internode_msgs, comm_s\n"
+     "                     (bytes over bandwidth), vs_block, link_ms (its busiest\n"
+     "                     link), link_vs (that against block)\n"
+     "  --svg OUT.svg      srun's block layout beside the plan, as a picture\n"
+     "  --price scotch|NAME=HOSTFILE  (with --explain) price another layout too\n"
+     "  -v, --verbose      how long planning took, step by step\n"},
+    {"recorder",
+     "Usage: topomap recorder [--libdir DIR] EXE\n"
+     "Print the PMPI recorder library to preload (LD_PRELOAD) into EXE: the one\n"
+     "built for the MPI EXE links, Open MPI or MPICH.\n"
+     "  -L, --libdir DIR  where the recorders are (default: the installed ones)\n"},
+};
+
+/* The help of the command argv[0] [argv[1]] names, or the whole usage. */
+static void help (int argc, char **argv)
+{
+    for (size_t k = 0; k < sizeof (helps) / sizeof (helps[0]); k++) {
+        const char *c = helps[k].cmd, *sp = strchr (c, ' ');
+        size_t len = sp ? (size_t)(sp - c) : strlen (c);
+
+        if (strlen (argv[0]) == len && !strncmp (argv[0], c, len) &&
+            (!sp || (argc > 1 && !strcmp (argv[1], sp + 1)))) {
+            fputs (helps[k].text, stdout);
+            printf ("See topomap(1).\n");
+            return;
+        }
+    }
+    usage (stdout);
+}
+
 /* Report a failure of a library call, the way every command does. */
 static int fail (const tm_error_t *e)
 {
@@ -951,10 +1071,11 @@ int main (int argc, char **argv)
         usage (stdout);
         return finish_output ("--help");
     }
-    /* --help after a command, before any "--": the usage, as for "topomap --help". */
+    /* --help after a command, before any "--": that command's help (the
+     * whole usage after a command it does not know). */
     for (int i = 2; i < argc && strcmp (argv[i], "--"); i++)
         if (!strcmp (argv[i], "--help")) {
-            usage (stdout);
+            help (argc - 1, argv + 1);
             return finish_output ("--help");
         }
     if (!strcmp (argv[1], "-V") || !strcmp (argv[1], "--version")) {

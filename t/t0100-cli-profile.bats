@@ -132,8 +132,35 @@ teardown() {
 	[ "$status" -eq 2 ]
 }
 
-@test "--help after any command prints the usage and exits 0" {
-	for cmd in "plan" "profile" "profile show" "netmap show" "recorder"; do
+@test "--help after a command prints that command's help, every option of its own named, and exits 0" {
+	local cmd opt
+	# Each command and its options, as lib/topomap.c's getopt tables have them.
+	while IFS=: read -r cmd opts; do
+		run $TOPOMAP $cmd --help
+		echo "== $cmd"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "Usage: topomap $cmd"* ]]
+		[ "${lines[-1]}" = "See topomap(1)." ]
+		for opt in $opts; do
+			grep -q -- "^ *\(-[A-Za-z], \)\?$opt\b" <<<"$output" || { echo "no $opt"; return 1; }
+		done
+	done <<'EOF2'
+netmap show:
+netmap draw:--output
+netmap export:--format --output
+netmap import:--hosts --output
+profile show:--top
+profile export:--what
+profile import:--format --exe --cache --site --output
+profile list:--cache --site
+profile rm:--cache --ntasks
+profile draw:--output
+plan:--profile --netmap --slots --metric --format --output --explain --svg --price --verbose
+recorder:--libdir
+EOF2
+	# A group or an unknown command: the whole usage.
+	for cmd in "profile" "netmap" "profile bogus"; do
 		run $TOPOMAP $cmd --help
 		[ "$status" -eq 0 ]
 		[[ "${lines[0]}" == "Usage: topomap netmap show FILE"* ]]
