@@ -196,8 +196,34 @@ static int fail (const tm_error_t *e)
 
 static int bad_usage (const char *cmd, const char *what)
 {
-    fprintf (stderr, "%s: %s: %s (see '%s --help')\n", prog, cmd, what, prog);
+    fprintf (stderr, "%s: %s: %s (see '%s %s --help')\n", prog, cmd, what, prog, cmd);
     return EXIT_USAGE;
+}
+
+/* getopt_long for the command cmd, its complaints in the style of every
+ * other usage error (bad_usage): an unknown option, or one without its
+ * value, then '?'.
+ */
+static int next_option (const char *cmd, int argc, char **argv, const char *shortopts,
+                        const struct option *longopts)
+{
+    const char *arg;
+    char spec[32], name[64], quoted[4 * sizeof (name) + 8], what[sizeof (quoted) + 32];
+    int c;
+
+    snprintf (spec, sizeof (spec), ":%s", shortopts);
+    opterr = 0;
+    if ((c = getopt_long (argc, argv, spec, longopts, NULL)) != '?' && c != ':')
+        return c;
+    arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (!strncmp (arg, "--", 2))
+        snprintf (name, sizeof (name), "%.*s", (int)strcspn (arg, "="), arg);
+    else
+        snprintf (name, sizeof (name), "-%c", optopt > ' ' && optopt < 127 ? optopt : '?');
+    snprintf (what, sizeof (what), "%s: %s", errquote (name, sizeof (name) - 1, quoted, sizeof (quoted)),
+              c == ':' ? "needs a value" : "unknown option");
+    bad_usage (cmd, what);
+    return '?';
 }
 
 /* Flush stdout and report an output error naming what was printed. */
@@ -222,7 +248,7 @@ static int draw_args (const char *cmd, int argc, char **argv, const char **outp)
     int c;
 
     *outp = NULL;
-    while ((c = getopt_long (argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = next_option (cmd, argc, argv, "o:", longopts)) != -1) {
         if (c != 'o')
             return -1;
         *outp = optarg;
@@ -250,7 +276,7 @@ static int netmap_export_cmd (int argc, char **argv)
     FILE *f;
     int c, rc;
 
-    while ((c = getopt_long (argc, argv, "f:o:", longopts, NULL)) != -1) {
+    while ((c = next_option ("netmap export", argc, argv, "f:o:", longopts)) != -1) {
         if (c == 'o')
             out = optarg;
         else if (c != 'f' || strcmp (optarg, "slurm-topology") != 0)
@@ -294,7 +320,7 @@ static int netmap_import_cmd (int argc, char **argv)
     topo_t *t;
     tm_error_t e;
 
-    while ((c = getopt_long (argc, argv, "H:o:", longopts, NULL)) != -1) {
+    while ((c = next_option ("netmap import", argc, argv, "H:o:", longopts)) != -1) {
         if (c == 'o')
             out = optarg;
         else if (c == 'H')
@@ -352,6 +378,13 @@ static int netmap_cmd (int argc, char **argv)
                  prog, argc ? " " : "", argc ? argv[0] : "");
         return EXIT_USAGE;
     }
+    if (argc == 2 && argv[1][0] == '-' && argv[1][1]) {
+        char quoted[4 * 60 + 8], what[sizeof (quoted) + 32];
+
+        snprintf (what, sizeof (what), "%s: unknown option",
+                  errquote (argv[1], 60, quoted, sizeof (quoted)));
+        return bad_usage ("netmap show", what);
+    }
     if (argc != 2)
         return bad_usage ("netmap show", "expected one FILE");
     if (!(nm = netmap_read (argv[1], &e)))
@@ -391,7 +424,7 @@ static int profile_show_cmd (int argc, char **argv)
     char *end;
     tm_error_t e;
 
-    while ((c = getopt_long (argc, argv, "t:", longopts, NULL)) != -1) {
+    while ((c = next_option ("profile show", argc, argv, "t:", longopts)) != -1) {
         if (c != 't')
             return EXIT_USAGE;
         errno = 0;
@@ -424,7 +457,7 @@ static int profile_export_cmd (int argc, char **argv)
     int c, rc;
     tm_error_t e;
 
-    while ((c = getopt_long (argc, argv, "w:", longopts, NULL)) != -1) {
+    while ((c = next_option ("profile export", argc, argv, "w:", longopts)) != -1) {
         if (c != 'w')
             return EXIT_USAGE;
         what = optarg;
@@ -471,7 +504,7 @@ static int profile_import_cmd (int argc, char **argv)
     profile_t *p;
     tm_error_t e, e2;
 
-    while ((c = getopt_long (argc, argv, "f:e:C:o:", longopts, NULL)) != -1) {
+    while ((c = next_option ("profile import", argc, argv, "f:e:C:o:", longopts)) != -1) {
         switch (c) {
         case 'f':
             if (profile_format_parse (optarg, &fmt) < 0)
@@ -564,7 +597,7 @@ static int profile_list_cmd (int argc, char **argv)
     int c;
     tm_error_t e;
 
-    while ((c = getopt_long (argc, argv, "C:S:", longopts, NULL)) != -1) {
+    while ((c = next_option ("profile list", argc, argv, "C:S:", longopts)) != -1) {
         if (c == 'C')
             cache = optarg;
         else if (c == 'S')
@@ -597,7 +630,7 @@ static int profile_rm_cmd (int argc, char **argv)
     char *end;
     tm_error_t e;
 
-    while ((c = getopt_long (argc, argv, "C:n:", longopts, NULL)) != -1) {
+    while ((c = next_option ("profile rm", argc, argv, "C:n:", longopts)) != -1) {
         if (c == 'C')
             cache = optarg;
         else if (c == 'n') {
@@ -863,7 +896,7 @@ static int plan_cmd (int argc, char **argv)
     tm_error_t e;
 
     map_params_default (&params);
-    while ((c = getopt_long (argc, argv, "p:N:s:m:f:o:xv", longopts, NULL)) != -1) {
+    while ((c = next_option ("plan", argc, argv, "p:N:s:m:f:o:xv", longopts)) != -1) {
         switch (c) {
         case 'p':
             pfile = optarg;
@@ -1048,7 +1081,7 @@ static int recorder_cmd (int argc, char **argv)
     int c;
     tm_error_t e;
 
-    while ((c = getopt_long (argc, argv, "L:", longopts, NULL)) != -1) {
+    while ((c = next_option ("recorder", argc, argv, "L:", longopts)) != -1) {
         if (c != 'L')
             return EXIT_USAGE;
         dir = optarg;

@@ -171,6 +171,31 @@ EOF2
 	[[ "$output" == *"--help"* ]]
 }
 
+@test "an unknown option or one without its value: one line naming the command and the option, exit 2" {
+	local cmd args want
+	while IFS='|' read -r cmd args want; do
+		run $TOPOMAP $cmd $args
+		echo "$cmd $args: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "topomap: $cmd: $want (see 'topomap $cmd --help')" ]
+	done <<'EOF2'
+profile show|--bogus x|--bogus: unknown option
+profile show|-q x|-q: unknown option
+plan|-m|-m: needs a value
+plan|--profile|--profile: needs a value
+netmap show|--bogus|--bogus: unknown option
+netmap draw|--x=1 f|--x: unknown option
+netmap export|--output|--output: needs a value
+netmap import|-H|-H: needs a value
+profile import|--cache|--cache: needs a value
+profile list|--nope|--nope: unknown option
+profile rm|-n|-n: needs a value
+profile export|-z f|-z: unknown option
+recorder|-L|-L: needs a value
+EOF2
+}
+
 @test "--version names the Slurm release and the MPIs this topomap was built for" {
 	run "$TOPOMAP" --version
 	echo "$output"
