@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/conf.h"
+#include "lib/netmap.h"
 
 #define CONF_WHERE         "plugstack.conf"
 #define CONF_QUOTE_MAX     120   /* bytes of an argument shown in a message */
@@ -291,15 +292,16 @@ static int conf_set_levels (conf_t *c, const char *val, const char *arg, tm_erro
         x = strtod (p, &end);
         if (end == p || *end != ':')
             return conf_fail (errp, arg, "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS");
-        if (!isfinite (x) || !(x > 0 && x <= 1e6))
-            return conf_fail (errp, arg, "level %ld: a latency above 0 and at most 1e6 us", l);
+        if (!isfinite (x) || !(x > 0 && x <= NETMAP_MAX_LAT_US))
+            return conf_fail (errp, arg, "level %ld: a latency above 0 and at most %g us", l,
+                              NETMAP_MAX_LAT_US);
         p = end + 1;
         y = strtod (p, &end);
         if (end == p || (*end != ',' && *end))
             return conf_fail (errp, arg, "expected LEVEL:LATENCY_US:BANDWIDTH_MBPS");
-        if (!isfinite (y) || !(y > 0 && y <= 1e7))
-            return conf_fail (errp, arg, "level %ld: a bandwidth above 0 and at most 1e7 MB/s",
-                              l);
+        if (!isfinite (y) || !(y > 0 && y <= NETMAP_MAX_BW_MBPS))
+            return conf_fail (errp, arg, "level %ld: a bandwidth above 0 and at most %g MB/s", l,
+                              NETMAP_MAX_BW_MBPS);
         lat[l] = x;
         bw[l] = y;
         if (!*end)

@@ -39,8 +39,9 @@
  * hosts     n >= 1 distinct, non-empty names without control characters,
  *           in probe rank order; they index the matrices.
  * matrices  n rows of n entries, row i from host i to host columns j.
- *           latency_us, latency_ci_us: finite numbers >= 0 (microseconds);
- *           bandwidth_MBps: finite numbers > 0 (1e6 bytes/s); samples:
+ *           latency_us, latency_ci_us: finite numbers >= 0 (microseconds),
+ *           at most NETMAP_MAX_LAT_US; bandwidth_MBps: finite numbers > 0
+ *           (1e6 bytes/s), at most NETMAP_MAX_BW_MBPS; samples:
  *           integers >= 0.  On the diagonal (intra-node figures) the three
  *           figures may be null: not measured, NaN in memory.  measured:
  *           integers >= 0, how many times the probe measured the pair (0:
@@ -209,13 +210,14 @@ out:
 }
 
 /* Entry [i][j] of matrix key: finite on the diagonal unless NaN, >= 0,
- * and > 0 when positive is set.
+ * at most max, and > 0 when positive is set.
  */
 static int netmap_check_entry (const netmap_t *nm, const char *key, const double *m, bool positive,
-                               int i, int j, tm_error_t *errp)
+                               double max, int i, int j, tm_error_t *errp)
 {
     double x = m[(size_t)i * (size_t)nm->n + (size_t)j];
     const char *fault = NULL;
+    char above[64];
 
     if (i == j && isnan (x))
         return 0;
@@ -225,6 +227,10 @@ static int netmap_check_entry (const netmap_t *nm, const char *key, const double
         fault = "negative";
     else if (positive && x == 0)
         fault = "zero, must be > 0";
+    else if (x > max) {
+        snprintf (above, sizeof (above), "%g, above %g", x, max);
+        fault = above;
+    }
     if (!fault)
         return 0;
     return errprintf (errp, "%s[%d][%d]: %s (%s to %s)", key, i, j, fault, nm->hosts[i],
@@ -297,9 +303,12 @@ static int netmap_check (const netmap_t *nm, tm_error_t *errp)
         return -1;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            if (netmap_check_entry (nm, "latency_us", nm->lat_us, false, i, j, errp) < 0 ||
-                netmap_check_entry (nm, "latency_ci_us", nm->lat_ci_us, false, i, j, errp) < 0 ||
-                netmap_check_entry (nm, "bandwidth_MBps", nm->bw_MBps, true, i, j, errp) < 0)
+            if (netmap_check_entry (nm, "latency_us", nm->lat_us, false, NETMAP_MAX_LAT_US, i, j,
+                                    errp) < 0 ||
+                netmap_check_entry (nm, "latency_ci_us", nm->lat_ci_us, false, NETMAP_MAX_LAT_US,
+                                    i, j, errp) < 0 ||
+                netmap_check_entry (nm, "bandwidth_MBps", nm->bw_MBps, true, NETMAP_MAX_BW_MBPS,
+                                    i, j, errp) < 0)
                 return -1;
             if (NETMAP_AT (nm, samples, i, j) < 0)
                 return errprintf (errp, "samples[%d][%d]: negative (%s to %s)", i, j, nm->hosts[i],

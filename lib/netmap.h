@@ -22,6 +22,14 @@
 
 #define NETMAP_SCHEMA 4
 
+/* The figures a netmap, a topology.conf's #topomap comments or plugstack
+ * topology_levels= may give, beyond which they are no link's: a latency
+ * of at most 1 s one way, a bandwidth of at most 10 TB/s (intra-node
+ * copies reach a few tens of GB/s).
+ */
+#define NETMAP_MAX_LAT_US  1e6
+#define NETMAP_MAX_BW_MBPS 1e7
+
 typedef struct {
     size_t lat_bytes;      /* ping-pong message size */
     size_t bw_bytes;       /* bandwidth stream message size */

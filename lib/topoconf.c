@@ -157,9 +157,11 @@ static int parse_figures (conf_t *c, int line, char *text, topoconf_level_t *lev
                 return conf_error (c, line, "level=%s: not a level from 1 to %d", errsafe (eq, 40),
                                    TOPOCONF_LEVELS - 1);
         } else if (!strcmp (w, "latency_us") || !strcmp (w, "bandwidth_MBps")) {
-            double v = strtod (eq, &end);
-            if (errno || *end || end == eq || !isfinite (v) || v <= 0)
-                return conf_error (c, line, "%s=%s: not a number > 0", w, errsafe (eq, 40));
+            double v = strtod (eq, &end), max = w[0] == 'l' ? NETMAP_MAX_LAT_US
+                                                            : NETMAP_MAX_BW_MBPS;
+            if (errno || *end || end == eq || !isfinite (v) || v <= 0 || v > max)
+                return conf_error (c, line, "%s=%s: not a number above 0 and at most %g", w,
+                                   errsafe (eq, 40), max);
             *(w[0] == 'l' ? &lat : &bw) = v;
         } else
             return conf_error (c, line, "unknown key '%s' in the figures of a level",
@@ -246,6 +248,10 @@ static int parse_text (conf_t *c, char *text, topoconf_level_t *levels)
 {
     char *p = text;
     int line = 1;
+
+    /* A UTF-8 byte order mark, as some editors write: not part of a key. */
+    if (!strncmp (p, "\xef\xbb\xbf", 3))
+        p += 3;
 
     while (*p) {
         char *start = p, *w = p;

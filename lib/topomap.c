@@ -11,11 +11,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/compat.h"
 #include "lib/draw.h"
@@ -474,6 +478,29 @@ static int profile_export_cmd (int argc, char **argv)
     return rc;
 }
 
+/* Whether the file at path starts, after blanks and a byte order mark,
+ * with '{': JSON, however broken further on, and no foreign format.
+ */
+static bool starts_as_json (const char *path)
+{
+    unsigned char buf[256];
+    ssize_t n;
+    size_t k = 0;
+    int fd;
+
+    struct stat st;
+
+    if ((fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
+        return false;
+    n = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? read (fd, buf, sizeof (buf)) : -1;
+    close (fd);
+    if (n >= 3 && !memcmp (buf, "\xef\xbb\xbf", 3))
+        k = 3;
+    while ((ssize_t)k < n && strchr (" \t\r\n", buf[k]) && buf[k])
+        k++;
+    return (ssize_t)k < n && buf[k] == '{';
+}
+
 /* The user's profile cache: --cache DIR, else from XDG_CACHE_HOME or HOME. */
 static int cache_dir (const char *given, char *out, size_t len, tm_error_t *e)
 {
@@ -536,6 +563,8 @@ static int profile_import_cmd (int argc, char **argv)
      * anything else is a foreign format.
      */
     own = fmt == PROFILE_FMT_AUTO && (p = profile_read (file, &e2)) != NULL;
+    if (!own && fmt == PROFILE_FMT_AUTO && starts_as_json (file))
+        return fail (&e2);
     if (!own && !(p = profile_import (file, fmt, &e))) {
         if (fmt == PROFILE_FMT_AUTO && strstr (e2.text, "topomap-profile"))
             e = e2;

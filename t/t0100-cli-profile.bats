@@ -92,6 +92,19 @@ teardown() {
 	run "$TOPOMAP" profile show "$D/none.json"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"none.json: No such file or directory" ]]
+	# A recorder's profile cut short is JSON's fault, not a matrix's.
+	printf '0,5\n5,0\n' >"$D/two.csv"
+	"$TOPOMAP" profile import -o "$D/two.json" "$D/two.csv"
+	head -c 100 "$D/two.json" >"$D/cut.json"
+	run "$TOPOMAP" profile import -o "$D/p.json" "$D/cut.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "topomap: $D/cut.json: not valid JSON: truncated at line "* ]]
+	[ ! -e "$D/p.json" ]
+	# Figures beyond any link's: refused with the bound.
+	printf 'SwitchName=s1 Nodes=n[1-2]\n#topomap level=1 latency_us=10 bandwidth_MBps=1e308\n' >"$D/big.conf"
+	run "$TOPOMAP" netmap import -o "$D/big.json" "$D/big.conf"
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: netmap import: $D/big.conf:2: bandwidth_MBps=1e308: not a number above 0 and at most 1e+07" ]
 }
 
 @test "a corrupt cached profile is listed as invalid, not fatal" {

@@ -529,6 +529,8 @@ static const struct {
     {SET, "/latency_us/1/0", "-0.5", "latency_us[1][0]: negative"},
     {SET, "/latency_ci_us/2/2", "-1", "latency_ci_us[2][2]: negative"},
     {SET, "/bandwidth_MBps/0/2", "0", "bandwidth_MBps[0][2]: zero, must be > 0"},
+    {SET, "/bandwidth_MBps/0/1", "1e308", "bandwidth_MBps[0][1]: 1e+308, above 1e+07 (n0 to n1)"},
+    {SET, "/latency_us/2/1", "2e6", "latency_us[2][1]: 2e+06, above 1e+06"},
     {SET, "/samples/0/1", "2.5", "samples[0][1]: not an integer"},
     {SET, "/samples/0/1", "-1", "samples[0][1]: negative"},
     {SET, "/hosts/2", "\"n1\"", "hosts: 'n1' appears twice"},

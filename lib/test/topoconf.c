@@ -156,6 +156,16 @@ static void test_read (void)
     t = read_text (three_level, &n, &hp, lv, &e);
     ok (t && t->nvertices == 3 && t->parent[2] == -1, "two hosts of one edge: one switch");
     topo_destroy (t);
+
+    /* a byte order mark, as some editors write, is not part of the first key */
+    n = 0;
+    hp = NULL;
+    t = read_text ("\xef\xbb\xbfSwitchName=s1 Nodes=n[1-2]\n", &n, &hp, lv, &e);
+    ok (t && n == 2, "a file that starts with a byte order mark reads (%s)", t ? "" : e.text);
+    topo_destroy (t);
+    for (int i = 0; hp && i < n; i++)
+        free (hp[i]);
+    free (hp);
 }
 
 /* A netmap tree with hosts and a switch under one switch: written with an
@@ -230,7 +240,9 @@ static void test_faults (void)
         {"#topomap level=0 latency_us=1 bandwidth_MBps=1\nSwitchName=s1 Nodes=n1\n",
          ":1: level=0: not a level from 1 to 15"},
         {"#topomap level=1 latency_us=-1 bandwidth_MBps=1\nSwitchName=s1 Nodes=n1\n",
-         ":1: latency_us=-1: not a number > 0"},
+         ":1: latency_us=-1: not a number above 0 and at most 1e+06"},
+        {"#topomap level=1 latency_us=1 bandwidth_MBps=1e308\nSwitchName=s1 Nodes=n1\n",
+         ":1: bandwidth_MBps=1e308: not a number above 0 and at most 1e+07"},
         {"#topomap level=1 latency_us=1\nSwitchName=s1 Nodes=n1\n",
          ":1: the figures of a level need"},
         {"SwitchName=s1 Nodes=n1\x01\n", ":1: a control character"},
