@@ -1069,8 +1069,11 @@ static int plan_cmd (int argc, char **argv)
         char path[4096];
 
         if (!out) {
-            if (explain)
+            if (explain) {
+                fprintf (stderr, "%s: plan: the plan itself is written with -o OUT beside "
+                                 "--explain; not written\n", prog);
                 break;
+            }
             if (plan_print (stdout, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
                 fail (&e);
                 goto out;

@@ -44,6 +44,12 @@ counts() {
 	read -r cost link < <(awk '$1 == "*" {print $7, $9}' <<<"$output")
 	awk -v c="$cost" -v l="$link" 'BEGIN { exit !(c + 0 > 0 && c <= 1.0 && l + 0 > 0 && l <= 1.0) }'
 	[[ "$output" == *"block"* && "$output" == *"cyclic"* ]]
+	# The plan itself goes only where -o says: without it, one line says so.
+	[ "${lines[-1]}" = "topomap: plan: the plan itself is written with -o OUT beside --explain; not written" ]
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain -o "$BATS_TEST_TMPDIR/p.hosts"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"not written"* ]]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/p.hosts")" -eq 16 ]
 }
 
 # with_check A B OUT: profile A with B's recording as its check (schema 2),
