@@ -167,21 +167,6 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
         snprintf (concurrency, sizeof (concurrency), "%d pair%s at once", p->concurrency,
                   p->concurrency == 1 ? "" : "s");
 
-    if (jsonfile_format_time (nm->timestamp, when, sizeof (when)) < 0)
-        snprintf (when, sizeof (when), "(time out of range)");
-    fprintf (f, "netmap %s: %d hosts, job %s, measured %s in %.3f s\n", name, nm->n,
-             nm->jobid[0] ? nm->jobid : "unknown", when, nm->measure_s);
-    if (p->bw_enough_ms > 0)
-        snprintf (lead, sizeof (lead), "lead %zu B, enough after %g ms, then ",
-                  netmap_lead_bytes (p), p->bw_enough_ms);
-    fprintf (f, "probe: ping-pong %zu B, %d to %d samples to a 95%% CI within %g%%; "
-                "%sstream %d x %zu B; %s; budget %g s\n",
-             p->lat_bytes, p->min_samples, p->max_samples, p->ci_rel * 100, lead, p->bw_messages,
-             p->bw_bytes, concurrency, p->budget_s);
-    double bound = netmap_measure_bound (nm);
-    if (bound > 0)
-        fprintf (f, "measuring: %.3f s against a lower bound of %.3f s (ratio %.2f)\n",
-                 nm->measure_s, bound, nm->measure_s / bound);
     long pairs = 0, measured = 0, again = 0;
     for (int a = 0; a < nm->n; a++)
         for (int b = a + 1; b < nm->n; b++) {
@@ -189,6 +174,29 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
             measured += NETMAP_AT (nm, measured, a, b) > 0;
             again += NETMAP_AT (nm, measured, a, b) > 1;
         }
+    if (jsonfile_format_time (nm->timestamp, when, sizeof (when)) < 0)
+        snprintf (when, sizeof (when), "(time out of range)");
+    /* A netmap nothing was measured for (made from a topology.conf) has
+     * no probe to tell of: its figures are the file's.
+     */
+    if (pairs > 0 && measured == 0) {
+        fprintf (f, "netmap %s: %d hosts, job %s, made %s, nothing measured\n", name, nm->n,
+                 nm->jobid[0] ? nm->jobid : "unknown", when);
+    } else {
+        fprintf (f, "netmap %s: %d hosts, job %s, measured %s in %.3f s\n", name, nm->n,
+                 nm->jobid[0] ? nm->jobid : "unknown", when, nm->measure_s);
+        if (p->bw_enough_ms > 0)
+            snprintf (lead, sizeof (lead), "lead %zu B, enough after %g ms, then ",
+                      netmap_lead_bytes (p), p->bw_enough_ms);
+        fprintf (f, "probe: ping-pong %zu B, %d to %d samples to a 95%% CI within %g%%; "
+                    "%sstream %d x %zu B; %s; budget %g s\n",
+                 p->lat_bytes, p->min_samples, p->max_samples, p->ci_rel * 100, lead,
+                 p->bw_messages, p->bw_bytes, concurrency, p->budget_s);
+        double bound = netmap_measure_bound (nm);
+        if (bound > 0)
+            fprintf (f, "measuring: %.3f s against a lower bound of %.3f s (ratio %.2f)\n",
+                     nm->measure_s, bound, nm->measure_s / bound);
+    }
     if (pairs > 0) {
         fprintf (f, "pairs: %ld of %ld measured", measured, pairs);
         if (measured < pairs)
@@ -206,7 +214,9 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
                  : t->signal == TOPO_SIGNAL_SITE      ? "tree (the site's topology.conf)"
                  : t->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (the bandwidths fit a switch tree)"
                                                       : "tree (the latencies fit a switch tree)",
-                 t->nvertices - t->nhosts, t->model == TOPO_TREE ? "switches" : "clusters",
+                 t->nvertices - t->nhosts,
+                 t->model == TOPO_TREE ? (t->nvertices - t->nhosts == 1 ? "switch" : "switches")
+                                       : (t->nvertices - t->nhosts == 1 ? "cluster" : "clusters"),
                  t->ngroups, t->ngroups == 1 ? "" : "s");
         for (int g = 0; g < t->ngroups; g++) {
             fprintf (f, " [");

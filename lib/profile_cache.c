@@ -565,7 +565,6 @@ int profile_cache_list (const char *dir, profile_cache_list_f cb, void *arg, tm_
             fstatat (dirfd (dp), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
             continue; /* gone since readdir */
         entry.size = st.st_size;
-        entry.mtime = st.st_mtime;
         if (!pc_parse_name (names[i], id, &nt)) {
             id[0] = '\0';
             nt = 0;

@@ -120,7 +120,6 @@ typedef struct {
     int ntasks;               /* from the name, 0 when it is not a key */
     const char *exe_path;     /* recorded path of the executable, "" if unknown */
     off_t size;               /* bytes */
-    time_t mtime;             /* last modified */
     const profile_t *profile; /* the profile, NULL when not valid */
     const char *reason;       /* why it is not valid, NULL when valid */
 } profile_cache_entry_t;

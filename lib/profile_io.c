@@ -806,10 +806,18 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
     }
 
     fprintf (f, "totals\n");
-    fprintf (f, "  messages      %" PRIu64 "\n", p->total_msgs);
+    /* A matrix of bytes carries no counts: its import takes one message a
+     * talking pair, which is no recording's. */
+    bool counted = !p->source || (strcmp (p->source, "import:csv") != 0 &&
+                                  strcmp (p->source, "import:mat") != 0);
+    if (counted)
+        fprintf (f, "  messages      %" PRIu64 "\n", p->total_msgs);
+    else
+        fprintf (f, "  messages      %" PRIu64 " (not in the file: one a talking pair assumed)\n",
+                 p->total_msgs);
     fprintf (f, "  bytes         %" PRIu64 " (%s)\n", p->total_bytes,
              io_human (p->total_bytes, h, sizeof (h)));
-    if (p->total_msgs > 0)
+    if (counted && p->total_msgs > 0)
         fprintf (f, "  per message   %s on average\n",
                  io_human (p->total_bytes / p->total_msgs, h, sizeof (h)));
 

@@ -599,12 +599,14 @@ out:
     return rc;
 }
 
+/* A line of profile list: RECORDED is when the profile says it was
+ * recorded (a file's own time is when it was copied or filed). */
 static int list_one (const profile_cache_entry_t *en, void *arg)
 {
-    char when[32];
+    char when[32] = "-";
 
     (void)arg;
-    if (jsonfile_format_time (en->mtime, when, sizeof (when)) < 0)
+    if (en->profile && jsonfile_format_time (en->profile->timestamp, when, sizeof (when)) < 0)
         snprintf (when, sizeof (when), "-");
     if (en->reason)
         printf ("%-6s %s  %s  invalid: %s\n", "-", when, en->path, en->reason);

@@ -19,6 +19,8 @@ teardown() {
 }
 
 @test "a matrix imported for an executable lands in the user's cache" {
+	# RECORDED is the profile's time (the matrix file's), not the filing's.
+	touch -d 2020-01-02T03:04:05Z "$D/m.csv"
 	run "$TOPOMAP" profile import --exe "$RING" "$D/m.csv"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -28,6 +30,7 @@ teardown() {
 	run "$TOPOMAP" profile list
 	[ "$status" -eq 0 ]
 	[[ "${lines[1]}" == "3 "*"$RING" ]]
+	[[ "${lines[1]}" == "3      2020-01-02T03:04:05Z  "* ]]
 }
 
 @test "a profile published with --site is readable by every user: 0755 directories, 0644 file" {
@@ -62,6 +65,9 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"0 -> 1"* ]]
 	[[ "$output" != *"1 -> 2"* ]]
+	# A matrix of bytes has no message counts: the ones assumed are said so.
+	grep -qx "  messages      [0-9]* (not in the file: one a talking pair assumed)" <<<"$output"
+	[[ "$output" != *"per message"* ]]
 }
 
 @test "Open MPI monitoring output is imported from its E lines" {

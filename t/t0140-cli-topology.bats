@@ -25,6 +25,9 @@ teardown() {
 	echo "$output"
 	[[ "$output" == *"pairs: 0 of 120 measured, the others' figures from the tree"* ]]
 	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups: "* ]]
+	# made, not measured: no probe to tell of
+	[[ "${lines[0]}" == "netmap $D/net.json: 16 hosts, job unknown, made "*", nothing measured" ]]
+	[[ "$output" != *"probe: "* ]]
 	[[ "$output" == *"tree: $WANT"* ]]
 	# hosts in the file's order: n1-n6 share leafA (8 us), n1-n2 spine1
 	# (21 us), n1-n3 the top (40 us)

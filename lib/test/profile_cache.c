@@ -466,7 +466,7 @@ static int collect (const profile_cache_entry_t *entry, void *arg)
     s->ntasks[s->n] = entry->ntasks;
     s->valid[s->n] = entry->profile != NULL && entry->reason == NULL &&
                      strcmp (entry->exe_path, "/home/me/a.out") == 0 && entry->size > 0 &&
-                     entry->mtime > 0 && strstr (entry->path, entry->name) != NULL;
+                     strstr (entry->path, entry->name) != NULL;
     s->n++;
     return 0;
 }
