@@ -51,6 +51,10 @@ static void place_default (place_out_t *out, int failed, const char *fmt, ...)
     va_end (ap);
 }
 
+/* How long the plugin works silently before it says, unasked, what it is
+ * doing (srun -v says it at once). */
+#define PLACE_QUIET_S 2.0
+
 #define SAY(in, ...)                                                                               \
     do {                                                                                           \
         if ((in)->say)                                                                             \
@@ -179,11 +183,20 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
         execv (in->srun, argv);
         _exit (127);
     }
-    for (;;) {
+    /* A probe that takes a while says so once, unasked (srun -v has
+     * said it already). */
+    double started = place_now ();
+
+    for (bool told = in->say != NULL || !in->note;;) {
         pid_t w = waitpid (pid, &status, WNOHANG);
 
         if (w == pid)
             break;
+        if (!told && place_now () - started > PLACE_QUIET_S) {
+            in->note ("topomap: probing the network of %d nodes before the step starts",
+                      in->alloc->nnodes);
+            told = true;
+        }
         if (w < 0 && errno != EINTR)
             return errprintf (errp, "waiting for the probe: %s", strerror (errno));
         if (place_now () > deadline) {

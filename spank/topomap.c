@@ -767,7 +767,7 @@ static int post_opt_local (void)
         .mpi = mpi[0] ? mpi : NULL,
         .slurm_mpi = slurm_mpi,
         .site_netmap = site_netmap,
-        .say = say,
+        .say = tm.verbose ? say : NULL,
         .note = log_info,
         .cpu_bind = user_bind ? "--cpu-bind given" : NULL,
         .task_affinity = affinity,

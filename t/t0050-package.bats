@@ -140,7 +140,7 @@ debs() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun -v --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | sed 's/ ([0-9.]* s)$//')
+	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | quiet_lines | sed 's/ ([0-9.]* s)$//')
 	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/miniapp for 16 tasks yet: recording one" ]]
 	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/miniapp for 16 tasks: "* ]]
 	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to plan from what recurs: "* ]]

@@ -28,7 +28,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# The plugin's lines.
-	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | sed 's/ ([0-9.]* s)$//')
+	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | quiet_lines | sed 's/ ([0-9.]* s)$//')
 	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/miniapp for 16 tasks yet: recording one" ]]
 	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/miniapp for 16 tasks: $XDG_CACHE_HOME/topomap/profiles/build-id-"*".n16.json" ]]
 	[[ "${said[2]}" == "srun: topomap: the profile of $SHARE/miniapp for 16 tasks has one recording: recording a second, so that only traffic that recurs places ranks" ]]
@@ -357,6 +357,26 @@ setup() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[ "$(quiet_lines <<<"$output" | grep -c topomap)" -eq 1 ]
 	[[ "$output" == *"srun's own placement: no netmap: the probe /nonexistent/topomap-probe-mpich: No such file or directory"* ]]
+}
+
+@test "a probe that takes more than two seconds says so, unasked, in one line; srun -v says it its own way" {
+	local p
+	for p in topomap-probe topomap-probe-mpich; do
+		[ -x "$SHARE/$p" ] || continue
+		printf '#!/bin/sh\nsleep 3\nexec %s "$@"\n' "$SHARE/$p" >"$SHARE/slow-$p"
+		chmod 0755 "$SHARE/slow-$p"
+	done
+	plugstack probe=$SHARE/slow-topomap-probe probe_mpich=$SHARE/slow-topomap-probe-mpich
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	echo "$output" | grep topomap
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^srun: topomap: probing the network of 8 nodes before the step starts$' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srun: topomap: dry run: "* ]]
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER.v
+	run in_alloc -N8 --ntasks-per-node=2 -- "srun -v --mpi=$MPI_TYPE --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
+	[ "$status" -eq 0 ]
+	! grep -q 'probing the network of' <<<"$output"
+	grep -q '^srun: topomap: probing 8 nodes with ' <<<"$output"
 }

@@ -312,7 +312,7 @@ site_topology() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"srun's own placement: the profile cache /proc/topomap-nowhere/topomap/profiles: cannot create topomap-nowhere: "* ]]
-	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[ "$(quiet_lines <<<"$output" | grep -c topomap)" -eq 1 ]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 }
 
@@ -346,7 +346,7 @@ site_topology() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$SHARE/victim")" = keep ]
-	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[ "$(quiet_lines <<<"$output" | grep -c topomap)" -eq 1 ]
 	[[ "$output" == *"topomap: TOPOMAP_REEXEC=$SHARE/victim: not a plan of this job's, not removed"* ]]
 }
 

@@ -109,7 +109,7 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json $SHARE/hello.mpich"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -c topomap <<<"$output")" -eq 1 ]
+	[ "$(quiet_lines <<<"$output" | grep -c topomap)" -eq 1 ]
 	[[ "$output" == *"srun's own placement: "*"Slurm has no mpi_pmix plugin in "*" (--mpi=pmix from plugstack mpi=)"* ]]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 	# --topo-map=strict makes it the step's failure.

@@ -62,7 +62,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^srun: topomap: placed 16 ranks on 8 nodes and bound them inside, predicted gain ' <<<"$output"
-	[ "$(grep -c '^srun: topomap:' <<<"$output")" -eq 1 ]
+	[ "$(quiet_lines <<<"$output" | grep -c '^srun: topomap:')" -eq 1 ]
 	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ]
 	# one list for every node, srun's map_cpu form; each rank on its
 	# local id's CPU, and on that one only
@@ -102,7 +102,7 @@ setup() {
 		[ "$status" -eq 0 ]
 		grep -qx 'srun: topomap: --cpu-bind given: it stands, and the plan places ranks across nodes only' <<<"$output"
 		grep -q '^srun: topomap: placed 16 ranks on 8 nodes, predicted gain ' <<<"$output"
-		[ "$(grep -c '^srun: topomap:' <<<"$output")" -eq 2 ]
+		[ "$(quiet_lines <<<"$output" | grep -c '^srun: topomap:')" -eq 2 ]
 		[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ]
 		! grep -q '^rank=.*map_cpu' <<<"$output"
 	done
@@ -131,11 +131,11 @@ setup() {
 		# Open MPI 5's PMIx reads the node with hwloc too, and MPI_Init
 		# fails there: no probe, srun's placement, one line
 		grep -q "^srun: topomap: srun's own placement: no netmap: the probe failed " <<<"$output"
-		[ "$(grep -c '^srun: topomap:' <<<"$output")" -eq 1 ]
+		[ "$(quiet_lines <<<"$output" | grep -c '^srun: topomap:')" -eq 1 ]
 	else
 		grep -qx "srun: topomap: no CPU binding: n8's CPUs were not read (the probe's log says why): the plan places ranks across nodes only" <<<"$output"
 		grep -q '^srun: topomap: placed 16 ranks on 8 nodes, predicted gain ' <<<"$output"
-		[ "$(grep -c '^srun: topomap:' <<<"$output")" -eq 2 ]
+		[ "$(quiet_lines <<<"$output" | grep -c '^srun: topomap:')" -eq 2 ]
 		grep -q "n8: hwloc: cannot read this node's topology" "$log"
 	fi
 	not_bound_by_plan
@@ -147,6 +147,6 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "srun: topomap: no CPU binding: n8's CPUs differ from n1's, and one binding serves all nodes: the plan places ranks across nodes only" <<<"$output"
-	[ "$(grep -c '^srun: topomap:' <<<"$output")" -eq 2 ]
+	[ "$(quiet_lines <<<"$output" | grep -c '^srun: topomap:')" -eq 2 ]
 	not_bound_by_plan
 }

@@ -186,3 +186,10 @@ two_users_del() {
 as_a() {
 	runuser -u $UA -- bash -c "$1"
 }
+
+# quiet_lines: standard input without the line srun --topo-map prints,
+# unasked, while a probe takes more than two seconds (its progress, not
+# what a test counts).
+quiet_lines() {
+	grep -v '^srun: topomap: probing the network of [0-9]* nodes before the step starts$'
+}
