@@ -151,14 +151,15 @@ others() {
 	grep -v '^rank=' <<<"$output" | step_waits_out
 }
 
-@test "a probe node that hangs: srun's layout and exactly one line on the terminal" {
+@test "a probe node that hangs: srun's layout and exactly one line saying why, after the wait's progress line" {
 	plugstack $MPI_PROBE_KEY="$SHARE/hung-probe" probe_timeout=8
 	placed
 	[ "$status" -eq 0 ]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 	echo "others: $(others)"
-	[ "$(others | wc -l)" -eq 1 ]
-	[[ "$(others)" == "srun: topomap: srun's own placement: no netmap: the probe "* ]]
+	[ "$(others | head -n 1)" = "srun: topomap: probing the network of 8 nodes before the step starts" ]
+	[ "$(others | quiet_lines | wc -l)" -eq 1 ]
+	[[ "$(others | quiet_lines)" == "srun: topomap: srun's own placement: no netmap: the probe "* ]]
 }
 
 @test "a failing probe: one line, and under srun -v the end of its log" {
@@ -166,8 +167,8 @@ others() {
 	placed
 	[ "$status" -eq 0 ]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
-	[ "$(others | wc -l)" -eq 1 ]
-	[[ "$(others)" == "srun: topomap: srun's own placement: no netmap: the probe failed (exit "*"), see "* ]]
+	[ "$(others | quiet_lines | wc -l)" -eq 1 ]
+	[[ "$(others | quiet_lines)" == "srun: topomap: srun's own placement: no netmap: the probe failed (exit "*"), see "* ]]
 	placed -v
 	[ "$status" -eq 0 ]
 	grep -q "^srun: topomap: the probe's log .* ends:$" <<<"$output"
@@ -193,7 +194,7 @@ others() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/silent16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep topomap <<<"$output" | sort -u | wc -l)" -eq 1 ]
+	[ "$(grep topomap <<<"$output" | quiet_lines | sort -u | wc -l)" -eq 1 ]
 	[[ "$output" == *"srun: topomap: srun's own placement: the mapper: profile: empty, no point-to-point traffic between its 16 ranks"* ]]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
 }
