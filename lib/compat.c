@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 
@@ -23,15 +25,61 @@ typedef hostlist_t *compat_hostlist_t; /* Slurm 23.11 and later */
 typedef hostlist_t compat_hostlist_t; /* a pointer type itself */
 #endif
 
+static bool quiet;
+
+void compat_quiet_libslurm (void)
+{
+    quiet = true;
+}
+
+/* slurm_hostlist_create (list); under compat_quiet_libslurm, what libslurm
+ * printed meanwhile is kept from standard error, its last line's message
+ * (after "error: " and the function's name) in said.
+ */
+static compat_hostlist_t hostlist_create (const char *list, char *said, size_t saidlen)
+{
+    compat_hostlist_t hl;
+    char buf[512], *line, *msg;
+    ssize_t len;
+    int saved, fd;
+
+    said[0] = '\0';
+    if (!quiet)
+        return slurm_hostlist_create (list);
+    fflush (stderr);
+    if ((fd = memfd_create ("topomap-libslurm", MFD_CLOEXEC)) < 0 || (saved = dup (2)) < 0 ||
+        dup2 (fd, 2) < 0) {
+        if (fd >= 0)
+            close (fd);
+        return slurm_hostlist_create (list);
+    }
+    hl = slurm_hostlist_create (list);
+    fflush (stderr);
+    dup2 (saved, 2);
+    close (saved);
+    len = pread (fd, buf, sizeof (buf) - 1, 0);
+    close (fd);
+    buf[len > 0 ? len : 0] = '\0';
+    buf[strcspn (buf, "\n")] = '\0';
+    line = (msg = strstr (buf, "error: ")) ? msg + 7 : buf;
+    if ((msg = strstr (line, ": ")) && msg[2] && !memchr (line, ' ', (size_t)(msg - line)))
+        line = msg + 2;
+    len = (ssize_t)strnlen (line, saidlen - 1);
+    memcpy (said, line, (size_t)len);
+    said[len] = '\0';
+    return hl;
+}
+
 char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
 {
     compat_hostlist_t hl;
-    char **names = NULL, **more, *h;
+    char **names = NULL, **more, *h, said[256] = "";
     int max = 0;
 
     *n = 0;
-    if (!list || !(hl = slurm_hostlist_create (list))) {
-        errprintf (errp, "'%s': not a host list", list ? errsafe (list, 200) : "(none)");
+    if (!list || !(hl = hostlist_create (list, said, sizeof (said)))) {
+        errprintf (errp, "'%s': not a host list%s%s", list ? errsafe (list, 200) : "(none)",
+                   said[0] ? ": " : "", errsafe (said, 200));
         return NULL;
     }
     while ((h = slurm_hostlist_shift (hl))) {

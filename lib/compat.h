@@ -47,6 +47,14 @@
 char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp);
 void compat_names_free (char **names, int n);
 
+/* From now on, what libslurm would print to standard error while it reads
+ * a host list is kept from it and said in that list's error instead (its
+ * log goes to stderr when nobody set it up: a program of its own, such as
+ * the CLI, that is single-threaded).  srun and slurmstepd set their logs
+ * up; the plugin never calls this.
+ */
+void compat_quiet_libslurm (void);
+
 /* names[0..n) as one Slurm host list, sorted, duplicates dropped, ranges
  * compressed ("n[1-4],m2"), in a new string (free()); each name taken as
  * one host, never as a list.  NULL, errp set, out of memory or for n < 1.

@@ -14,11 +14,14 @@
 static const char *const plan_names[] = {
     [PLAN_HOSTFILE] = "hostfile",
     [PLAN_RANKFILE] = "rankfile",
-    [PLAN_RANK_ORDER] = "mpich",
+    [PLAN_RANK_ORDER] = "cray",
+    [PLAN_MACHINEFILE] = "machinefile",
 };
 
 int plan_format_parse (const char *name, plan_format_t *fmt)
 {
+    if (name && !strcmp (name, "mpich"))
+        name = plan_names[PLAN_RANK_ORDER];
     for (size_t i = 0; name && i < sizeof (plan_names) / sizeof (plan_names[0]); i++) {
         if (!strcmp (name, plan_names[i])) {
             *fmt = (plan_format_t)i;
@@ -87,6 +90,13 @@ int plan_print (FILE *f, plan_format_t fmt, int ntasks, const int *node, int nno
         fputc ('\n', f);
         break;
     }
+    case PLAN_MACHINEFILE:
+        for (int r = 0, n; r < ntasks; r += n) {
+            for (n = 1; r + n < ntasks && node[r + n] == node[r]; n++)
+                ;
+            fprintf (f, "%s:%d\n", names[node[r]], n);
+        }
+        break;
     default:
         errno = EINVAL;
         errprintf (errp, "plan: unknown format %d", (int)fmt);

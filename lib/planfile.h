@@ -4,12 +4,20 @@
  *   PLAN_HOSTFILE   Slurm's arbitrary distribution (SLURM_HOSTFILE, srun
  *                   -m arbitrary): one node name per line, line r+1 for
  *                   rank r.
- *   PLAN_RANKFILE   Open MPI's rankfile (mpirun --map-by rankfile:file=F):
- *                   "rank R=NODE slot=S", S counting the ranks of NODE.
+ *   PLAN_RANKFILE   Open MPI's rankfile (mpirun --rankfile F up to 4.x,
+ *                   --map-by rankfile:file=F from 5.0): "rank R=NODE
+ *                   slot=S", S counting the ranks of NODE.
  *   PLAN_RANK_ORDER Cray MPICH's MPICH_RANK_ORDER file, read with
  *                   MPICH_RANK_REORDER_METHOD=3: the ranks in the order
  *                   they fill the nodes, node after node in the order
  *                   given, comma-separated on one line.
+ *   PLAN_MACHINEFILE  MPICH's Hydra machine file (mpiexec -f F): a line
+ *                   "NODE:COUNT" for each run of consecutive ranks on one
+ *                   node.  Hydra gives each line's ranks in turn and merges
+ *                   a line only into the one just before it, so a node on
+ *                   several lines gets a proxy, and a shared-memory
+ *                   domain, per line (src/pm/hydra/lib/utils/others.c,
+ *                   HYDU_add_to_node_list).
  */
 #ifndef TOPOMAP_PLANFILE_H
 #define TOPOMAP_PLANFILE_H
@@ -22,9 +30,12 @@ typedef enum {
     PLAN_HOSTFILE = 0,
     PLAN_RANKFILE,
     PLAN_RANK_ORDER,
+    PLAN_MACHINEFILE,
 } plan_format_t;
 
-/* "hostfile", "rankfile", "mpich" <-> plan_format_t; -1 when unknown. */
+/* "hostfile", "rankfile", "cray" (or "mpich", its former name),
+ * "machinefile" <-> plan_format_t; -1 when unknown.
+ */
 int plan_format_parse (const char *name, plan_format_t *fmt);
 const char *plan_format_name (plan_format_t fmt);
 

@@ -882,3 +882,15 @@ profile_t *profile_read_fd (int fd, const char *what, tm_error_t *errp)
 {
     return profile_take_json (jsonfile_read_fd (fd, what, PROFILE_MAX_BYTES, errp), what, errp);
 }
+
+profile_t *profile_parse (const char *buf, size_t len, const char *what, tm_error_t *errp)
+{
+    json_object *o;
+    tm_error_t e;
+
+    if (!(o = jsonfile_parse (buf, len, &e))) {
+        errprintf (errp, "%s: %s", what, e.text);
+        return NULL;
+    }
+    return profile_take_json (o, what, errp);
+}

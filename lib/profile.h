@@ -116,26 +116,33 @@ profile_t *profile_read (const char *path, tm_error_t *errp);
 /* profile_read of the open descriptor fd (what names it). */
 profile_t *profile_read_fd (int fd, const char *what, tm_error_t *errp);
 
+/* profile_read of the len bytes at buf (what names them). */
+profile_t *profile_parse (const char *buf, size_t len, const char *what, tm_error_t *errp);
+
 /* Foreign formats for `topomap profile import|export`. */
 typedef enum {
-    PROFILE_FMT_AUTO = 0,      /* guess from the content */
-    PROFILE_FMT_MATRIX,        /* CSV or whitespace n*n bytes matrix (CloudMap) */
-    PROFILE_FMT_MAT,           /* TreeMatch .mat: whitespace n*n matrix */
-    PROFILE_FMT_OMPI,          /* Open MPI common/monitoring output: its "E"
-                                  lines (the application's point-to-point,
-                                  "E\t<src>\t<dst>\t<bytes> bytes\t<msgs> msgs sent\t<histogram>");
-                                  other kinds are checked, not counted */
+    PROFILE_FMT_AUTO = 0, /* guess from the content */
+    PROFILE_FMT_JSON,     /* topomap's own, as profile_read reads it */
+    PROFILE_FMT_MATRIX,   /* CSV or whitespace n*n bytes matrix (CloudMap) */
+    PROFILE_FMT_MAT,      /* TreeMatch .mat: whitespace n*n matrix */
+    PROFILE_FMT_OMPI,     /* Open MPI common/monitoring output: its "E"
+                             lines (the application's point-to-point,
+                             "E\t<src>\t<dst>\t<bytes> bytes\t<msgs> msgs sent\t<histogram>");
+                             other kinds are checked, not counted */
 } profile_format_t;
 
-/* Parse a format name ("auto", "matrix", "csv", "mat", "ompi",
+/* Parse a format name ("auto", "json", "matrix", "csv", "mat", "ompi",
  * "ompi-monitoring"), -1 if unknown.
  */
 int profile_format_parse (const char *name, profile_format_t *fmt);
 
-/* Import a profile from path in fmt.  Errors name the file, line and
- * field.  A plain matrix gives bytes only; messages are then counted as
+/* Import a profile from path in fmt.  Guessed, a file whose first
+ * character after blanks (and a UTF-8 byte order mark) is '{' is
+ * topomap's own JSON, however broken further on.  Errors name the file,
+ * line and field.  A plain matrix gives bytes only; messages are then counted as
  * one per nonzero entry and the profile says so (source "import:csv" or
- * "import:mat").  The timestamp is the file's modification time.
+ * "import:mat").  The timestamp of a foreign format is the file's
+ * modification time.
  */
 profile_t *profile_import (const char *path, profile_format_t fmt, tm_error_t *errp);
 

@@ -46,9 +46,13 @@ int profile_format_parse (const char *name, profile_format_t *fmt)
         const char *name;
         profile_format_t fmt;
     } names[] = {
-        {"auto", PROFILE_FMT_AUTO},  {"matrix", PROFILE_FMT_MATRIX},
-        {"csv", PROFILE_FMT_MATRIX}, {"mat", PROFILE_FMT_MAT},
-        {"ompi", PROFILE_FMT_OMPI},  {"ompi-monitoring", PROFILE_FMT_OMPI},
+        {"auto", PROFILE_FMT_AUTO},
+        {"json", PROFILE_FMT_JSON},
+        {"matrix", PROFILE_FMT_MATRIX},
+        {"csv", PROFILE_FMT_MATRIX},
+        {"mat", PROFILE_FMT_MAT},
+        {"ompi", PROFILE_FMT_OMPI},
+        {"ompi-monitoring", PROFILE_FMT_OMPI},
     };
 
     for (size_t i = 0; name && i < sizeof (names) / sizeof (names[0]); i++)
@@ -562,16 +566,21 @@ error:
     return p;
 }
 
-/* Open MPI's when the first line with something to read is a monitoring
- * line, else a matrix.
+/* topomap's own JSON when the first character after blanks is '{' (no
+ * other format starts so), Open MPI's when the first line with something
+ * to read is a monitoring line, else a matrix.
  */
 static profile_format_t io_guess (const char *buf, size_t len)
 {
     static const char *const kinds[] = {"E", "I", "S", "R", "C", "D", "O2A", "A2O", "A2A"};
     io_lines_t l = {.buf = buf, .len = len};
     const char *s;
-    size_t n;
+    size_t n, blanks = 0;
 
+    while (blanks < len && strchr (" \t\r\n", buf[blanks]) && buf[blanks])
+        blanks++;
+    if (blanks < len && buf[blanks] == '{')
+        return PROFILE_FMT_JSON;
     while (io_next_line (&l, &s, &n)) {
         if (n >= 16 && memcmp (s, "# POINT TO POINT", 16) == 0)
             return PROFILE_FMT_OMPI;
@@ -595,14 +604,15 @@ profile_t *profile_import (const char *path, profile_format_t fmt, tm_error_t *e
     size_t len = 0;
     profile_t *p = NULL;
     struct stat st;
+    int saved;
 
     if (!path || path[0] == '\0') {
         errprintf (errp, "profile_import: no path");
         errno = EINVAL;
         return NULL;
     }
-    if (fmt != PROFILE_FMT_AUTO && fmt != PROFILE_FMT_MATRIX && fmt != PROFILE_FMT_MAT &&
-        fmt != PROFILE_FMT_OMPI) {
+    if (fmt != PROFILE_FMT_AUTO && fmt != PROFILE_FMT_JSON && fmt != PROFILE_FMT_MATRIX &&
+        fmt != PROFILE_FMT_MAT && fmt != PROFILE_FMT_OMPI) {
         errprintf (errp, "%s: unknown import format %d", path, (int)fmt);
         errno = EINVAL;
         return NULL;
@@ -617,21 +627,27 @@ profile_t *profile_import (const char *path, profile_format_t fmt, tm_error_t *e
     }
     if (fmt == PROFILE_FMT_AUTO)
         fmt = io_guess (text, len);
-    if (fmt == PROFILE_FMT_OMPI) {
+    if (fmt == PROFILE_FMT_JSON) {
+        p = profile_parse (text, len, path, errp);
+        source = NULL;
+    } else if (fmt == PROFILE_FMT_OMPI) {
         p = io_ompi (path, text, len, errp);
         source = "import:ompi-monitoring";
     } else {
         p = io_matrix (path, text, len, errp);
         source = fmt == PROFILE_FMT_MAT ? "import:mat" : "import:csv";
     }
-    if (p && profile_set_string (&p->source, source, errp) < 0) {
+    if (p && source && profile_set_string (&p->source, source, errp) < 0) {
         profile_destroy (p);
         p = NULL;
     }
-    /* Recorded when the file was last written, as far as we know. */
-    if (p && stat (path, &st) == 0)
+    /* A foreign file was recorded when it was last written, as far as we
+     * know; our own says when. */
+    if (p && source && stat (path, &st) == 0)
         p->timestamp = st.st_mtime;
+    saved = errno;
     free (buf);
+    errno = saved;
     return p;
 }
 

@@ -73,9 +73,13 @@ static void test_formats (void)
     tm_error_t e;
 
     ok (plan_format_parse ("rankfile", &fmt) == 0 && fmt == PLAN_RANKFILE &&
-            plan_format_parse ("mpich", &fmt) == 0 && fmt == PLAN_RANK_ORDER &&
+            plan_format_parse ("cray", &fmt) == 0 && fmt == PLAN_RANK_ORDER &&
+            plan_format_parse ("machinefile", &fmt) == 0 && fmt == PLAN_MACHINEFILE &&
             plan_format_parse ("hostfile", &fmt) == 0 && fmt == PLAN_HOSTFILE,
-        "the three formats parse by name");
+        "the four formats parse by name");
+    ok (plan_format_parse ("mpich", &fmt) == 0 && fmt == PLAN_RANK_ORDER &&
+            !strcmp (plan_format_name (fmt), "cray"),
+        "mpich, the rank order's former name, is cray");
     ok (plan_format_parse ("nope", &fmt) < 0 && plan_format_parse (NULL, &fmt) < 0,
         "an unknown format does not parse");
     f = open_memstream (&buf, &len);
@@ -89,6 +93,18 @@ static void test_formats (void)
     ok (f && plan_print (f, PLAN_RANK_ORDER, 5, node, 2, names, &e) == 0 && fclose (f) == 0 &&
             !strcmp (buf, "1,3,0,2,4\n"),
         "a rank order lists the ranks of each node, node after node");
+    free (buf);
+    buf = NULL;
+    f = open_memstream (&buf, &len);
+    ok (f && plan_print (f, PLAN_MACHINEFILE, 5, (int[]){1, 1, 0, 1, 1}, 2, names, &e) == 0 &&
+            fclose (f) == 0 && !strcmp (buf, "n2:2\nn1:1\nn2:2\n"),
+        "a machine file gives each run of consecutive ranks on a node a line");
+    free (buf);
+    buf = NULL;
+    f = open_memstream (&buf, &len);
+    ok (f && plan_print (f, PLAN_MACHINEFILE, 4, (int[]){0, 0, 1, 1}, 2, names, &e) == 0 &&
+            fclose (f) == 0 && !strcmp (buf, "n1:2\nn2:2\n"),
+        "a block plan is a line a node");
     free (buf);
 }
 
