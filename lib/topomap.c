@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,84 +42,54 @@ enum {
 
 static const char *prog = "topomap";
 
-static void usage (FILE *f)
-{
-    fprintf (f,
-             "Usage: %s netmap show FILE                  print a netmap: hosts, topology, matrices\n"
-             "       %s netmap draw -o OUT.svg FILE       picture a netmap's matrices\n"
-             "       %s netmap export [--format slurm-topology] [-o OUT] FILE\n"
-             "                                            its switch tree as Slurm's topology.conf\n"
-             "       %s netmap import [--hosts LIST] -o OUT TOPOLOGY.CONF\n"
-             "                                            a netmap of a topology.conf's tree and figures\n"
-             "       %s profile show [--top N] FILE       print a profile: totals, heaviest pairs\n"
-             "       %s profile export [--what bytes|msgs] FILE\n"
-             "                                            print a profile's matrix as CSV\n"
-             "       %s profile import [--format F] [--exe EXE] [--cache DIR | --site DIR | -o OUT]\n"
-             "                                            FILE\n"
-             "                                            file a profile, a matrix, a TreeMatch .mat\n"
-             "                                            or Open MPI monitoring output in the cache\n"
-             "       %s profile list [--cache DIR] [--site DIR]\n"
-             "                                            the cached profiles\n"
-             "       %s profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE\n"
-             "                                            remove cached profiles\n"
-             "       %s profile draw -o OUT.svg FILE      picture a profile's matrix\n"
-             "       %s plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
-             "            [--format hostfile|rankfile|mpich[,...]] [-o OUT] [--explain]\n"
-             "            [--svg OUT.svg] [-v] [--price scotch|NAME=HOSTFILE]...\n"
-             "                                            place the ranks of P on the nodes of N\n"
-             "       %s recorder [--libdir DIR] EXE        the PMPI recorder to preload into EXE\n"
-             "       %s --help | --version\n",
-             prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
-}
-
 /* Each command's own help: `topomap CMD --help`.  Its usage, what it does
  * and its options; topomap(1) has the whole story.
  */
 static const struct {
     const char *cmd;
-    const char *text;
+    const char *synopsis; /* after "topomap " */
+    const char *summary;  /* a line of the whole usage */
+    const char *text;     /* what it does, its options */
 } helps[] = {
-    {"netmap show",
-     "Usage: topomap netmap show FILE\n"
+    {"netmap show", "netmap show FILE", "print a netmap: hosts, topology, matrices",
      "Print a netmap: the job and when it was measured, the probe's parameters,\n"
      "the pairs measured, the topology model (switch tree or groups) and the\n"
      "latency (us, one way) and bandwidth (MB/s) matrices; the diagonal holds\n"
      "intra-node figures, '-' where not measured.\n"},
-    {"netmap draw",
-     "Usage: topomap netmap draw -o OUT.svg FILE\n"
+    {"netmap draw", "netmap draw -o OUT.svg FILE", "picture a netmap's matrices",
      "Draw the netmap's latency and bandwidth matrices as heatmaps, hosts grouped\n"
      "by switch, into OUT.svg (written whole or not at all).\n"
      "  -o, --output OUT.svg  the picture to write\n"},
-    {"netmap export",
-     "Usage: topomap netmap export [--format slurm-topology] [-o OUT] FILE\n"
+    {"netmap export", "netmap export [--format slurm-topology] [-o OUT] FILE",
+     "its switch tree as Slurm's topology.conf",
      "Write the netmap's switch tree as Slurm's topology.conf, each level's\n"
      "figures in #topomap comments, to standard output or OUT.\n"
      "  -f, --format slurm-topology  the only format (the default)\n"
      "  -o, --output OUT             the file to write (- : standard output)\n"},
-    {"netmap import",
-     "Usage: topomap netmap import [--hosts LIST] -o OUT TOPOLOGY.CONF\n"
+    {"netmap import", "netmap import [--hosts LIST] -o OUT TOPOLOGY.CONF",
+     "a netmap of a topology.conf's tree and figures",
      "Make a netmap of a topology.conf's switch tree, every pair at the figures\n"
      "of its level from the file's #topomap level= comments; nothing measured.\n"
      "  -H, --hosts LIST  a Slurm host list: the netmap's nodes (default: every\n"
      "                    node of the file, in its order)\n"
      "  -o, --output OUT  the netmap to write\n"},
-    {"profile show",
-     "Usage: topomap profile show [--top N] FILE\n"
+    {"profile show", "profile show [--top N] FILE", "print a profile: totals, heaviest pairs",
      "Print a profile: executable, MPI, task count, when and how it was\n"
      "recorded, totals, the heaviest pairs by bytes and how uneven the pattern\n"
      "is; of a profile with a check, how much of the traffic recurred.\n"
      "  -t, --top N   how many pairs to list (default 10, 0 to 1000000)\n"},
-    {"profile export",
-     "Usage: topomap profile export [--what bytes|msgs] FILE\n"
+    {"profile export", "profile export [--what bytes|msgs] FILE", "print a profile's matrix as CSV",
      "Print the profile's matrix as CSV: a line per sending rank, a column per\n"
      "receiving rank.\n"
      "  -w, --what bytes|msgs  bytes (the default) or messages\n"},
     {"profile import",
-     "Usage: topomap profile import [--format F] [--exe EXE] [--cache DIR | --site DIR | -o OUT] FILE\n"
+     "profile import [--format F] [--exe EXE] [--cache DIR | --site DIR | -o OUT] FILE",
+     "file a profile, a matrix, a TreeMatch .mat or Open MPI monitoring output in the cache",
      "File a profile in the user's cache (or write it to OUT) and print where it\n"
      "went.  FILE is a profile the recorder wrote, or one of the formats below\n"
-     "(guessed from the content unless --format says).\n"
-     "  -f, --format F  matrix (or csv): an n x n matrix of bytes, commas or blanks;\n"
+     "(guessed from the content unless --format says); - : standard input.\n"
+     "  -f, --format F  json: a profile the recorder wrote;\n"
+     "                  matrix (or csv): an n x n matrix of bytes, commas or blanks;\n"
      "                  mat: TreeMatch's .mat; ompi (or ompi-monitoring): Open MPI's\n"
      "                  monitoring output\n"
      "  -e, --exe EXE   whose profile it is (its identity keys the cache; needed to\n"
@@ -126,39 +97,40 @@ static const struct {
      "  -C, --cache DIR the cache to file it in (files 0600, directories 0700)\n"
      "  --site DIR      the site's profile directory (files 0644, directories 0755)\n"
      "  -o, --output OUT  write it to OUT instead\n"},
-    {"profile list",
-     "Usage: topomap profile list [--cache DIR] [--site DIR]\n"
+    {"profile list", "profile list [--cache DIR] [--site DIR]", "the cached profiles",
      "List the cached profiles: task count, when recorded, file, executable; a\n"
      "file that is no valid profile with the reason.\n"
      "  -C, --cache DIR  the cache to list (default: the user's)\n"
      "  -S, --site DIR   the site's profile directory too, after the user's\n"},
-    {"profile rm",
-     "Usage: topomap profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE\n"
+    {"profile rm", "profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE", "remove cached profiles",
      "Remove cached profiles: of an executable (its path or identity) for every\n"
      "task count or for N only, or one file by its name (KEY).\n"
      "  -C, --cache DIR  the cache (default: the user's)\n"
      "  -n, --ntasks N   that task count only\n"},
-    {"profile draw",
-     "Usage: topomap profile draw -o OUT.svg FILE\n"
+    {"profile draw", "profile draw -o OUT.svg FILE", "picture a profile's matrix",
      "Draw the bytes each rank sent to each other rank as a heatmap (logarithmic\n"
      "colours; grey: never talked) into OUT.svg.\n"
      "  -o, --output OUT.svg  the picture to write\n"},
     {"plan",
-     "Usage: topomap plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
-     "            [--format F[,F...]] [-o OUT] [--explain] [--svg OUT.svg] [-v]\n"
-     "            [--price scotch|NAME=HOSTFILE]...\n"
+     "plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
+     "[--format F[,F...]] [-o OUT] [--explain] [--svg OUT.svg] [-v]\n"
+     "[--price scotch|NAME=HOSTFILE]...",
+     "place the ranks of P on the nodes of N",
      "Choose a node of the netmap N for every rank of the profile P, priced by\n"
      "the cost model; srun's block and cyclic layouts are priced too and the\n"
      "cheapest that also loads the busiest link less than block wins.\n"
-     "  -p, --profile P    the profile\n"
+     "  -p, --profile P    the profile (- : standard input, for one of P and N)\n"
      "  -N, --netmap N     the netmap\n"
      "  -s, --slots NODE:COUNT,...  the step's nodes in srun's order and their ranks\n"
      "                     (default: every node of N, as srun's block spreads them)\n"
      "  -m, --metric M     combined (default: msgs x latency + bytes / bandwidth),\n"
      "                     latency or bandwidth\n"
      "  -f, --format F     hostfile (default: a node a line, rank order, for srun -m\n"
-     "                     arbitrary), rankfile (Open MPI), mpich (Cray MPICH's\n"
-     "                     MPICH_RANK_ORDER); several: -o is a prefix\n"
+     "                     arbitrary), rankfile (Open MPI: mpirun --rankfile F up to\n"
+     "                     4.x, --map-by rankfile:file=F from 5.0), cray (Cray\n"
+     "                     MPICH's MPICH_RANK_ORDER; mpich, its former name),\n"
+     "                     machinefile (MPICH's Hydra: mpiexec -f F); several:\n"
+     "                     -o is a prefix, the format's name its suffix\n"
      "  -o, --output OUT   where the plan goes (default: standard output)\n"
      "  -x, --explain      every candidate: cost_ms (the model's predicted\n"
      "                     communication time), internode_MB, internode_msgs, comm_s\n"
@@ -167,12 +139,34 @@ static const struct {
      "  --svg OUT.svg      srun's block layout beside the plan, as a picture\n"
      "  --price scotch|NAME=HOSTFILE  (with --explain) price another layout too\n"
      "  -v, --verbose      how long planning took, step by step\n"},
-    {"recorder",
-     "Usage: topomap recorder [--libdir DIR] EXE\n"
+    {"recorder", "recorder [--libdir DIR] EXE", "the PMPI recorder to preload into EXE",
      "Print the PMPI recorder library to preload (LD_PRELOAD) into EXE: the one\n"
      "built for the MPI EXE links, Open MPI or MPICH.\n"
      "  -L, --libdir DIR  where the recorders are (default: the installed ones)\n"},
 };
+
+/* A synopsis, its further lines indented by indent. */
+static void put_synopsis (FILE *f, const char *syn, int indent)
+{
+    for (int n; (n = (int)strcspn (syn, "\n")), syn[n]; syn += n + 1)
+        fprintf (f, "%.*s\n%*s", n, syn, indent, "");
+    fputs (syn, f);
+}
+
+/* The whole usage: every command's synopsis and summary. */
+static void usage (FILE *f)
+{
+    for (size_t k = 0; k < sizeof (helps) / sizeof (helps[0]); k++) {
+        fprintf (f, "%s %s ", k ? "      " : "Usage:", prog);
+        put_synopsis (f, helps[k].synopsis, 15);
+        fprintf (f, "\n           %s\n", helps[k].summary);
+    }
+    fprintf (f,
+             "       %s --help | --version\n"
+             "A FILE of - is standard input.  Each command's options: %s COMMAND --help.\n"
+             "See topomap(1).\n",
+             prog, prog);
+}
 
 /* The help of the command argv[0] [argv[1]] names, or the whole usage. */
 static void help (int argc, char **argv)
@@ -183,18 +177,21 @@ static void help (int argc, char **argv)
 
         if (strlen (argv[0]) == len && !strncmp (argv[0], c, len) &&
             (!sp || (argc > 1 && !strcmp (argv[1], sp + 1)))) {
-            fputs (helps[k].text, stdout);
-            printf ("See topomap(1).\n");
+            printf ("Usage: %s ", prog);
+            put_synopsis (stdout, helps[k].synopsis, 12);
+            printf ("\n%sSee topomap(1).\n", helps[k].text);
             return;
         }
     }
     usage (stdout);
 }
 
-/* Report a failure of a library call, the way every command does. */
-static int fail (const tm_error_t *e)
+/* Report a failure of a library call, the way every command does:
+ * "topomap: CMD: FILE[:LINE]: fault", the library naming the file.
+ */
+static int fail (const char *cmd, const tm_error_t *e)
 {
-    fprintf (stderr, "%s: %s\n", prog, e->text);
+    fprintf (stderr, "%s: %s: %s\n", prog, cmd, e->text);
     return EXIT_FAIL;
 }
 
@@ -240,6 +237,69 @@ static int finish_output (const char *what)
     return 0;
 }
 
+/* The most any reader takes (a profile); standard input read past it is
+ * refused.
+ */
+#define INPUT_MAX_BYTES ((size_t)512 * 1024 * 1024)
+
+/* A file argument: "-" is standard input.  The readers take regular
+ * files only, so a pipe or terminal is first read whole into a file in
+ * memory (memfd) that becomes descriptor 0; the readers then read
+ * "/dev/stdin".  NULL, with errp, when it cannot be read or is given
+ * twice.
+ */
+static const char *input (const char *arg, tm_error_t *errp)
+{
+    static bool taken;
+    static char chunk[65536];
+    size_t total = 0;
+    struct stat st;
+    int fd;
+
+    if (strcmp (arg, "-") != 0)
+        return arg;
+    if (taken) {
+        errprintf (errp, "-: standard input can be read only once");
+        return NULL;
+    }
+    taken = true;
+    if (fstat (STDIN_FILENO, &st) < 0) {
+        errprintf (errp, "standard input: %s", strerror (errno));
+        return NULL;
+    }
+    if (S_ISREG (st.st_mode))
+        return "/dev/stdin";
+    if ((fd = memfd_create ("topomap-stdin", MFD_CLOEXEC)) < 0) {
+        errprintf (errp, "standard input: %s", strerror (errno));
+        return NULL;
+    }
+    for (;;) {
+        ssize_t n = read (STDIN_FILENO, chunk, sizeof (chunk));
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || (n > 0 && write (fd, chunk, (size_t)n) != n)) {
+            errprintf (errp, "standard input: %s", strerror (errno));
+            break;
+        }
+        if (n == 0) {
+            if (dup2 (fd, STDIN_FILENO) < 0) {
+                errprintf (errp, "standard input: %s", strerror (errno));
+                break;
+            }
+            close (fd);
+            return "/dev/stdin";
+        }
+        if ((total += (size_t)n) > INPUT_MAX_BYTES) {
+            errprintf (errp, "standard input: larger than the limit of %zu MiB",
+                       INPUT_MAX_BYTES / (1024 * 1024));
+            break;
+        }
+    }
+    close (fd);
+    return NULL;
+}
+
 /* draw -o OUT.svg FILE: the arguments of the draw commands; the operand's
  * index, or -1 after reporting a usage error.
  */
@@ -272,7 +332,7 @@ static int netmap_export_cmd (int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { NULL, 0, NULL, 0 },
     };
-    const char *out = "-";
+    const char *out = "-", *file;
     char *text = NULL;
     size_t len = 0;
     netmap_t *nm;
@@ -289,20 +349,22 @@ static int netmap_export_cmd (int argc, char **argv)
     }
     if (argc - optind != 1)
         return bad_usage ("netmap export", "expected one FILE");
-    if (!(nm = netmap_read (argv[optind], &e)))
-        return fail (&e);
+    if (!(file = input (argv[optind], &e)))
+        return fail ("netmap export", &e);
+    if (!(nm = netmap_read (file, &e)))
+        return fail ("netmap export", &e);
     if (!(f = open_memstream (&text, &len))) {
         netmap_destroy (nm);
         fprintf (stderr, "%s: netmap export: %s\n", prog, strerror (errno));
         return EXIT_FAIL;
     }
-    rc = topoconf_write (f, nm, argv[optind], &e);
+    rc = topoconf_write (f, nm, file, &e);
     if (fclose (f) != 0 && rc == 0)
         rc = errprintf (&e, "%s", strerror (errno));
     if (rc == 0 && file_replace (out, text, len, 0644, &e) < 0)
         rc = -1;
     if (rc < 0)
-        fprintf (stderr, "%s: netmap export: %s: %s\n", prog, argv[optind], e.text);
+        fprintf (stderr, "%s: netmap export: %s: %s\n", prog, file, e.text);
     free (text);
     netmap_destroy (nm);
     return rc < 0 ? EXIT_FAIL : 0;
@@ -316,7 +378,7 @@ static int netmap_import_cmd (int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { NULL, 0, NULL, 0 },
     };
-    const char *out = NULL, *list = NULL;
+    const char *out = NULL, *list = NULL, *file;
     char **hosts = NULL;
     int n = 0, c, rc = EXIT_FAIL;
     topoconf_level_t levels[TOPOCONF_LEVELS];
@@ -334,14 +396,16 @@ static int netmap_import_cmd (int argc, char **argv)
     }
     if (!out || argc - optind != 1)
         return bad_usage ("netmap import", "expected -o OUT and one TOPOLOGY.CONF");
+    if (!(file = input (argv[optind], &e)))
+        return fail ("netmap import", &e);
     if (list && !(hosts = compat_hostlist_expand (list, &n, &e))) {
         fprintf (stderr, "%s: netmap import: --hosts: %s\n", prog, e.text);
         return EXIT_USAGE;
     }
-    if (!(t = topoconf_read (argv[optind], &n, &hosts, levels, &e)))
+    if (!(t = topoconf_read (file, &n, &hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
-        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, argv[optind], e.text,
+        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, file, e.text,
                  errno == ENODATA ? ": give them in the file, or measure them (topomap-probe(1) "
                                     "--topology)"
                                   : "");
@@ -356,7 +420,8 @@ static int netmap_import_cmd (int argc, char **argv)
 
 static int netmap_cmd (int argc, char **argv)
 {
-    const char *out;
+    static const struct option none[] = {{NULL, 0, NULL, 0}};
+    const char *out, *file;
     netmap_t *nm;
     tm_error_t e;
     int rc, i;
@@ -369,9 +434,11 @@ static int netmap_cmd (int argc, char **argv)
     if (argc >= 1 && !strcmp (argv[0], "draw")) {
         if ((i = draw_args ("netmap draw", argc, argv, &out)) < 0)
             return EXIT_USAGE;
-        if (!(nm = netmap_read (argv[i], &e)))
-            return fail (&e);
-        rc = draw_netmap (nm, argv[i], out, &e) < 0 ? fail (&e) : 0;
+        if (!(file = input (argv[i], &e)))
+            return fail ("netmap draw", &e);
+        if (!(nm = netmap_read (file, &e)))
+            return fail ("netmap draw", &e);
+        rc = draw_netmap (nm, file, out, &e) < 0 ? fail ("netmap draw", &e) : 0;
         netmap_destroy (nm);
         return rc;
     }
@@ -382,18 +449,15 @@ static int netmap_cmd (int argc, char **argv)
                  prog, argc ? " " : "", argc ? argv[0] : "");
         return EXIT_USAGE;
     }
-    if (argc == 2 && argv[1][0] == '-' && argv[1][1]) {
-        char quoted[4 * 60 + 8], what[sizeof (quoted) + 32];
-
-        snprintf (what, sizeof (what), "%s: unknown option",
-                  errquote (argv[1], 60, quoted, sizeof (quoted)));
-        return bad_usage ("netmap show", what);
-    }
-    if (argc != 2)
+    if (next_option ("netmap show", argc, argv, "", none) != -1)
+        return EXIT_USAGE;
+    if (argc - optind != 1)
         return bad_usage ("netmap show", "expected one FILE");
-    if (!(nm = netmap_read (argv[1], &e)))
-        return fail (&e);
-    rc = netmap_show (stdout, nm, argv[1]) < 0 ? EXIT_FAIL : 0;
+    if (!(file = input (argv[optind], &e)))
+        return fail ("netmap show", &e);
+    if (!(nm = netmap_read (file, &e)))
+        return fail ("netmap show", &e);
+    rc = netmap_show (stdout, nm, file) < 0 ? EXIT_FAIL : 0;
     if (rc)
         fprintf (stderr, "%s: netmap show: %s\n", prog, strerror (errno));
     else
@@ -404,16 +468,18 @@ static int netmap_cmd (int argc, char **argv)
 
 static int profile_draw_cmd (int argc, char **argv)
 {
-    const char *out;
+    const char *out, *file;
     profile_t *p;
     tm_error_t e;
     int rc, i;
 
     if ((i = draw_args ("profile draw", argc, argv, &out)) < 0)
         return EXIT_USAGE;
-    if (!(p = profile_read (argv[i], &e)))
-        return fail (&e);
-    rc = draw_profile (p, argv[i], out, &e) < 0 ? fail (&e) : 0;
+    if (!(file = input (argv[i], &e)))
+        return fail ("profile draw", &e);
+    if (!(p = profile_read (file, &e)))
+        return fail ("profile draw", &e);
+    rc = draw_profile (p, file, out, &e) < 0 ? fail ("profile draw", &e) : 0;
     profile_destroy (p);
     return rc;
 }
@@ -425,6 +491,7 @@ static int profile_show_cmd (int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int top = 10, c;
+    const char *file;
     char *end;
     tm_error_t e;
 
@@ -439,10 +506,12 @@ static int profile_show_cmd (int argc, char **argv)
     }
     if (argc - optind != 1)
         return bad_usage ("profile show", "expected one FILE");
-    profile_t *p = profile_read (argv[optind], &e);
+    if (!(file = input (argv[optind], &e)))
+        return fail ("profile show", &e);
+    profile_t *p = profile_read (file, &e);
     if (!p)
-        return fail (&e);
-    int rc = profile_show (stdout, p, argv[optind], top) < 0 ? EXIT_FAIL : 0;
+        return fail ("profile show", &e);
+    int rc = profile_show (stdout, p, file, top) < 0 ? EXIT_FAIL : 0;
     if (rc)
         fprintf (stderr, "%s: profile show: %s\n", prog, strerror (errno));
     else
@@ -457,7 +526,7 @@ static int profile_export_cmd (int argc, char **argv)
         { "what", required_argument, NULL, 'w' },
         { NULL, 0, NULL, 0 },
     };
-    const char *what = "bytes";
+    const char *what = "bytes", *file;
     int c, rc;
     tm_error_t e;
 
@@ -470,35 +539,15 @@ static int profile_export_cmd (int argc, char **argv)
         return bad_usage ("profile export", "--what: expected bytes or msgs");
     if (argc - optind != 1)
         return bad_usage ("profile export", "expected one FILE");
-    profile_t *p = profile_read (argv[optind], &e);
+    if (!(file = input (argv[optind], &e)))
+        return fail ("profile export", &e);
+    profile_t *p = profile_read (file, &e);
     if (!p)
-        return fail (&e);
-    rc = profile_export_csv (p, stdout, what, &e) < 0 ? fail (&e) : finish_output ("profile export");
+        return fail ("profile export", &e);
+    rc = profile_export_csv (p, stdout, what, &e) < 0 ? fail ("profile export", &e)
+                                                      : finish_output ("profile export");
     profile_destroy (p);
     return rc;
-}
-
-/* Whether the file at path starts, after blanks and a byte order mark,
- * with '{': JSON, however broken further on, and no foreign format.
- */
-static bool starts_as_json (const char *path)
-{
-    unsigned char buf[256];
-    ssize_t n;
-    size_t k = 0;
-    int fd;
-
-    struct stat st;
-
-    if ((fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
-        return false;
-    n = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? read (fd, buf, sizeof (buf)) : -1;
-    close (fd);
-    if (n >= 3 && !memcmp (buf, "\xef\xbb\xbf", 3))
-        k = 3;
-    while ((ssize_t)k < n && strchr (" \t\r\n", buf[k]) && buf[k])
-        k++;
-    return (ssize_t)k < n && buf[k] == '{';
 }
 
 /* The user's profile cache: --cache DIR, else from XDG_CACHE_HOME or HOME. */
@@ -527,16 +576,17 @@ static int profile_import_cmd (int argc, char **argv)
     profile_format_t fmt = PROFILE_FMT_AUTO;
     const char *exe = NULL, *out = NULL, *cache = NULL, *site = NULL, *file;
     char id[EXEID_MAX + 1], dir[4096], stored[4096];
-    int c, rc = EXIT_FAIL, own;
+    int c, rc = EXIT_FAIL;
     profile_t *p;
-    tm_error_t e, e2;
+    tm_error_t e;
 
     while ((c = next_option ("profile import", argc, argv, "f:e:C:o:", longopts)) != -1) {
         switch (c) {
         case 'f':
             if (profile_format_parse (optarg, &fmt) < 0)
                 return bad_usage ("profile import",
-                                  "--format: expected auto, matrix, csv, mat or ompi-monitoring");
+                                  "--format: expected auto, json, matrix, csv, mat or "
+                                  "ompi-monitoring");
             break;
         case 'e':
             exe = optarg;
@@ -558,18 +608,10 @@ static int profile_import_cmd (int argc, char **argv)
         return bad_usage ("profile import", "expected one FILE");
     if (!!out + !!cache + !!site > 1)
         return bad_usage ("profile import", "--cache, --site and -o exclude each other");
-    file = argv[optind];
-    /* A profile of our own (what the recorder writes) is taken as it is,
-     * anything else is a foreign format.
-     */
-    own = fmt == PROFILE_FMT_AUTO && (p = profile_read (file, &e2)) != NULL;
-    if (!own && fmt == PROFILE_FMT_AUTO && starts_as_json (file))
-        return fail (&e2);
-    if (!own && !(p = profile_import (file, fmt, &e))) {
-        if (fmt == PROFILE_FMT_AUTO && strstr (e2.text, "topomap-profile"))
-            e = e2;
-        return fail (&e);
-    }
+    if (!(file = input (argv[optind], &e)))
+        return fail ("profile import", &e);
+    if (!(p = profile_import (file, fmt, &e)))
+        return fail ("profile import", &e);
     if (exe && (exeid_compute (exe, id, sizeof (id), &e) < 0 ||
                 profile_set_string (&p->exe_id, id, &e) < 0 ||
                 profile_set_string (&p->exe_path, exe, &e) < 0))
@@ -594,7 +636,7 @@ static int profile_import_cmd (int argc, char **argv)
     rc = 0;
 out:
     if (rc)
-        fail (&e);
+        fail ("profile import", &e);
     profile_destroy (p);
     return rc;
 }
@@ -639,12 +681,12 @@ static int profile_list_cmd (int argc, char **argv)
     if (argc != optind)
         return bad_usage ("profile list", "no operands expected");
     if (cache_dir (cache, dir, sizeof (dir), &e) < 0)
-        return fail (&e);
+        return fail ("profile list", &e);
     printf ("TASKS  RECORDED              FILE  EXECUTABLE\n");
     if (profile_cache_list (dir, list_one, NULL, &e) == -1)
-        return fail (&e);
+        return fail ("profile list", &e);
     if (site && profile_cache_list (site, list_one, NULL, &e) == -1)
-        return fail (&e);
+        return fail ("profile list", &e);
     return finish_output ("profile list");
 }
 
@@ -679,12 +721,12 @@ static int profile_rm_cmd (int argc, char **argv)
     /* An executable's path stands for its identity. */
     if (strchr (what, '/')) {
         if (exeid_compute (what, id, sizeof (id), &e) < 0)
-            return fail (&e);
+            return fail ("profile rm", &e);
         what = id;
     }
     if (cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
         (n = profile_cache_rm (dir, what, ntasks, &e)) < 0)
-        return fail (&e);
+        return fail ("profile rm", &e);
     if (n == 0) {
         fprintf (stderr, "%s: profile rm: no profile of %s in %s\n", prog, what, dir);
         return EXIT_FAIL;
@@ -824,7 +866,7 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
                            const map_result_t *res, map_metric_t metric, map_candidate_t *c,
                            tm_error_t *errp)
 {
-    const char *eq = strchr (arg, '=');
+    const char *eq = strchr (arg, '='), *hostfile;
     size_t len = eq ? (size_t)(eq - arg) : 0;
 
     if (!eq || len == 0 || len >= sizeof (c->name) || strspn (arg, "abcdefghijklmnopqrstuvwxyz"
@@ -839,7 +881,8 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
         return errprintf (errp, "--price: a candidate is named '%s' already", c->name);
     if (!(c->node = malloc ((size_t)p->ntasks * sizeof (*c->node))))
         return errprintf (errp, "out of memory");
-    if (plan_read_hostfile (eq + 1, p->ntasks, nm->n, nm->hosts, c->node, errp) < 0 ||
+    if (!(hostfile = input (eq + 1, errp)) ||
+        plan_read_hostfile (hostfile, p->ntasks, nm->n, nm->hosts, c->node, errp) < 0 ||
         map_price (p, nm, metric, c) < 0) {
         if (errno == ENOMEM)
             errprintf (errp, "out of memory");
@@ -849,6 +892,8 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
     }
     return 0;
 }
+
+#define PLAN_FORMATS_WANTED "--format: expected hostfile, rankfile, cray or machinefile"
 
 /* --price: how many layouts topomap plan prices beside its own. */
 #define PLAN_PRICES 8
@@ -915,7 +960,7 @@ static int plan_cmd (int argc, char **argv)
     };
     const char *pfile = NULL, *nfile = NULL, *slotarg = NULL, *out = NULL, *fmtarg = "hostfile";
     const char *svg = NULL, *prices[PLAN_PRICES];
-    plan_format_t fmts[3];
+    plan_format_t fmts[4];
     int nfmts = 0, explain = 0, verbose = 0, c, nslots = 0, rc = EXIT_FAIL, nprices = 0;
     int overfull[PLAN_PRICES];
     map_params_t params;
@@ -976,23 +1021,24 @@ static int plan_cmd (int argc, char **argv)
         char copy[64], *save = NULL;
 
         if (snprintf (copy, sizeof (copy), "%s", fmtarg) >= (int)sizeof (copy))
-            return bad_usage ("plan", "--format: expected hostfile, rankfile or mpich");
+            return bad_usage ("plan", PLAN_FORMATS_WANTED);
         for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-            if (nfmts == 3 || plan_format_parse (t, &fmts[nfmts]) < 0)
-                return bad_usage ("plan", "--format: expected hostfile, rankfile or mpich");
+            if (nfmts == 4 || plan_format_parse (t, &fmts[nfmts]) < 0)
+                return bad_usage ("plan", PLAN_FORMATS_WANTED);
             for (int i = 0; i < nfmts; i++)
                 if (fmts[i] == fmts[nfmts])
                     return bad_usage ("plan", "--format: a format named twice");
             nfmts++;
         }
         if (nfmts == 0)
-            return bad_usage ("plan", "--format: expected hostfile, rankfile or mpich");
+            return bad_usage ("plan", PLAN_FORMATS_WANTED);
         if (nfmts > 1 && !out)
             return bad_usage ("plan", "several formats need -o PREFIX");
     }
-    if (!(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e)) ||
+    if (!(pfile = input (pfile, &e)) || !(nfile = input (nfile, &e)) ||
+        !(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e)) ||
         netmap_plan_figures (nm, &e) < 0) {
-        fail (&e);
+        fail ("plan", &e);
         goto out;
     }
     if (slotarg ? parse_slots (slotarg, nm, &slots, &nslots) < 0
@@ -1010,7 +1056,7 @@ static int plan_cmd (int argc, char **argv)
         from = common;
     }
     if (map_plan (from, nm, nslots, slots, &params, &res, &e) < 0) {
-        fail (&e);
+        fail ("plan", &e);
         goto out;
     }
     if (nprices) {
@@ -1063,7 +1109,7 @@ static int plan_cmd (int argc, char **argv)
     if (explain && finish_output ("plan"))
         goto out;
     if (svg && draw_placement (from, nm, &res, svg, &e) < 0) {
-        fail (&e);
+        fail ("plan", &e);
         goto out;
     }
     for (int i = 0; i < nfmts; i++) {
@@ -1077,7 +1123,7 @@ static int plan_cmd (int argc, char **argv)
                 break;
             }
             if (plan_print (stdout, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
-                fail (&e);
+                fail ("plan", &e);
                 goto out;
             }
             if (finish_output ("plan"))
@@ -1090,7 +1136,7 @@ static int plan_cmd (int argc, char **argv)
             goto out;
         }
         if (plan_write (path, 0644, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
-            fail (&e);
+            fail ("plan", &e);
             goto out;
         }
     }
@@ -1123,13 +1169,14 @@ static int recorder_cmd (int argc, char **argv)
     if (argc - optind != 1)
         return bad_usage ("recorder", "expected one EXE");
     if (recorder_lookup (argv[optind], dir, path, sizeof (path), &e) < 0)
-        return fail (&e);
+        return fail ("recorder", &e);
     printf ("%s\n", path);
     return finish_output ("recorder");
 }
 
 int main (int argc, char **argv)
 {
+    compat_quiet_libslurm ();
     if (argc < 2) {
         usage (stderr);
         return EXIT_USAGE;

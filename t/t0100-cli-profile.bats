@@ -104,7 +104,7 @@ teardown() {
 	head -c 100 "$D/two.json" >"$D/cut.json"
 	run "$TOPOMAP" profile import -o "$D/p.json" "$D/cut.json"
 	[ "$status" -eq 1 ]
-	[[ "$output" == "topomap: $D/cut.json: not valid JSON: truncated at line "* ]]
+	[[ "$output" == "topomap: profile import: $D/cut.json: not valid JSON: truncated at line "* ]]
 	[ ! -e "$D/p.json" ]
 	# Figures beyond any link's: refused with the bound.
 	printf 'SwitchName=s1 Nodes=n[1-2]\n#topomap level=1 latency_us=10 bandwidth_MBps=1e308\n' >"$D/big.conf"

@@ -138,15 +138,20 @@ ring_every() {
 	cmp "$D/a" "$D/b"
 }
 
-@test "--format writes a rankfile and an MPICH rank order alongside the hostfile" {
-	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --format hostfile,rankfile,mpich -o "$D/p"
+@test "--format writes a rankfile, a Cray rank order and a Hydra machine file alongside the hostfile" {
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --format hostfile,rankfile,cray,machinefile -o "$D/p"
 	[ "$status" -eq 0 ]
 	[ "$(wc -l <"$D/p.rankfile")" -eq 16 ]
 	grep -qx 'rank 0=n[1-8] slot=0' "$D/p.rankfile"
 	# every rank once in the rank order
-	[ "$(tr ',' '\n' <"$D/p.mpich" | sort -n | tr '\n' ' ')" = "$(seq 0 15 | tr '\n' ' ')" ]
+	[ "$(tr ',' '\n' <"$D/p.cray" | sort -n | tr '\n' ' ')" = "$(seq 0 15 | tr '\n' ' ')" ]
 	# the rankfile and the hostfile agree
 	[ "$(sed 's/^rank [0-9]*=\([^ ]*\) .*/\1/' "$D/p.rankfile")" = "$(cat "$D/p.hostfile")" ]
+	# the machine file, NODE:COUNT for each run of ranks, expands to the hostfile
+	[ "$(awk -F: '{ for (i = 0; i < $2; i++) print $1 }' "$D/p.machinefile")" = "$(cat "$D/p.hostfile")" ]
+	# mpich, the rank order's former name, still writes it
+	"$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --format mpich -o "$D/q"
+	[ "$(cat "$D/q")" = "$(cat "$D/p.cray")" ]
 }
 
 @test "slots that do not add up to the profile's task count are refused" {

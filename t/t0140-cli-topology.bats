@@ -99,14 +99,14 @@ teardown() {
 		run "$TOPOMAP" netmap export -o "$D/out.conf" "$seed"
 		echo "$output"
 		[ "$status" -eq 1 ]
-		[ "$output" = "topomap: $seed: topology.height[4]: not a whole number from 1 to 64" ]
+		[ "$output" = "topomap: netmap export: $seed: topology.height[4]: not a whole number from 1 to 64" ]
 		[ ! -e "$D/out.conf" ]
 		run "$TOPOMAP" plan --profile "$TOPOMAP_SRCDIR/t/fixtures/halo2d-16.json" --netmap "$seed" \
 			--slots n1:8,n2:8
 		echo "$output"
 		[ "$status" -eq 1 ]
 		[ "${#lines[@]}" -eq 1 ]
-		[[ "$output" == "topomap: $seed: topology.height[4]: not a whole number from 1 to 64" ]]
+		[[ "$output" == "topomap: plan: $seed: topology.height[4]: not a whole number from 1 to 64" ]]
 	done
 }
 

@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every reader of the CLI (topomap(1), INPUT): a FILE of - is standard
+# input, and a bad file gives exactly one line "topomap: CMD: FILE[:LINE]:
+# fault" and exit status 1, writing nothing.  No cluster.
+
+: "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
+TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+NET=$TOPOMAP_SRCDIR/t/fixtures/net-2sw8.json
+HALO=$TOPOMAP_SRCDIR/t/fixtures/halo2d-16.json
+CONF=$TOPOMAP_SRCDIR/t/fixtures/topology-3level.conf
+
+setup() {
+	D=$(mktemp -d)
+	"$TOPOMAP" plan -p "$HALO" -N "$NET" -o "$D/plan.hostfile"
+	printf '0,5\n5,0\n' >"$D/two.csv"
+	# A netmap with a switch tree, as export needs.
+	"$TOPOMAP" netmap import -o "$D/tree.json" "$CONF"
+}
+
+teardown() {
+	rm -rf "$D"
+}
+
+# readers KIND: each command reading a KIND (profile, netmap, conf,
+# hostfile), @F@ standing for the file, one a line: "CMD|ARGS".
+readers() {
+	case $1 in
+	profile)
+		echo "profile show|@F@"
+		echo "profile export|@F@"
+		echo "profile draw|-o $D/out.svg @F@"
+		echo "profile import|-o $D/out.json @F@"
+		echo "plan|-p @F@ -N $NET -o $D/out.plan"
+		;;
+	netmap)
+		echo "netmap show|@F@"
+		echo "netmap draw|-o $D/out.svg @F@"
+		echo "netmap export|-o $D/out.conf @F@"
+		echo "plan|-p $HALO -N @F@ -o $D/out.plan"
+		;;
+	conf) echo "netmap import|-o $D/out.json @F@" ;;
+	hostfile) echo "plan|-p $HALO -N $NET --explain --price mine=@F@ -o $D/out.plan" ;;
+	esac
+}
+
+# one_line CMD FILE: the last run failed with status 1 and said exactly one
+# line in the documented form, and left no output behind.
+one_line() {
+	echo "$1 on $2: status $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "topomap: $1: $2"?(:+([0-9]))": "?* ]]
+	[ -z "$(find "$D" -maxdepth 1 -name 'out.*')" ]
+}
+
+@test "a FILE of - reads standard input, a pipe or a file, for every reader" {
+	local kind line cmd args want same='s/planned in [0-9.]* s/planned/'
+	for kind in profile netmap conf hostfile; do
+		case $kind in
+		profile) file=$HALO ;;
+		netmap) file=$D/tree.json ;;
+		conf) file=$CONF ;;
+		hostfile) file=$D/plan.hostfile ;;
+		esac
+		while IFS='|' read -r cmd args; do
+			# shellcheck disable=SC2086
+			want=$("$TOPOMAP" $cmd ${args//@F@/$file} | sed "s|$file|FILE|g; $same")
+			[ -n "$want" ] || want=$(cat "$D"/out.* 2>/dev/null | sed "s|$file|FILE|g")
+			rm -f "$D"/out.*
+			# shellcheck disable=SC2086
+			run bash -c "cat '$file' | '$TOPOMAP' $cmd ${args//@F@/-}"
+			echo "$cmd $args from a pipe: $status: $output"
+			[ "$status" -eq 0 ]
+			[ -n "$output" ] || output=$(cat "$D"/out.*)
+			[ "$(sed "s|/dev/stdin|FILE|g; $same" <<<"$output")" = "$want" ]
+			rm -f "$D"/out.*
+			# shellcheck disable=SC2086
+			run bash -c "'$TOPOMAP' $cmd ${args//@F@/-} <'$file'"
+			[ "$status" -eq 0 ]
+			rm -f "$D"/out.*
+		done < <(readers $kind)
+	done
+	# A foreign profile from a pipe too, guessed as ever.
+	run bash -c "'$TOPOMAP' profile import -o '$D/p.json' - <'$D/two.csv'"
+	[ "$status" -eq 0 ]
+	"$TOPOMAP" profile show "$D/p.json" | grep -q 'ntasks *2$'
+}
+
+@test "standard input is read once: a second - is refused with one line" {
+	run bash -c "cat '$HALO' | '$TOPOMAP' plan -p - -N -"
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: plan: -: standard input can be read only once" ]
+}
+
+@test "bad files, every reader: one line naming the command, the file and the fault; exit 1" {
+	local kind cmd args f
+	mkdir "$D/dir"
+	: >"$D/empty"
+	printf '\x7fELF\x02\x01\x01\x00\x00\xff\xfe\x00\x01' >"$D/binary"
+	head -c 100 "$HALO" >"$D/cut-profile.json"
+	head -c 100 "$NET" >"$D/cut-netmap.json"
+	sed '0,/"schema":1/s//"schema":99/' "$HALO" >"$D/schema-profile.json"
+	sed '0,/"schema":1/s//"schema":99/' "$NET" >"$D/schema-netmap.json"
+	sed 's/\[0, 1, 52, 212992\]/[0, 1, 52, 99999999999999999999999]/' "$HALO" >"$D/huge-profile.json"
+	sed 's/\[0, 1, 52, 212992\]/[0, 1, -52, 212992]/' "$HALO" >"$D/negative-profile.json"
+	sed 's/44\.3330000000075/1e308/g' "$NET" >"$D/huge-netmap.json"
+	sed 's/44\.3330000000075/-44.3/g' "$NET" >"$D/negative-netmap.json"
+	sed '0,/"kind":"topomap-netmap"/s//"kind":"topomap-profile"/' "$NET" >"$D/kind-netmap.json"
+	printf 'SwitchName=s1 Nodes=n[1-2]\n#topomap level=1 latency_us=10 bandwidth_MBps=1e308\n' >"$D/huge.conf"
+	printf 'SwitchName=s1 Nodes=n[1-2]\n#topomap level=1 latency_us=-10 bandwidth_MBps=100\n' >"$D/negative.conf"
+	printf 'SwitchName=s1 Nodes=n[1-99999999]\n' >"$D/hosts.conf"
+	printf 'SwitchName=s1 Nodes=n[1-2] Bogus=1\n' >"$D/key.conf"
+	sed 1d "$D/plan.hostfile" >"$D/short.hostfile"
+	sed '1s/.*/nowhere/' "$D/plan.hostfile" >"$D/unknown.hostfile"
+	for kind in profile netmap conf hostfile; do
+		case $kind in
+		profile) bad="cut-profile.json schema-profile.json huge-profile.json negative-profile.json kind-netmap.json" ;;
+		netmap) bad="cut-netmap.json schema-netmap.json huge-netmap.json negative-netmap.json kind-netmap.json" ;;
+		conf) bad="huge.conf negative.conf hosts.conf key.conf" ;;
+		hostfile) bad="short.hostfile unknown.hostfile" ;;
+		esac
+		while IFS='|' read -r cmd args; do
+			for f in empty binary dir missing $bad; do
+				# A profile of another kind is no matrix either: import
+				# names both.
+				# shellcheck disable=SC2086
+				run "$TOPOMAP" $cmd ${args//@F@/$D/$f}
+				one_line "$cmd" "$D/$f"
+			done
+		done < <(readers $kind)
+	done
+}
+
+@test "usage errors exit 2 with one line naming the command; bad input exits 1" {
+	run "$TOPOMAP" profile show
+	[ "$status" -eq 2 ]
+	[ "$output" = "topomap: profile show: expected one FILE (see 'topomap profile show --help')" ]
+	run "$TOPOMAP" plan -p "$HALO" -N "$NET" --format nope
+	[ "$status" -eq 2 ]
+	[ "$output" = "topomap: plan: --format: expected hostfile, rankfile, cray or machinefile (see 'topomap plan --help')" ]
+	run "$TOPOMAP" netmap import --hosts 'n[1-99999999]' -o "$D/out.json" "$CONF"
+	[ "$status" -eq 2 ]
+	# libslurm's own complaint is in topomap's one line, not before it.
+	[ "$output" = "topomap: netmap import: --hosts: 'n[1-99999999]': not a host list: Too many hosts in range \`1-99999999'" ]
+}
