@@ -550,9 +550,15 @@ static int profile_export_cmd (int argc, char **argv)
     return rc;
 }
 
-/* The user's profile cache: --cache DIR, else from XDG_CACHE_HOME or HOME. */
-static int cache_dir (const char *given, char *out, size_t len, tm_error_t *e)
+/* The user's profile cache: --cache DIR, else from XDG_CACHE_HOME or HOME.
+ * Of the user's own, a warning when it is there but srun --topo-map would
+ * refuse it (file_open_trusted_dir, as the plugin opens it).
+ */
+static int cache_dir (const char *cmd, const char *given, char *out, size_t len, tm_error_t *e)
 {
+    tm_error_t why;
+    int fd;
+
     if (given) {
         if (snprintf (out, len, "%s", given) >= (int)len) {
             errno = ERANGE;
@@ -560,7 +566,14 @@ static int cache_dir (const char *given, char *out, size_t len, tm_error_t *e)
         }
         return 0;
     }
-    return profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), out, len, e);
+    if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), out, len, e) < 0)
+        return -1;
+    if ((fd = file_open_trusted_dir (out, getuid (), 0, &why)) >= 0)
+        close (fd);
+    else if (errno != ENOENT)
+        fprintf (stderr, "%s: %s: warning: srun --topo-map will not use this cache: %s\n", prog,
+                 cmd, why.text);
+    return 0;
 }
 
 static int profile_import_cmd (int argc, char **argv)
@@ -626,7 +639,7 @@ static int profile_import_cmd (int argc, char **argv)
             goto out;
         }
         if (site ? profile_cache_publish (site, p, stored, sizeof (stored), &e) < 0
-                 : cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
+                 : cache_dir ("profile import", cache, dir, sizeof (dir), &e) < 0 ||
                        profile_cache_store (dir, p, stored, sizeof (stored), &e) < 0)
             goto out;
         printf ("%s\n", stored);
@@ -680,7 +693,7 @@ static int profile_list_cmd (int argc, char **argv)
     }
     if (argc != optind)
         return bad_usage ("profile list", "no operands expected");
-    if (cache_dir (cache, dir, sizeof (dir), &e) < 0)
+    if (cache_dir ("profile list", cache, dir, sizeof (dir), &e) < 0)
         return fail ("profile list", &e);
     printf ("TASKS  RECORDED              FILE  EXECUTABLE\n");
     if (profile_cache_list (dir, list_one, NULL, &e) == -1)
@@ -724,7 +737,7 @@ static int profile_rm_cmd (int argc, char **argv)
             return fail ("profile rm", &e);
         what = id;
     }
-    if (cache_dir (cache, dir, sizeof (dir), &e) < 0 ||
+    if (cache_dir ("profile rm", cache, dir, sizeof (dir), &e) < 0 ||
         (n = profile_cache_rm (dir, what, ntasks, &e)) < 0)
         return fail ("profile rm", &e);
     if (n == 0) {

@@ -33,6 +33,17 @@ teardown() {
 	[[ "${lines[1]}" == "3      2020-01-02T03:04:05Z  "* ]]
 }
 
+@test "a cache srun --topo-map would refuse is used with a warning that says why" {
+	mkdir -p "$D/xdg/topomap/profiles"
+	chmod 0777 "$D/xdg/topomap/profiles"
+	run "$TOPOMAP" profile list
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "topomap: profile list: warning: srun --topo-map will not use this cache: $D/xdg/topomap/profiles: profiles: mode 0777: writable by others" ]
+	chmod 0700 "$D/xdg/topomap/profiles"
+	run "$TOPOMAP" profile list
+	[ "$output" = "TASKS  RECORDED              FILE  EXECUTABLE" ]
+}
+
 @test "a profile published with --site is readable by every user: 0755 directories, 0644 file" {
 	umask 077
 	run "$TOPOMAP" profile import --exe "$RING" --site "$D/site/profiles" "$D/m.csv"
