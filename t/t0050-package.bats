@@ -4,8 +4,9 @@
 # the release tarball, lintian finds no error, the plugin lands where this
 # Debian's Slurm loads plugins with a commented plugstack.conf.d line, and,
 # installed on this system (a Debian root of the tests, or the CI
-# machine) and enabled by that one line, they place the demo's ranks from
-# the installed files alone; they are purged at the end.  RPM's
+# machine) and enabled by that one line, the README's admin and user quick
+# starts run as written and place a program's ranks from the installed
+# files alone; they are purged at the end.  RPM's
 # (topomap.spec): the spec parses, builds a source rpm from the tarball,
 # and, with this Debian's MPI paths and no dependency check (this is no
 # RPM distribution), binary rpms with the Debian packages' files.
@@ -123,34 +124,64 @@ debs() {
 	[[ "$output" == *"slurm-wlm-basic-plugins (>= $(dpkg-query -W -f '${source:Upstream-Version}' libslurm-dev))"* ]]
 }
 
-@test "installed and enabled by its one line, the demo's ranks are placed from the installed files" {
-	# shellcheck disable=SC2046
-	run dpkg -i $(debs)
+# readme_block NAME: the lines of the README's shell block after its
+# <!-- NAME --> marker, as .ci/run takes the test command.
+readme_block() {
+	sed -n "/<!-- $1 -->/,/^\`\`\`\$/p" "$TOPOMAP_SRCDIR/README.md" | sed -n '/^```sh$/,/^```$/p' | sed '1d;$d'
+}
+
+@test "the README's quick starts, as written, from the installed packages: the admin's enables it, the user's places" {
+	local admin user alloc
+	mapfile -t admin < <(readme_block admin-quick-start)
+	mapfile -t user < <(readme_block user-quick-start)
+	[ "${#admin[@]}" -eq 3 ] && [ "${#user[@]}" -eq 4 ]
+	# The admin's: the packages (here also the emulated cluster's and
+	# every MPI's, which the tests need), the one line enabled.
+	cd "$PKGDIR"
+	run bash -c "${admin[0]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	# shellcheck disable=SC2046
+	dpkg -i $(debs) >&2
+	run bash -c "${admin[1]}"
+	[ "$status" -eq 0 ]
+	grep -qx "optional $(dpkg -L slurm-spank-topomap | grep '/topomap\.so$')" \
+		/etc/slurm/plugstack.conf.d/topomap.conf
+	# The emulated cluster's Slurm reads it as Debian's plugstack.conf
+	# does, through the include checked above.
 	/usr/sbin/topomap-cluster down >&2
 	/usr/sbin/topomap-cluster up --topology /usr/share/topomap/topologies/2sw-interleaved.topo >&2
-	sed -n 's/^#optional /optional /p' /etc/slurm/plugstack.conf.d/topomap.conf \
-		>"$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
-	cat "$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
-	[ "$(wc -l <"$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf")" -eq 1 ]
-	# The program is the user's: the demo's 2-D halo exchange.
+	echo "include /etc/slurm/plugstack.conf.d/*.conf" >"$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
+	cd "$SHARE"
+	run bash -c "${admin[2]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "srun: topomap: topomap $(sed -n 's/^PACKAGE_VERSION = //p' "$TOPOMAP_BUILDDIR/Makefile") loaded" <<<"$output"
+	grep -q "^srun: topomap: step of 2 tasks on 2 nodes " <<<"$output"
+	! grep -q "cannot read srun's options\|executable unknown" <<<"$output"
+	# The user's: the program is the demo's 2-D halo exchange, run as
+	# ./solver where the site's MpiDefault would give its --mpi.
 	stage_mpi miniapp
-	export XDG_CACHE_HOME=$SHARE/cache.pkg
-	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp && srun -v --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
+	mkdir -p "$SHARE/qs"
+	cp "$SHARE/miniapp" "$SHARE/qs/solver"
+	cd "$SHARE/qs"
+	export XDG_CACHE_HOME=$SHARE/cache.pkg SLURM_MPI_TYPE=$MPI_TYPE
+	[[ "${user[0]}" == "salloc "* ]]
+	read -ra alloc <<<"${user[0]#salloc }"
+	run in_alloc "${alloc[@]}" -- "$(printf '%s\n' "${user[@]:1}")"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	mapfile -t said < <(grep '^srun: topomap:' <<<"$output" | quiet_lines | sed 's/ ([0-9.]* s)$//')
-	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/miniapp for 16 tasks yet: recording one" ]]
-	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/miniapp for 16 tasks: "* ]]
-	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to plan from what recurs: "* ]]
+	[[ "${said[0]}" == "srun: topomap: no profile of $SHARE/qs/solver for 16 tasks yet: recording one" ]]
+	[[ "${said[1]}" == "srun: topomap: recorded the profile of $SHARE/qs/solver for 16 tasks: "* ]]
+	[[ "${said[3]}" == "srun: topomap: recorded a second profile of $SHARE/qs/solver for 16 tasks, to plan from what recurs: "* ]]
 	[[ "${said[*]}" == *"srun: topomap: placed 16 ranks on 8 nodes, predicted gain "* ]]
-	# From the installed files: the one plugstack line names the
-	# installed plugin, whose built-in paths (topomap.so(8)) lead to the
-	# installed probe, which -v shows, and recorder: this build tree's own
-	# are named nowhere.
-	grep -qx "optional $(dpkg -L slurm-spank-topomap | grep '/topomap\.so$')" \
-		"$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
+	# From the installed files: the installed plugin's built-in paths
+	# (topomap.so(8)) lead to the installed probe, which -v shows in a new
+	# job's dry run, and recorder: this build tree's own are named nowhere.
+	run in_alloc "${alloc[@]}" -- "srun -v --topo-map=dry-run ./solver"
+	echo "$output"
 	grep -q "^srun: topomap: probing 8 nodes with /usr/bin/$MPI_PROBE over --mpi=$MPI_TYPE$" <<<"$output"
+	grep -q "^srun: topomap: dry run: the .* plan would gain .* (would be applied)$" <<<"$output"
 	dpkg -L "topomap-$MPI_FAMILY" | grep -qx "/usr/bin/$MPI_PROBE"
 }
