@@ -14,22 +14,26 @@
 #include "lib/netmap.h"
 #include "lib/profile.h"
 
-/* The bytes each rank sent to each other rank, on a logarithmic colour
- * scale; a profile of at most DRAW_MAX_RANKS tasks (its n x n matrix is
- * held whole: 1 GiB at the most).
+/* A heatmap has at most DRAW_CELLS rows: beyond, a cell is a block of
+ * consecutive ranks or nodes.
  */
-#define DRAW_MAX_RANKS 11585
-int draw_profile (const profile_t *p, const char *title, const char *path, tm_error_t *errp);
+#define DRAW_CELLS 128
+
+/* The bytes each rank sent to each other rank, on a logarithmic colour
+ * scale, titled by the program, the job and when it was recorded.
+ */
+int draw_profile (const profile_t *p, const char *path, tm_error_t *errp);
 
 /* Latency and bandwidth between the hosts, hosts ordered by their inferred
- * group (switch or cluster), groups outlined.
+ * group (switch or cluster), groups outlined; bright is fast in both.
  */
-int draw_netmap (const netmap_t *nm, const char *title, const char *path, tm_error_t *errp);
+int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp);
 
 /* The block candidate of res (srun's layout) and the chosen one, side by
  * side: which ranks each node runs, nodes grouped as the netmap infers
- * their switches, and the bytes between nodes under each layout, with the
- * share that crosses groups and the predicted communication time.
+ * their switches, and the bytes between nodes under each layout on one
+ * colour scale, with the share that crosses groups and the cost model's
+ * communication time.
  */
 int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *res,
                     const char *path, tm_error_t *errp);

@@ -58,7 +58,7 @@ static const struct {
      "intra-node figures, '-' where not measured.\n"},
     {"netmap draw", "netmap draw -o OUT.svg FILE", "picture a netmap's matrices",
      "Draw the netmap's latency and bandwidth matrices as heatmaps, hosts grouped\n"
-     "by switch, into OUT.svg (written whole or not at all).\n"
+     "by switch, bright: faster in both, into OUT.svg (written whole or not at all).\n"
      "  -o, --output OUT.svg  the picture to write\n"},
     {"netmap export", "netmap export [--format slurm-topology] [-o OUT] FILE",
      "its switch tree as Slurm's topology.conf",
@@ -109,7 +109,8 @@ static const struct {
      "  -n, --ntasks N   that task count only\n"},
     {"profile draw", "profile draw -o OUT.svg FILE", "picture a profile's matrix",
      "Draw the bytes each rank sent to each other rank as a heatmap (logarithmic\n"
-     "colours; grey: never talked) into OUT.svg.\n"
+     "colours, bright: more; grey: never talked; beyond 128 ranks, blocks of\n"
+     "ranks) into OUT.svg.\n"
      "  -o, --output OUT.svg  the picture to write\n"},
     {"plan",
      "plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
@@ -438,7 +439,7 @@ static int netmap_cmd (int argc, char **argv)
             return fail ("netmap draw", &e);
         if (!(nm = netmap_read (file, &e)))
             return fail ("netmap draw", &e);
-        rc = draw_netmap (nm, file, out, &e) < 0 ? fail ("netmap draw", &e) : 0;
+        rc = draw_netmap (nm, out, &e) < 0 ? fail ("netmap draw", &e) : 0;
         netmap_destroy (nm);
         return rc;
     }
@@ -479,7 +480,7 @@ static int profile_draw_cmd (int argc, char **argv)
         return fail ("profile draw", &e);
     if (!(p = profile_read (file, &e)))
         return fail ("profile draw", &e);
-    rc = draw_profile (p, file, out, &e) < 0 ? fail ("profile draw", &e) : 0;
+    rc = draw_profile (p, out, &e) < 0 ? fail ("profile draw", &e) : 0;
     profile_destroy (p);
     return rc;
 }

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for lib/draw: the pictures are whole SVG documents with one
- * cell per matrix entry, names from files escaped, counts that match what
- * was drawn, and nothing left behind when the file cannot be written.
+/* Unit tests for lib/draw: the pictures are whole SVG documents with a
+ * cell per matrix entry that has a value on a grey ground, axis titles and
+ * a legend that says what dark, bright and grey mean, names from files
+ * escaped, counts that match what was drawn, one colour scale for both
+ * layouts of a placement, large matrices in blocks, and nothing left
+ * behind when the file cannot be written.
  */
 #include "config.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,22 +91,62 @@ int main (void)
     for (int r = 0; r < 8; r++)
         ring[r] = (profile_entry_t){ r, (r + 1) % 8, 10, (uint64_t)1000 * (r + 1) };
     profile_t *p = profile_create (8, 8, ring, &e);
+    profile_set_string (&p->exe_path, "/bin/ring <8>", &e);
+    snprintf (p->jobid, sizeof (p->jobid), "42");
     in_dir (path, "profile.svg");
-    ok (draw_profile (p, "ring <8>", path, &e) == 0, "a profile is drawn");
+    ok (draw_profile (p, path, &e) == 0, "a profile is drawn");
     s = slurp (path);
     ok (s && whole_svg (s), "the profile's picture is one whole SVG document");
-    ok (s && count (s, "<rect x=") - 50 == 64 + 1, "it has a cell per rank pair, a frame and a legend");
-    ok (s && count (s, "fill=\"#eeeeee\"") == 64 - 8, "pairs that never talked are grey");
-    ok (s && strstr (s, "ring &lt;8&gt;") && !strstr (s, "ring <8>"), "the title is escaped");
+    ok (s && count (s, "<rect x=") == 1 + 8 + 1 + 50 + 1,
+        "a grey ground, a cell per pair that talked, a frame, a colour bar and a grey swatch");
+    ok (s && count (s, "fill=\"#e4e4e4\"") == 2 && strstr (s, ">grey: never talked<"),
+        "pairs that never talked are the ground's grey, and the legend says so");
+    ok (s && strstr (s, ">sending rank<") && strstr (s, ">receiving rank<"),
+        "the axes say who sends and who receives");
+    ok (s && strstr (s, ">dark: fewer, bright: more (logarithmic scale)<") && strstr (s, ">8 B<") &&
+            strstr (s, ">8 kB<"),
+        "the legend gives its ends in bytes and what dark and bright mean");
+    ok (s && strstr (s, ">Communication of ring &lt;8&gt;, 8 ranks, job 42, recorded ") &&
+            !strstr (s, "ring <8>") && !strstr (s, "/bin/"),
+        "the title names the program and the job, escaped, not a path");
     free (s);
+
+    /* 65 536 ranks in a ring: drawn in blocks of 512, in little memory. */
+    {
+        int big = 65536;
+        profile_entry_t *ents = calloc ((size_t)big, sizeof (*ents));
+        struct rusage ru;
+
+        for (int r = 0; ents && r < big; r++)
+            ents[r] = (profile_entry_t){r, (r + 1) % big, 1, 4096};
+        profile_t *pb = ents ? profile_create (big, (size_t)big, ents, &e) : NULL;
+        in_dir (path, "big.svg");
+        ok (pb && draw_profile (pb, path, &e) == 0, "a profile of 65536 ranks is drawn");
+        s = slurp (path);
+        ok (s && strstr (s, ">bytes between blocks of 512 ranks<") && strstr (s, ">0-511<") &&
+                count (s, "<rect x=") <= DRAW_CELLS * DRAW_CELLS + 53,
+            "in blocks of 512 ranks, at most %d x %d cells", DRAW_CELLS, DRAW_CELLS);
+        ok (getrusage (RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss < 400 * 1024,
+            "within 400 MiB (%ld KiB at the most)", ru.ru_maxrss);
+        free (s);
+        profile_destroy (pb);
+        free (ents);
+    }
 
     /* The netmap: two heatmaps, the odd name escaped. */
     netmap_t *nm = netmap4 (1);
     in_dir (path, "netmap.svg");
-    ok (draw_netmap (nm, "net", path, &e) == 0, "a netmap is drawn");
+    ok (draw_netmap (nm, path, &e) == 0, "a netmap is drawn");
     s = slurp (path);
     ok (s && whole_svg (s), "the netmap's picture is one whole SVG document");
-    ok (s && count (s, "<rect x=") - 2 * 50 == 2 * (16 + 1), "it has two 4 x 4 heatmaps");
+    ok (s && count (s, "<rect x=") == 2 * (1 + 16 + 1 + 50 + 1), "it has two 4 x 4 heatmaps");
+    ok (s && count (s, ">from node<") == 2 && count (s, ">to node<") == 2 &&
+            count (s, ">dark: slower, bright: faster<") == 2,
+        "both say which way they read, and bright is fast in both");
+    ok (s && strstr (s, ">100 us<") && strstr (s, ">0 us<") &&
+            strstr (s, ">100 us<") < strstr (s, ">0 us<") && strstr (s, ">5 GB/s<"),
+        "latency's dark end is its highest, in us; bandwidth's bright end its highest");
+    ok (s && strstr (s, ">Network of 4 nodes, "), "the title names the network, not a file");
     ok (s && strstr (s, "&lt;b&amp;&quot;2&quot;&gt;") && !strstr (s, "<b&"),
         "host names are escaped");
     ok (s && strstr (s, "ordered and outlined by cluster"), "it says how hosts are ordered");
@@ -124,7 +168,11 @@ int main (void)
     ok (draw_placement (p4, nm, &res, path, &e) == 0, "a placement is drawn");
     s = slurp (path);
     ok (s && whole_svg (s), "the placement's picture is one whole SVG document");
-    ok (s && strstr (s, "predicted gain 75.0%"), "it states the predicted gain");
+    ok (s && strstr (s, "predicted gain 75.0%: the cost model's time"),
+        "it states the predicted gain as the model's");
+    ok (s && count (s, ">dark: fewer, bright: more (logarithmic scale)<") == 2 &&
+            count (s, ">5 kB<") == 2 && count (s, ">5 B<") == 2,
+        "both layouts' bytes on one scale: the same ends under each");
     ok (s && strstr (s, ">0.0% of the bytes cross clusters<"),
         "block's pairs on one host cross nothing");
     ok (s && strstr (s, ">100.0% of the bytes cross clusters<"),
@@ -139,7 +187,7 @@ int main (void)
 
     /* Unwritable: an error naming the path, nothing left behind. */
     in_dir (path, "missing/x.svg");
-    ok (draw_profile (p, "x", path, &e) < 0 && strstr (e.text, "missing"),
+    ok (draw_profile (p, path, &e) < 0 && strstr (e.text, "missing"),
         "an unwritable path is an error naming it: %s", e.text);
     in_dir (path, "missing");
     ok (access (path, F_OK) < 0, "nothing is created on failure");
