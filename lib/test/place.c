@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the parts of lib/place.c that need no cluster: the choice
  * of the user's netmap directory in a shared site cache, and the names the
- * plugin trusts from its environment.  place_decide itself runs on the
+ * plugin trusts from its environment.  place_decide itself is driven
+ * without Slurm in lib/test/place_decide.c, and through the plugin on the
  * emulated cluster (t/t20*-plugin-*.bats).
  */
 #include "config.h"
