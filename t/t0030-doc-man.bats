@@ -124,3 +124,44 @@ doc_vars() {
 	[ "$missing" -eq 0 ]
 	grep -q 'SPDX-License-Identifier: GPL-2.0-or-later' "$TOPOMAP_SRCDIR/configure.ac"
 }
+
+# The source files of the tree that design.md's "Where things live" names,
+# one a line: lib/, spank/, probe/, contrib/'s scripts, the test drivers
+# and helpers, the MPI and PMI test programs, the benches, the simulator,
+# the fuzz harnesses, the m4 macros and the top-level build files (the
+# other Makefile.am files are the table's "build" row).  From git where
+# the source is a checkout of its own, else (a release tarball) by find;
+# find also sees what a build left in the tree, so binaries are dropped.
+tree_sources() {
+	{
+		if [ "$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$SRC" && pwd -P)" ]; then
+			git -C "$SRC" ls-files
+		else
+			(cd "$SRC" && find lib spank probe contrib t fuzz m4 -path fuzz/seeds -prune -o \
+				-path '*/.libs' -prune -o -path '*/.deps' -prune -o -type f -print
+				ls configure.ac Makefile.am)
+		fi
+	} | grep -E '^(lib/[^/]+\.(c|h|map)|spank/[^/]+\.(c|map)|probe/[^/]+\.c|probe/mpich/[^/]+\.[ch]|contrib/topomap-[^/]+|t/(run-tests|check-generations|in-root)|t/lib/[^/]+\.(bash|sh)|t/mpi/[^/]+\.[ch]|t/pmi/[^/]+\.c|t/bench/[^/.]+|t/bench/[^/]+\.c|t/sim/[^/]+\.c|fuzz/[^/]+\.[ch]|fuzz/run|m4/x_ac_[^/]+\.m4|configure\.ac|Makefile\.am)$' |
+		while IFS= read -r f; do grep -Iq . "$SRC/$f" && echo "$f"; done | sort -u
+}
+
+# The backticked paths in the first column of a design document's "Where
+# things live" table.
+table_paths() {
+	sed -n '/^## Where things live/,/^## /p' "$1" | awk -F'|' '/^\| `/ { print $2 }' |
+		grep -o '`[^`]*`' | tr -d '`' | sort -u
+}
+
+@test "doc/design.md is at most 4500 words" {
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	wc -w <"$SRC/doc/design.md"
+	[ "$(wc -w <"$SRC/doc/design.md")" -le 4500 ]
+}
+
+@test "doc/design.md's 'Where things live' names every source file of the tree and no file that is not there" {
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	[ "$(tree_sources | wc -l)" -ge 80 ]
+	[ "$(table_paths "$SRC/doc/design.md" | wc -l)" -ge 80 ]
+	echo "< only in the tree, > only in the table:"
+	diff <(tree_sources) <(table_paths "$SRC/doc/design.md")
+}
