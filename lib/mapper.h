@@ -3,7 +3,7 @@
  *
  * Inputs: a profile (what each pair of ranks sends), a netmap (what each
  * pair of nodes costs) and slots (the step's nodes in srun's order and how
- * many ranks each takes).  After seeds/001 §IV-C (Scotch dual recursive
+ * many ranks each takes).  After CloudMap §IV-C (Scotch dual recursive
  * bipartitioning onto the measured network), then exact capacities, then
  * swap refinement on the true cost model, then a guard that prices srun's
  * own layouts and keeps the cheapest, never one that loads the busiest
@@ -50,8 +50,8 @@ typedef struct {
     char name[16];            /* "topomap", "scotch", "block", "cyclic", "previous" */
     int *node;                /* [ntasks] netmap host index of each rank */
     double cost_s;            /* predicted communication time (model) */
-    double comm_s;            /* seeds/001 Eq. 4: inter-node bytes / bandwidth */
-    uint64_t internode_bytes; /* seeds/001 Eq. 2 */
+    double comm_s;            /* CloudMap Eq. 4: inter-node bytes / bandwidth */
+    uint64_t internode_bytes; /* CloudMap Eq. 2 */
     uint64_t internode_msgs;
     double link_s;            /* the busiest link: the model's time of what
                                  one node, or one group of the netmap's

@@ -435,7 +435,7 @@ out:
 /* Node refinement: which node each group of ranks goes to.
  *
  * Once every node holds exactly its count, the ranks on one node form a
- * group (seeds/001 §VI-C: the intra-node mapping); where the groups go is
+ * group (CloudMap §VI-C: the intra-node mapping); where the groups go is
  * the inter-node mapping, a quadratic assignment of groups to nodes.  The
  * groups' traffic collapses into a graph of one vertex per group, and
  * swapping two groups of equal size (the nodes' counts) is priced on it

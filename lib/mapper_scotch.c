@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper_scotch.c: the initial layout, by Scotch's dual recursive
  * bipartitioning of the profile's graph onto the step's nodes (after
- * seeds/001 §IV-C).
+ * CloudMap §IV-C).
  *
  * Source graph: a vertex per rank, an edge per pair of ranks that talk
  * (both directions summed, what a rank sends itself left out), weighted
@@ -61,7 +61,7 @@
 #define MAP_LOAD_MAX  (1 << 23) /* bound on the sum of the source's edge loads */
 #define MAP_IMBALANCE 0.01      /* Scotch's load imbalance ratio */
 
-/* Dual recursive bipartitioning proper (seeds/001 §IV-C), the quality
+/* Dual recursive bipartitioning proper (CloudMap §IV-C), the quality
  * variant, without Scotch's final k-way refinement: with deco 2 that
  * refinement computes distances move by move, and took 12 s of 20 for
  * 65536 ranks of random traffic on 1024 nodes (bisection alone: 2.5 s),

@@ -3,7 +3,7 @@
  * bytes of point-to-point traffic between every pair of world ranks of one
  * run -- and the JSON file that carries it (written and read with json-c).
  *
- * After seeds/001 §II-B and §IV-B: point-to-point only by default, counted
+ * After CloudMap §II-B and §IV-B: point-to-point only by default, counted
  * at the sender, stable across runs of the same executable and task count.
  * The matrices are sparse and directed: row i lists what rank i sent, one
  * entry per destination, sorted by destination, no zero entries.

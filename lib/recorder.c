@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder.c: the PMPI recorder, preloaded into the ranks of a step to
- * record its communication profile (profile.h).  See topomap-recorder(7)
- * in doc/topomap.8 and seeds/001 §II-B.
+ * record its communication profile (profile.h).  See RECORDER in
+ * topomap(1), and CloudMap §II-B (doc/references.md).
  *
  * Active only when TOPOMAP_RECORD names the file to write; otherwise every
  * wrapper is a test of one flag and a tail call into PMPI.

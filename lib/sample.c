@@ -232,7 +232,6 @@ static int place (sample_t *s, int h, int e)
     return 0;
 }
 
-/* The level of the switch joining placed hosts a and b. */
 /* The switch joining placed hosts a and b, and in *ca, *cb (may be NULL)
  * its children on their ways up. */
 static int join (const sample_t *s, int a, int b, int *ca, int *cb)

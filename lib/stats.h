@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats.h: the small statistics of the probe's adaptive sampling, after
- * Lawrence & Yuan (seeds/002 §3.1): take a few samples, then stop as soon
+ * Lawrence & Yuan (§3.1): take a few samples, then stop as soon
  * as the 95% confidence interval of the mean is narrow enough.
  */
 #ifndef TOPOMAP_STATS_H

@@ -2,7 +2,7 @@
 /* topology.c: the shape of the network, inferred from measured latencies
  * and bandwidths.
  *
- * TOPO_TREE follows Lawrence & Yuan (seeds/002 §3): data clustering of the
+ * TOPO_TREE follows Lawrence & Yuan (§3): data clustering of the
  * round-trip times (§3.2, Figure 7), hop counts from the smallest gap
  * between classes (§3.2, "Inferring hop-count distances"), and the switch
  * tree from the hop-count matrix (§3.1, Figure 4).  TOPO_GROUPS is
@@ -261,7 +261,7 @@ int topo_hops (const topo_t *t, int a, int b)
         da++;
     for (int u = b; t->parent[u] != -1; u = t->parent[u])
         db++;
-    /* §2 of seeds/002: the hop-count distance is the number of switches on
+    /* §2 of Lawrence & Yuan: the hop-count distance is the number of switches on
      * the path, one less than its number of edges. */
     int edges = 0;
     while (da > db) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.h: the shape of the network, inferred from measured latencies.
  *
- * Two models, after seeds/002 (Lawrence & Yuan) and seeds/001 (CloudMap):
+ * Two models, after Lawrence & Yuan and CloudMap (doc/references.md):
  *
  *  TOPO_TREE    the measurements fit a tree of switches: Lawrence & Yuan's
  *               data clustering of round-trip times, hop-count inference
@@ -58,7 +58,7 @@ typedef struct {
 } topo_t;
 
 typedef struct {
-    /* Lawrence & Yuan's data clustering (seeds/002 §3.2, Figure 7), with
+    /* Lawrence & Yuan's data clustering (§3.2, Figure 7), with
      * relative thresholds.  Sorted RTTs that exceed the one before by at
      * most noise_threshold of it fall in one class.  Adjacent classes are
      * then merged when their centres differ by less than inter_threshold
@@ -106,7 +106,7 @@ void topo_params_default (topo_params_t *p);
  */
 topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_error_t *errp);
 
-/* The steps of Lawrence & Yuan (seeds/002 §3), exposed for tests and for
+/* The steps of Lawrence & Yuan (§3), exposed for tests and for
  * `topomap netmap show`.  rtt is n*n, row major, diagonal ignored; a pair's
  * RTT is the mean of its two directions.  Hop counts are switches on the
  * path between two hosts (§2): 1 for hosts on one switch.  On error these
@@ -211,7 +211,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
                         tm_error_t *errp);
 
 /* Hop distance between hosts a and b in t: the number of switches
- * (clusters) on the path between them, as seeds/002 §2 counts it; 1 for
+ * (clusters) on the path between them, as Lawrence & Yuan §2 counts it; 1 for
  * hosts on one switch, 0 when a == b.
  */
 int topo_hops (const topo_t *t, int a, int b);

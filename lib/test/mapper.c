@@ -557,7 +557,7 @@ static void test_edge_host (void)
     }
 }
 
-/* seeds/003 §4.1-4.2 (processor reordering on a cluster grid): 9
+/* Hsu et al. §4.1-4.2 (processor reordering on a cluster grid): 9
  * processors in 3 clusters of 3, partition factor K = 3.  Each rank X
  * divides its block into K sub-blocks and sends one to each rank of its
  * residue class (X mod 3, the paper's realignment in logical ranks).

@@ -10,7 +10,7 @@
 #include "lib/test/tap.h"
 #include "lib/topology.h"
 
-/* seeds/002 (Lawrence & Yuan) Figure 6: RawRTT (ms) of Figure 1's cluster,
+/* Lawrence & Yuan Figure 6: RawRTT (ms) of Figure 1's cluster,
  * hosts 0,1 on switch s0, 2,3 on s1, 4,5 on s2, s0 - s1 - s2.
  */
 static const double fig6[36] = {
