@@ -435,7 +435,8 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
                                      in->job_alive, in->job_alive_arg, &files, &bytes);
 
         if (gone > 0)
-            SAY (in, "topomap: %s: removed %d files of finished jobs", in->netmap_dir, gone);
+            SAY (in, "topomap: %s: removed %d file%s of finished jobs", in->netmap_dir, gone,
+                 gone == 1 ? "" : "s");
         if (gone >= 0 && (files + 3 > c->cache_max_files || bytes >> 20 >= c->cache_max_mib)) {
             errprintf (errp,
                        "%s holds %ld files of %lld MiB, the bound is %d files of %d MiB "
@@ -1097,6 +1098,7 @@ void place_decide (const place_in_t *in, place_out_t *out)
             else {
                 SAY (in, "topomap: %s: placing by the one recording", out->reason);
                 memset (out, 0, sizeof (*out));
+                out->ntasks = step.ntasks;
             }
         }
         break;

@@ -606,7 +606,7 @@ static void test_netmap_cached (void)
               "(cache_max_files, cache_max_mib): no room for this job's netmap",
               netmaps);
     ok (is_default (1, want), "a netmap directory at cache_max_files: failed: %s", out.reason);
-    snprintf (want, sizeof (want), "topomap: %s: removed 1 files of finished jobs", netmaps);
+    snprintf (want, sizeof (want), "topomap: %s: removed 1 file of finished jobs", netmaps);
     ok (has_line (said, want), "an ended job's files were removed first");
     snprintf (path, sizeof (path), "%s/job6.json", netmaps);
     ok (access (path, F_OK) == 0, "a running job's stay");
@@ -968,8 +968,8 @@ static void test_record (void)
     in.exe = mpiapp;
     decide ();
     ok (is_applied (16, 8, 0) && strstr (said, ", and cannot record one: ") &&
-            strstr (said, ": placing by the one recording"),
-        "its check cannot be recorded: the one recording places");
+            strstr (said, ": placing by the one recording") && out.ntasks == 16,
+        "its check cannot be recorded: the one recording places, for the step's 16 tasks");
 
     /* With its check: planned from what both share, priced on each. */
     p->check = profile_read (HALO, &e);
