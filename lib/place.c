@@ -941,299 +941,348 @@ static int place_bind (const place_in_t *in, const int *counts, const profile_t 
     return rc;
 }
 
-void place_decide (const place_in_t *in, place_out_t *out)
-{
-    const layout_alloc_t *a = in->alloc;
-    int *counts = NULL, *node = NULL, *order = NULL, nslots = 0, srun_cand = -1, apply, cpt, loud,
-        inside_cpus = 0;
-    int unchecked = 0;
-    char why[256], nopmi[384], id[EXEID_MAX + 1], nobind_line[512], found[4096] = "";
-    char mine[4096];
-    const char *nobind;
-    map_slot_t *slots = NULL;
-    map_result_t res = { 0 };
-    map_candidate_t cons = {0};
-    map_params_t params;
+/* What place_decide works with, step after step.  Each step returns 0 to
+ * go on, or 1 when it has decided (out says what).
+ */
+typedef struct {
+    const place_in_t *in;
+    place_out_t *out;
     layout_step_t step;
-    profile_t *p = NULL, *common = NULL;
-    const profile_t *from;
-    netmap_t *nm = NULL;
-    double t0 = place_now ();
+    int *counts;       /* [nnodes] srun's tasks a node */
+    int *order;        /* [nnodes] the nodes in srun's order */
+    map_slot_t *slots; /* the step's nodes in that order */
+    int nslots;
+    int cpt, loud, inside_cpus; /* place_bind_why_not's verdict */
+    const char *nobind;
+    int unchecked;         /* a dry run of a profile without its check */
+    profile_t *p, *common; /* the profile; what both recordings share */
+    const profile_t *from; /* what the plan is made from */
+    netmap_t *nm;
+    map_params_t params;
+    map_result_t res;
+    map_candidate_t cons; /* the plan of consecutive ranks, for pmi2 */
     const map_candidate_t *plan, *base;
+    int apply;
+    char nopmi[384]; /* why pmi2 cannot take the plan */
+    double t0;
+} place_run_t;
+
+/* 1. The step srun would run: its layout, its nodes in srun's order, and
+ * whether the plan may bind. */
+static int decide_step (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    const layout_alloc_t *a = in->alloc;
+    char why[256], list[512];
+    int rc, len = 0;
     tm_error_t e;
-    int rc;
 
-    memset (out, 0, sizeof (*out));
-    if (!place_jobid_valid (in->jobid)) {
-        char q[96];
-
-        place_default (out, 1, "SLURM_JOB_ID '%s' is not a job id",
-                       errquote (in->jobid ? in->jobid : "", 20, q, sizeof (q)));
-        return;
-    }
-    if (!(counts = calloc ((size_t)a->nnodes, sizeof (*counts))) ||
-        !(slots = calloc ((size_t)a->nnodes, sizeof (*slots)))) {
-        place_default (out, 1, "out of memory");
-        goto out;
-    }
-
-    /* 1. The step srun would run. */
-    if ((rc = layout_default (a, in->req, &step, counts, why, sizeof (why), &e)) < 0) {
-        place_default (out, 1, "the step's geometry: %s", e.text);
-        goto out;
+    if ((rc = layout_default (a, in->req, &r->step, r->counts, why, sizeof (why), &e)) < 0) {
+        place_default (r->out, 1, "the step's geometry: %s", e.text);
+        return 1;
     }
     if (rc > 0) {
-        place_default (out, 0, "srun's layout cannot be predicted: %s", why);
-        goto out;
+        place_default (r->out, 0, "srun's layout cannot be predicted: %s", why);
+        return 1;
     }
     /* Which of the step's nodes and in which order: Slurm's topology's
      * (26.05+) must be known (*AsNodeRank reorder even a cyclic step's). */
     if (in->order_unknown) {
-        place_default (out, 0, "srun's layout cannot be predicted: %s", in->order_unknown);
-        goto out;
+        place_default (r->out, 0, "srun's layout cannot be predicted: %s", in->order_unknown);
+        return 1;
     }
-    if (!(order = malloc ((size_t)a->nnodes * sizeof (*order))) ||
-        layout_node_order (a->nnodes, step.topo ? in->req->node_rank : NULL, order) < 0) {
-        place_default (out, 1, "out of memory");
-        goto out;
+    if (!(r->order = malloc ((size_t)a->nnodes * sizeof (*r->order))) ||
+        layout_node_order (a->nnodes, r->step.topo ? in->req->node_rank : NULL, r->order) < 0) {
+        place_default (r->out, 1, "out of memory");
+        return 1;
     }
-    out->ntasks = step.ntasks;
-    for (int i = 0; i < a->nnodes; i++)
-        if (counts[i] > 0)
-            nslots++;
-    {
-        char list[512];
-        int len = 0;
+    r->out->ntasks = r->step.ntasks;
+    list[0] = '\0';
+    for (int i = 0; i < a->nnodes; i++) {
+        int k = r->order[i];
 
-        list[0] = '\0';
-        for (int i = 0; i < a->nnodes && len < (int)sizeof (list) - 64; i++)
-            if (counts[order[i]] > 0)
-                len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%s:%d", len ? "," : "",
-                                 a->nodes[order[i]], counts[order[i]]);
-        SAY (in, "topomap: step of %d tasks on %d nodes (%s%s%s): %s", step.ntasks, nslots,
-             step.cyclic ? "cyclic" : "block", step.topo ? " in " : "",
-             step.topo ? in->order_name : "", list);
+        if (r->counts[k] == 0)
+            continue;
+        r->nslots++;
+        if (len < (int)sizeof (list) - 64)
+            len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%s:%d", len ? "," : "",
+                             a->nodes[k], r->counts[k]);
     }
-    if (nslots < 2) {
-        place_default (out, 0, "the step runs on one node");
-        goto out;
+    SAY (in, "topomap: step of %d tasks on %d nodes (%s%s%s): %s", r->step.ntasks, r->nslots,
+         r->step.cyclic ? "cyclic" : "block", r->step.topo ? " in " : "",
+         r->step.topo ? in->order_name : "", list);
+    if (r->nslots < 2) {
+        place_default (r->out, 0, "the step runs on one node");
+        return 1;
     }
     /* Whether the plan may bind: then the probe reads the nodes' CPUs. */
-    cpt = in->req->cpus_per_task > 0 ? in->req->cpus_per_task : 1;
-    if (!(nobind = place_bind_why_not (in, counts, cpt, &loud)))
+    r->cpt = in->req->cpus_per_task > 0 ? in->req->cpus_per_task : 1;
+    if (!(r->nobind = place_bind_why_not (in, r->counts, r->cpt, &r->loud)))
         for (int i = 0; i < a->nnodes; i++)
-            if (counts[i] > 0)
-                inside_cpus = a->cpus[i] / 2;
+            if (r->counts[i] > 0)
+                r->inside_cpus = a->cpus[i] / 2;
+    return 0;
+}
 
-    /* 2. The profile. */
+/* 2a. The profile of the executable in the caches, or a recording of one:
+ * one recording cannot tell traffic that recurs from traffic a program
+ * draws anew at each run (HPCC's random rings), so the recorder's
+ * profiles in the user's cache get a second, their check.  Profiles of
+ * other sources (imports of foreign formats) and the site's are the
+ * user's and the site's word.  A dry run reports what the one recording
+ * gives; when a second cannot be recorded, the one places.
+ */
+static int decide_profile_cached (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    char id[EXEID_MAX + 1], why[512], found[4096] = "", mine[4096];
+    int ntasks = r->step.ntasks, rc;
+    tm_error_t e;
+
+    if (!in->exe) {
+        place_default (r->out, 1, "the step's executable is unknown%s%s", in->exe_error ? ": " : "",
+                       in->exe_error ? in->exe_error : "");
+        return 1;
+    }
+    if (exeid_compute (in->exe, id, sizeof (id), &e) < 0) {
+        place_default (r->out, 1, "%s", e.text);
+        return 1;
+    }
+    if (in->profile->mode == PROFILE_MODE_RECORD) {
+        place_record (in, r->out, "--topo-profile=record", 0);
+        return 1;
+    }
+    if (place_site_trusted (in, &e) < 0) {
+        place_default (r->out, 1, "%s", e.text);
+        return 1;
+    }
+    if (in->user_cache_fd < 0) {
+        place_default (r->out, 1, "the profile cache %s", in->user_cache_error);
+        return 1;
+    }
+    rc = profile_cache_lookup (in->user_cache_fd, in->user_cache, in->conf->site_profiles, in->uid,
+                               id, ntasks, &r->p, found, sizeof (found), &e);
+    if (rc < 0) {
+        place_default (r->out, 1, "%s", e.text);
+        return 1;
+    }
+    if (e.text[0])
+        SAY (in, "topomap: %s", e.text);
+    if (rc == 0) {
+        snprintf (why, sizeof (why), "no profile of %s for %d tasks yet", in->exe, ntasks);
+        place_record (in, r->out, why, 0);
+        return 1;
+    }
+    if (r->p->check || strcmp (r->p->source, "recorder") != 0 ||
+        profile_cache_path (in->user_cache, id, ntasks, mine, sizeof (mine), &e) < 0 ||
+        strcmp (found, mine) != 0)
+        return 0;
+    snprintf (why, sizeof (why), "the profile of %s for %d tasks has one recording", in->exe,
+              ntasks);
+    if (in->map == MAP_MODE_DRYRUN)
+        r->unchecked = 1;
+    else if (place_record (in, r->out, why, 1) == 0)
+        return 1;
+    else {
+        SAY (in, "topomap: %s: placing by the one recording", r->out->reason);
+        memset (r->out, 0, sizeof (*r->out));
+        r->out->ntasks = ntasks;
+    }
+    return 0;
+}
+
+/* 2. The profile, and what the plan is made from: of a profile with a
+ * check, the traffic both recordings share, so that only traffic that
+ * recurs places ranks (HPCC's random rings, drawn anew at each run, do
+ * not). */
+static int decide_profile (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    tm_error_t e;
+
     switch (in->profile->mode) {
     case PROFILE_MODE_OFF:
-        place_default (out, 0, "no profile (--topo-profile=off)");
-        goto out;
+        place_default (r->out, 0, "no profile (--topo-profile=off)");
+        return 1;
     case PROFILE_MODE_PATH:
-        if (!(p = profile_read (in->profile->value, &e))) {
-            place_default (out, 1, "%s", e.text);
-            goto out;
+        if (!(r->p = profile_read (in->profile->value, &e))) {
+            place_default (r->out, 1, "%s", e.text);
+            return 1;
         }
         break;
     case PROFILE_MODE_NAME:
-        if (!(p = place_profile_named (in, &e))) {
-            place_default (out, 1, "%s", e.text);
-            goto out;
+        if (!(r->p = place_profile_named (in, &e))) {
+            place_default (r->out, 1, "%s", e.text);
+            return 1;
         }
         break;
     case PROFILE_MODE_AUTO:
     case PROFILE_MODE_RECORD:
-        if (!in->exe) {
-            place_default (out, 1, "the step's executable is unknown%s%s",
-                           in->exe_error ? ": " : "", in->exe_error ? in->exe_error : "");
-            goto out;
-        }
-        if (exeid_compute (in->exe, id, sizeof (id), &e) < 0) {
-            place_default (out, 1, "%s", e.text);
-            goto out;
-        }
-        if (in->profile->mode == PROFILE_MODE_RECORD) {
-            place_record (in, out, "--topo-profile=record", 0);
-            goto out;
-        }
-        if (place_site_trusted (in, &e) < 0) {
-            place_default (out, 1, "%s", e.text);
-            goto out;
-        }
-        if (in->user_cache_fd < 0) {
-            place_default (out, 1, "the profile cache %s", in->user_cache_error);
-            goto out;
-        }
-        rc = profile_cache_lookup (in->user_cache_fd, in->user_cache, in->conf->site_profiles,
-                                   in->uid, id, step.ntasks, &p, found, sizeof (found), &e);
-        if (rc < 0) {
-            place_default (out, 1, "%s", e.text);
-            goto out;
-        }
-        if (e.text[0])
-            SAY (in, "topomap: %s", e.text);
-        if (rc == 0) {
-            snprintf (why, sizeof (why), "no profile of %s for %d tasks yet", in->exe, step.ntasks);
-            place_record (in, out, why, 0);
-            goto out;
-        }
-        /* One recording cannot tell traffic that recurs from traffic a
-         * program draws anew at each run (HPCC's random rings): the
-         * recorder's profiles in the user's cache get a second; a plan
-         * is made from the traffic both share and priced on each.
-         * Profiles of other sources (imports of foreign formats) and the
-         * site's are the user's and the site's word.  A dry run reports
-         * what the one recording gives; when a second cannot be
-         * recorded, the one places. */
-        if (!p->check && !strcmp (p->source, "recorder") &&
-            profile_cache_path (in->user_cache, id, step.ntasks, mine, sizeof (mine), &e) == 0 &&
-            !strcmp (found, mine)) {
-            snprintf (why, sizeof (why), "the profile of %s for %d tasks has one recording",
-                      in->exe, step.ntasks);
-            if (in->map == MAP_MODE_DRYRUN)
-                unchecked = 1;
-            else if (place_record (in, out, why, 1) == 0)
-                goto out;
-            else {
-                SAY (in, "topomap: %s: placing by the one recording", out->reason);
-                memset (out, 0, sizeof (*out));
-                out->ntasks = step.ntasks;
-            }
-        }
+        if (decide_profile_cached (r))
+            return 1;
         break;
     }
-    if (p->ntasks != step.ntasks) {
-        place_default (out, 1, "the profile was recorded for %d tasks, this step has %d",
-                       p->ntasks, step.ntasks);
-        goto out;
+    if (r->p->ntasks != r->step.ntasks) {
+        place_default (r->out, 1, "the profile was recorded for %d tasks, this step has %d",
+                       r->p->ntasks, r->step.ntasks);
+        return 1;
     }
-    /* What the plan is made from: of a profile with a check, the traffic
-     * both recordings share, so that only traffic that recurs places
-     * ranks (HPCC's random rings, drawn anew at each run, do not). */
-    from = p;
-    if (p->check) {
-        if (!(common = profile_common (p, p->check, &e))) {
+    r->from = r->p;
+    if (r->p->check) {
+        if (!(r->common = profile_common (r->p, r->p->check, &e))) {
             if (errno == ENODATA)
-                place_default (out, 0, "%s", e.text);
+                place_default (r->out, 0, "%s", e.text);
             else
-                place_default (out, 1, "the profile's check: %s", e.text);
-            goto out;
+                place_default (r->out, 1, "the profile's check: %s", e.text);
+            return 1;
         }
-        from = common;
+        r->from = r->common;
     }
+    return 0;
+}
 
-    /* 3. The netmap. */
-    if (!(nm = place_netmap (in, inside_cpus, &e))) {
+/* 3 and 4. The netmap, and the plan over srun's own counts on the tree's
+ * figures where the tree fits (lib/netmap.h), weighed against srun's
+ * layout: the mapper's choice, or when that is srun's own layout, the
+ * topomap plan it turned down.  It is applied when it gains min_gain in
+ * total and at the busiest link; of a profile with a check, priced on
+ * each recording whole, the lesser gains counting.
+ */
+static int decide_plan (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    const layout_alloc_t *a = in->alloc;
+    place_out_t *out = r->out;
+    int srun_cand = -1;
+    tm_error_t e;
+
+    if (!(r->nm = place_netmap (in, r->inside_cpus, &e))) {
         place_default (out, 1, "no netmap: %s", e.text);
-        goto out;
+        return 1;
     }
-
-    /* 4. The plan, over srun's own counts, on the tree's figures where
-     * the tree fits (lib/netmap.h). */
-    if (netmap_plan_figures (nm, &e) < 0) {
+    if (netmap_plan_figures (r->nm, &e) < 0) {
         place_default (out, 1, "the netmap: %s", e.text);
-        goto out;
+        return 1;
     }
     /* The slots in srun's order, so that the mapper's block candidate is
      * srun's layout, the topology's order included. */
-    nslots = 0;
+    r->nslots = 0;
     for (int i = 0; i < a->nnodes; i++) {
-        if (counts[order[i]] == 0)
+        if (r->counts[r->order[i]] == 0)
             continue;
-        slots[nslots].host = netmap_host_index (nm, a->nodes[order[i]]);
-        slots[nslots++].count = counts[order[i]];
+        r->slots[r->nslots].host = netmap_host_index (r->nm, a->nodes[r->order[i]]);
+        r->slots[r->nslots++].count = r->counts[r->order[i]];
     }
-    map_params_default (&params);
-    params.metric = in->map == MAP_MODE_LATENCY     ? MAP_LATENCY
-                    : in->map == MAP_MODE_BANDWIDTH ? MAP_BANDWIDTH
-                                                    : MAP_COMBINED;
+    map_params_default (&r->params);
+    r->params.metric = in->map == MAP_MODE_LATENCY     ? MAP_LATENCY
+                       : in->map == MAP_MODE_BANDWIDTH ? MAP_BANDWIDTH
+                                                       : MAP_COMBINED;
     /* A plan that takes a while says so first, unasked, as the probe does;
      * its time grows with the ranks (BENCH map: 4096 ranks in at most
      * 0.12 s, 65536 in 1.6 to 3.5 s on two cores).
      */
-    if (!in->say && in->note && from->ntasks >= PLACE_SLOW_PLAN_RANKS)
+    if (!in->say && in->note && r->from->ntasks >= PLACE_SLOW_PLAN_RANKS)
         in->note ("topomap: planning the placement of %d ranks on %d nodes before the step "
                   "starts",
-                  from->ntasks, nslots);
-    if (map_plan (from, nm, nslots, slots, &params, &res, &e) < 0) {
+                  r->from->ntasks, r->nslots);
+    if (map_plan (r->from, r->nm, r->nslots, r->slots, &r->params, &r->res, &e) < 0) {
         place_default (out, 1, "the mapper: %s", e.text);
-        goto out;
+        return 1;
     }
-    for (int i = 0; i < res.ncandidates; i++)
-        if (!strcmp (res.cand[i].name, step.cyclic ? "cyclic" : "block"))
+    for (int i = 0; i < r->res.ncandidates; i++)
+        if (!strcmp (r->res.cand[i].name, r->step.cyclic ? "cyclic" : "block"))
             srun_cand = i;
     if (srun_cand < 0) {
-        place_default (out, 1, "the mapper priced no %s layout", step.cyclic ? "cyclic" : "block");
-        goto out;
+        place_default (out, 1, "the mapper priced no %s layout",
+                       r->step.cyclic ? "cyclic" : "block");
+        return 1;
     }
-    /* The plan to weigh: the mapper's choice, or when that is srun's own
-     * layout, the topomap plan it turned down.  It is applied when it
-     * gains min_gain in total and at the busiest link.
-     */
-    plan = &res.cand[res.chosen == srun_cand ? 0 : res.chosen];
-    base = &res.cand[srun_cand];
-    out->gain = place_gain (plan->cost_s, base->cost_s);
-    out->link_gain = place_gain (plan->link_s, base->link_s);
+    r->plan = &r->res.cand[r->res.chosen == srun_cand ? 0 : r->res.chosen];
+    r->base = &r->res.cand[srun_cand];
+    out->gain = place_gain (r->plan->cost_s, r->base->cost_s);
+    out->link_gain = place_gain (r->plan->link_s, r->base->link_s);
     SAY (in,
          "topomap: planned in %.3f s%s: predicted %.3f ms against srun's %.3f ms, "
          "busiest link %.3f ms against %.3f ms",
-         res.time_s, common ? " from the traffic both recordings of the profile share" : "",
-         plan->cost_s * 1e3, base->cost_s * 1e3, plan->link_s * 1e3, base->link_s * 1e3);
-    /* A profile with a check: the plan made from what recurs, priced on
-     * each recording whole, what a run sends; the lesser gains count. */
-    if (p->check) {
+         r->res.time_s, r->common ? " from the traffic both recordings of the profile share" : "",
+         r->plan->cost_s * 1e3, r->base->cost_s * 1e3, r->plan->link_s * 1e3,
+         r->base->link_s * 1e3);
+    if (r->p->check) {
         double g[2], lg[2];
 
-        if (place_check_gains (p, nm, params.metric, plan->node, base->node, g, lg) < 0) {
+        if (place_check_gains (r->p, r->nm, r->params.metric, r->plan->node, r->base->node, g, lg) <
+            0) {
             place_default (out, 1, "the mapper: pricing the profile's recordings: out of memory");
-            goto out;
+            return 1;
         }
         SAY (in,
              "topomap: the plan priced on the profile's recording and on its check (job %s, "
              "%.1f%% of the traffic recurring): gain %.1f%% and %.1f%%, %.1f%% and %.1f%% at the "
              "busiest link",
-             p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check),
-             100 * g[0], 100 * g[1], 100 * lg[0], 100 * lg[1]);
+             r->p->check->jobid[0] ? r->p->check->jobid : "unknown",
+             100 * profile_recurring (r->p, r->p->check), 100 * g[0], 100 * g[1], 100 * lg[0],
+             100 * lg[1]);
         out->gain = g[0] < g[1] ? g[0] : g[1];
         out->link_gain = lg[0] < lg[1] ? lg[0] : lg[1];
     }
-    apply = res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
-            out->link_gain >= in->conf->min_gain;
-    nopmi[0] = '\0';
-    /* Only Slurm's pmi2 plugin needs the mapping (place.h). */
-    if (apply && in->mpi && !strcmp (in->mpi, "pmi2") &&
-        place_pmi_mapping (nm, res.cand[res.chosen].node, res.ntasks, slots, nslots,
-                           out->pmi_mapping, sizeof (out->pmi_mapping), &e) < 0) {
-        if (errno != E2BIG) {
-            place_default (out, 1, "%s", e.text);
-            goto out;
-        }
-        snprintf (nopmi, sizeof (nopmi),
-                  "--mpi=pmi2 could not tell the ranks which of them share a node: %s", e.text);
-        apply = 0;
-        /* A plan whose nodes each hold consecutive ranks has a mapping of
-         * one block a node, which fits where the free plan's did not. */
-        if ((rc = place_consecutive (in, p, from, nm, &params, nslots, slots, plan, base, &cons,
-                                     out, nopmi, sizeof (nopmi))) < 0) {
-            place_default (out, 1, "%s", nopmi);
-            goto out;
-        }
-        if (rc == 1) {
-            plan = &cons;
-            apply = 1;
-            nopmi[0] = '\0';
-        }
+    r->apply = r->res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
+               out->link_gain >= in->conf->min_gain;
+    return 0;
+}
+
+/* The PMI mapping of a plan for Slurm's pmi2 plugin (only it needs one,
+ * place.h); a plan whose mapping is too long gives way to the best plan
+ * whose nodes each hold consecutive ranks, one block a node, when that
+ * gains enough. */
+static int decide_pmi (place_run_t *r)
+{
+    place_out_t *out = r->out;
+    tm_error_t e;
+    int rc;
+
+    r->nopmi[0] = '\0';
+    if (!r->apply || !r->in->mpi || strcmp (r->in->mpi, "pmi2") != 0 ||
+        place_pmi_mapping (r->nm, r->res.cand[r->res.chosen].node, r->res.ntasks, r->slots,
+                           r->nslots, out->pmi_mapping, sizeof (out->pmi_mapping), &e) == 0)
+        return 0;
+    if (errno != E2BIG) {
+        place_default (out, 1, "%s", e.text);
+        return 1;
     }
-    /* 6. The binding inside the nodes (made before step 5: a dry run
-     * reports it too). */
-    nobind_line[0] = '\0';
-    if (nobind && loud)
+    snprintf (r->nopmi, sizeof (r->nopmi),
+              "--mpi=pmi2 could not tell the ranks which of them share a node: %s", e.text);
+    r->apply = 0;
+    if ((rc = place_consecutive (r->in, r->p, r->from, r->nm, &r->params, r->nslots, r->slots,
+                                 r->plan, r->base, &r->cons, out, r->nopmi, sizeof (r->nopmi))) <
+        0) {
+        place_default (out, 1, "%s", r->nopmi);
+        return 1;
+    }
+    if (rc == 1) {
+        r->plan = &r->cons;
+        r->apply = 1;
+        r->nopmi[0] = '\0';
+    }
+    return 0;
+}
+
+/* 6. The binding inside the nodes (made before step 5: a dry run reports
+ * it too), then the verdict: a dry run's line, or srun's layout kept. */
+static int decide_bind (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    place_out_t *out = r->out;
+    char nobind_line[512] = "";
+    tm_error_t e;
+    int rc;
+
+    if (r->nobind && r->loud)
         snprintf (nobind_line, sizeof (nobind_line),
-                  "topomap: %s: it stands, and the plan places ranks across nodes only", nobind);
-    else if (nobind)
-        SAY (in, "topomap: no CPU binding: %s", nobind);
-    else if ((rc = place_bind (in, counts, from, nm, plan->node, cpt, &params, out, &e)) == -2 ||
+                  "topomap: %s: it stands, and the plan places ranks across nodes only", r->nobind);
+    else if (r->nobind)
+        SAY (in, "topomap: no CPU binding: %s", r->nobind);
+    else if ((rc = place_bind (in, r->counts, r->from, r->nm, r->plan->node, r->cpt, &r->params,
+                               out, &e)) == -2 ||
              rc == 1)
         SAY (in, "topomap: no CPU binding: %s", e.text);
     else if (rc < 0)
@@ -1244,71 +1293,105 @@ void place_decide (const place_in_t *in, place_out_t *out)
              "topomap: each rank bound inside its node, --cpu-bind=%.80s%s: predicted gain "
              "%.1f%% over Slurm's own binding for the pairs inside the nodes",
              out->cpu_bind, strlen (out->cpu_bind) > 80 ? "..." : "", 100 * out->bind_gain);
-    if (nobind_line[0] && in->note && (apply || in->map == MAP_MODE_DRYRUN))
+    if (nobind_line[0] && in->note && (r->apply || in->map == MAP_MODE_DRYRUN))
         in->note ("%s", nobind_line);
     if (in->map == MAP_MODE_DRYRUN) {
         out->action = PLACE_DRYRUN;
         snprintf (out->reason, sizeof (out->reason),
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
-                  "busiest link%s (%s)",
-                  plan->name, 100 * out->gain, 100 * out->link_gain,
-                  p->check    ? ", the lesser on the profile's recording and on its check"
-                  : unchecked ? " by the profile's one recording (the next run records its check)"
-                              : "",
-                  apply ? "would be applied" : nopmi[0] ? nopmi : "below min_gain");
-        goto out;
+                  "busiest link%s (%.300s)",
+                  r->plan->name, 100 * out->gain, 100 * out->link_gain,
+                  r->p->check ? ", the lesser on the profile's recording and on its check"
+                  : r->unchecked
+                      ? " by the profile's one recording (the next run records its check)"
+                      : "",
+                  r->apply      ? "would be applied"
+                  : r->nopmi[0] ? r->nopmi
+                                : "below min_gain");
+        return 1;
     }
-    if (nopmi[0]) {
-        place_default (out, 0, "%s", nopmi);
-        goto out;
+    if (r->nopmi[0]) {
+        place_default (out, 0, "%s", r->nopmi);
+        return 1;
     }
-    if (!apply) {
+    if (!r->apply) {
         place_default (out, 0,
                        "the plan's predicted gain%s, %.1f%%, %.1f%% at the busiest link, is "
                        "below min_gain (%.1f%%)",
-                       p->check ? ", the lesser on the profile's recording and on its check" : "",
+                       r->p->check ? ", the lesser on the profile's recording and on its check"
+                                   : "",
                        100 * out->gain, 100 * out->link_gain, 100 * in->conf->min_gain);
-        goto out;
+        return 1;
     }
+    return 0;
+}
 
-    /* 5. The hostfile. */
-    node = plan->node;
-    {
-        char prefix[64], name[NAME_MAX + 1], *text = NULL;
-        size_t len = 0;
+/* 5. The hostfile of the plan, made in the netmap directory, applied. */
+static int decide_hostfile (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    place_out_t *out = r->out;
+    char prefix[64], name[NAME_MAX + 1], *text = NULL;
+    size_t len = 0;
+    tm_error_t e;
+    int rc;
 
-        snprintf (prefix, sizeof (prefix), "job%s.", in->jobid);
-        rc = plan_text (&text, &len, PLAN_HOSTFILE, res.ntasks, node, nm->n, nm->hosts, &e);
-        if (rc == 0)
-            rc = file_createat (in->netmap_dirfd, prefix, ".hosts", text, len, 0600, name,
-                                sizeof (name), &e);
-        free (text);
-        if (rc < 0) {
-            place_default (out, 1, "the plan in %s: %s", in->netmap_dir, e.text);
-            goto out;
-        }
-        if (snprintf (out->hostfile, sizeof (out->hostfile), "%s/%s", in->netmap_dir, name) >=
-            (int)sizeof (out->hostfile)) {
-            unlinkat (in->netmap_dirfd, name, 0);
-            place_default (out, 1, "%s: path too long", in->netmap_dir);
-            goto out;
-        }
+    snprintf (prefix, sizeof (prefix), "job%s.", in->jobid);
+    rc = plan_text (&text, &len, PLAN_HOSTFILE, r->res.ntasks, r->plan->node, r->nm->n,
+                    r->nm->hosts, &e);
+    if (rc == 0)
+        rc = file_createat (in->netmap_dirfd, prefix, ".hosts", text, len, 0600, name,
+                            sizeof (name), &e);
+    free (text);
+    if (rc < 0) {
+        place_default (out, 1, "the plan in %s: %s", in->netmap_dir, e.text);
+        return 1;
+    }
+    if (snprintf (out->hostfile, sizeof (out->hostfile), "%s/%s", in->netmap_dir, name) >=
+        (int)sizeof (out->hostfile)) {
+        unlinkat (in->netmap_dirfd, name, 0);
+        place_default (out, 1, "%s: path too long", in->netmap_dir);
+        return 1;
     }
     out->action = PLACE_APPLY;
     snprintf (out->reason, sizeof (out->reason),
               "placed %d ranks on %d nodes%s, predicted gain %.1f%%, %.1f%% at the busiest link "
               "(%.2f s)",
-              res.ntasks, nslots, out->cpu_bind[0] ? " and bound them inside" : "", 100 * out->gain,
-              100 * out->link_gain, place_now () - t0);
-out:
-    map_result_free (&res);
-    free (cons.node);
-    profile_destroy (common);
-    profile_destroy (p);
-    netmap_destroy (nm);
-    free (slots);
-    free (counts);
-    free (order);
+              r->res.ntasks, r->nslots, out->cpu_bind[0] ? " and bound them inside" : "",
+              100 * out->gain, 100 * out->link_gain, place_now () - r->t0);
+    return 1;
+}
+
+void place_decide (const place_in_t *in, place_out_t *out)
+{
+    static int (*const steps[]) (place_run_t *) = {
+        decide_step, decide_profile, decide_plan, decide_pmi, decide_bind, decide_hostfile,
+    };
+    place_run_t r = {.in = in, .out = out, .t0 = place_now ()};
+    int n = in->alloc->nnodes;
+
+    memset (out, 0, sizeof (*out));
+    if (!place_jobid_valid (in->jobid)) {
+        char q[96];
+
+        place_default (out, 1, "SLURM_JOB_ID '%s' is not a job id",
+                       errquote (in->jobid ? in->jobid : "", 20, q, sizeof (q)));
+        return;
+    }
+    if (!(r.counts = calloc ((size_t)n, sizeof (*r.counts))) ||
+        !(r.slots = calloc ((size_t)n, sizeof (*r.slots))))
+        place_default (out, 1, "out of memory");
+    else
+        for (size_t k = 0; k < sizeof (steps) / sizeof (steps[0]) && steps[k](&r) == 0; k++)
+            ;
+    map_result_free (&r.res);
+    free (r.cons.node);
+    profile_destroy (r.common);
+    profile_destroy (r.p);
+    netmap_destroy (r.nm);
+    free (r.slots);
+    free (r.counts);
+    free (r.order);
 }
 
 int place_plan_name (const char *name, const char *jobid)
