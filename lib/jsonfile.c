@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -174,6 +175,30 @@ int jsonfile_keys (json_object *o, const char *prefix, const char *const *keys, 
 /* The value of key in o, which must be of type (an integer will do for a
  * number).
  */
+int jsonfile_int (json_object *v, const char *what, int64_t lo, int64_t hi, int64_t *xp,
+                  tm_error_t *errp)
+{
+    int64_t x;
+
+    if (!json_object_is_type (v, json_type_int))
+        return errprintf (errp, "%s: not an integer", what);
+    x = json_object_get_int64 (v);
+#if JSON_C_VERSION_NUM >= ((0 << 16) | (14 << 8))
+    if (x == INT64_MAX && json_object_get_uint64 (v) > (uint64_t)INT64_MAX)
+        return errprintf (errp, "%s: above 2^63-1, too large", what);
+#else
+    if (x == INT64_MAX)
+        return errprintf (errp, "%s: 2^63-1 or more, too large", what);
+#endif
+    if (x < lo)
+        return lo == 0 ? errprintf (errp, "%s: negative", what)
+                       : errprintf (errp, "%s: %" PRId64 ", too small", what, x);
+    if (x > hi)
+        return errprintf (errp, "%s: %" PRId64 ", too large", what, x);
+    *xp = x;
+    return 0;
+}
+
 int jsonfile_get (json_object *o, const char *prefix, const char *key, json_type type,
                   json_object **vp, tm_error_t *errp)
 {

@@ -48,6 +48,14 @@ json_object *jsonfile_read_fd (int fd, const char *what, size_t max, tm_error_t 
 /* Refuse a key of o not in keys (NULL-terminated); prefix names o. */
 int jsonfile_keys (json_object *o, const char *prefix, const char *const *keys, tm_error_t *errp);
 
+/* The integer v in lo..hi into *xp; what names it in messages ("negative"
+ * when lo is 0, the value and "too small" or "too large" else; json-c
+ * reads any integer beyond int64 as INT64_MAX, which is refused as above
+ * 2^63-1).
+ */
+int jsonfile_int (json_object *v, const char *what, int64_t lo, int64_t hi, int64_t *xp,
+                  tm_error_t *errp);
+
 /* The value of key in o, which must be of type (an integer will do for a
  * number); prefix names o in messages.
  */

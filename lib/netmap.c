@@ -639,25 +639,6 @@ out:
 
 /* Reading */
 
-/* An integer in lo..hi.  json-c reads an integer beyond int64 as
- * INT64_MAX: a hi below that rejects it.
- */
-static int netmap_json_int (json_object *v, const char *what, int64_t lo, int64_t hi, int64_t *xp,
-                            tm_error_t *errp)
-{
-    int64_t x;
-
-    if (!json_object_is_type (v, json_type_int))
-        return errprintf (errp, "%s: not an integer", what);
-    x = json_object_get_int64 (v);
-    if (x < lo)
-        return lo == 0 ? errprintf (errp, "%s: negative", what)
-                       : errprintf (errp, "%s: %" PRId64 ", too small", what, x);
-    if (x > hi)
-        return errprintf (errp, "%s: too large", what);
-    *xp = x;
-    return 0;
-}
 
 /* A finite number; null gives NaN when null_ok. */
 static int netmap_json_number (json_object *v, const char *what, bool null_ok, double *xp,
@@ -722,7 +703,7 @@ static int netmap_json_fill (json_object *m, const char *key, int n, double *d, 
 
             snprintf (what, sizeof (what), "%s[%d][%d]", key, i, j);
             if (iv) {
-                if (netmap_json_int (v, what, INT_MIN, INT_MAX, &x, errp) < 0)
+                if (jsonfile_int (v, what, INT_MIN, INT_MAX, &x, errp) < 0)
                     return -1;
                 iv[k] = (int)x;
             } else if (netmap_json_number (v, what, i == j, &d[k], errp) < 0)
@@ -781,19 +762,19 @@ static int netmap_json_params_read (json_object *o, netmap_params_t *p, tm_error
         jsonfile_keys (po, pre, netmap_param_keys, errp) < 0)
         return -1;
     if (jsonfile_get (po, pre, "lat_bytes", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "params.lat_bytes", 0, INT64_MAX - 1, &x, errp) < 0)
+        jsonfile_int (v, "params.lat_bytes", 0, INT64_MAX - 1, &x, errp) < 0)
         return -1;
     if ((uint64_t)x > SIZE_MAX)
         return errprintf (errp, "params.lat_bytes: too large");
     p->lat_bytes = (size_t)x;
     if (jsonfile_get (po, pre, "bw_bytes", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "params.bw_bytes", 0, INT64_MAX - 1, &x, errp) < 0)
+        jsonfile_int (v, "params.bw_bytes", 0, INT64_MAX - 1, &x, errp) < 0)
         return -1;
     if ((uint64_t)x > SIZE_MAX)
         return errprintf (errp, "params.bw_bytes: too large");
     p->bw_bytes = (size_t)x;
     if (jsonfile_get (po, pre, "bw_messages", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "params.bw_messages", 0, INT_MAX, &x, errp) < 0)
+        jsonfile_int (v, "params.bw_messages", 0, INT_MAX, &x, errp) < 0)
         return -1;
     p->bw_messages = (int)x;
     /* Absent from netmaps of probes without a lead message. */
@@ -803,15 +784,15 @@ static int netmap_json_params_read (json_object *o, netmap_params_t *p, tm_error
          netmap_json_number (v, "params.bw_enough_ms", false, &p->bw_enough_ms, errp) < 0))
         return -1;
     if (jsonfile_get (po, pre, "concurrency", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "params.concurrency", 0, INT_MAX, &x, errp) < 0)
+        jsonfile_int (v, "params.concurrency", 0, INT_MAX, &x, errp) < 0)
         return -1;
     p->concurrency = (int)x;
     if (jsonfile_get (po, pre, "min_samples", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "params.min_samples", 0, INT_MAX, &x, errp) < 0)
+        jsonfile_int (v, "params.min_samples", 0, INT_MAX, &x, errp) < 0)
         return -1;
     p->min_samples = (int)x;
     if (jsonfile_get (po, pre, "max_samples", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "params.max_samples", 0, INT_MAX, &x, errp) < 0)
+        jsonfile_int (v, "params.max_samples", 0, INT_MAX, &x, errp) < 0)
         return -1;
     p->max_samples = (int)x;
     if (jsonfile_get (po, pre, "ci_rel", json_type_double, &v, errp) < 0 ||
@@ -842,7 +823,7 @@ static int netmap_json_topo_list (json_object *o, const char *key, size_t len, i
 
         snprintf (what, sizeof (what), "topology.%s[%zu]", key, k);
         if (iv) {
-            if (netmap_json_int (v, what, lo, INT_MAX, &x, errp) < 0)
+            if (jsonfile_int (v, what, lo, INT_MAX, &x, errp) < 0)
                 return -1;
             iv[k] = (int)x;
         } else if (netmap_json_number (v, what, false, &d[k], errp) < 0)
@@ -909,9 +890,9 @@ static int netmap_json_topo_read (json_object *o, int n, int64_t schema, topo_t 
         return errprintf (errp, "topology.model: '%s', expected 'tree' or 'groups'",
                           jsonfile_quote (s));
     if (jsonfile_get (to, pre, "nvertices", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "topology.nvertices", n, INT_MAX, &nvertices, errp) < 0 ||
+        jsonfile_int (v, "topology.nvertices", n, INT_MAX, &nvertices, errp) < 0 ||
         jsonfile_get (to, pre, "ngroups", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "topology.ngroups", 1, n, &ngroups, errp) < 0)
+        jsonfile_int (v, "topology.ngroups", 1, n, &ngroups, errp) < 0)
         return -1;
     /* Sizes agree with the arrays before anything is allocated for them. */
     if (jsonfile_get (to, pre, "parent", json_type_array, &v, errp) < 0)
@@ -949,7 +930,7 @@ static int netmap_json_ints (json_object *o, const char *pre, const char *key, s
         int64_t x;
 
         snprintf (what, sizeof (what), "%s%s[%zu]", pre, key, k);
-        if (netmap_json_int (json_object_array_get_idx (a, k), what, lo, hi, &x, errp) < 0)
+        if (jsonfile_int (json_object_array_get_idx (a, k), what, lo, hi, &x, errp) < 0)
             return -1;
         iv[k] = (int)x;
     }
@@ -1061,7 +1042,7 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
         goto error;
     }
     if (jsonfile_get (o, "", "schema", json_type_int, &v, errp) < 0 ||
-        netmap_json_int (v, "schema", INT64_MIN, INT64_MAX, &x, errp) < 0)
+        jsonfile_int (v, "schema", INT64_MIN, INT64_MAX, &x, errp) < 0)
         goto error;
     if (x < 1 || x > NETMAP_SCHEMA) {
         errprintf (errp, "schema %" PRId64 ", expected 1 to %d", x, NETMAP_SCHEMA);

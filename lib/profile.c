@@ -632,29 +632,6 @@ int profile_writeat (const profile_t *p, int dirfd, const char *name, const char
 /* An integer in lo..hi.  json-c holds an integer beyond int64 as INT64_MAX
  * for json_object_get_int64, but json_object_get_uint64 tells them apart.
  */
-static int profile_json_int (json_object *v, const char *what, int64_t lo, int64_t hi, int64_t *xp,
-                             tm_error_t *errp)
-{
-    int64_t x;
-
-    if (!json_object_is_type (v, json_type_int))
-        return errprintf (errp, "%s: not an integer", what);
-    x = json_object_get_int64 (v);
-#if JSON_C_VERSION_NUM >= ((0 << 16) | (14 << 8))
-    if (x == INT64_MAX && json_object_get_uint64 (v) > (uint64_t)INT64_MAX)
-        return errprintf (errp, "%s: above 2^63-1, too large", what);
-#else
-    if (x == INT64_MAX)
-        return errprintf (errp, "%s: 2^63-1 or more, too large", what);
-#endif
-    if (x < lo)
-        return lo == 0 ? errprintf (errp, "%s: negative", what)
-                       : errprintf (errp, "%s: %" PRId64 ", too small", what, x);
-    if (x > hi)
-        return errprintf (errp, "%s: %" PRId64 ", too large", what, x);
-    *xp = x;
-    return 0;
-}
 
 /* The string key of o, without control characters, copied into *sp. */
 static int profile_json_string (json_object *o, const char *prefix, const char *key, char **sp,
@@ -693,7 +670,7 @@ static int profile_json_entry (json_object *a, const char *prefix, size_t k, pro
         int64_t hi = f < 2 ? p->ntasks - 1 : INT64_MAX;
 
         snprintf (what, sizeof (what), "%sentries[%zu] %s", prefix, k, fields[f]);
-        if (profile_json_int (json_object_array_get_idx (t, (size_t)f), what, 0, hi, &x[f], errp) <
+        if (jsonfile_int (json_object_array_get_idx (t, (size_t)f), what, 0, hi, &x[f], errp) <
             0)
             return -1;
     }
@@ -744,10 +721,10 @@ static profile_t *profile_recording_from_json (json_object *o, const char *prefi
         jsonfile_keys (totals, tp, profile_totals_keys, errp) < 0 ||
         jsonfile_get (totals, tp, "msgs", json_type_int, &v, errp) < 0 ||
         (snprintf (what, sizeof (what), "%smsgs", tp),
-         profile_json_int (v, what, 0, INT64_MAX, &msgs, errp) < 0) ||
+         jsonfile_int (v, what, 0, INT64_MAX, &msgs, errp) < 0) ||
         jsonfile_get (totals, tp, "bytes", json_type_int, &v, errp) < 0 ||
         (snprintf (what, sizeof (what), "%sbytes", tp),
-         profile_json_int (v, what, 0, INT64_MAX, &bytes, errp) < 0))
+         jsonfile_int (v, what, 0, INT64_MAX, &bytes, errp) < 0))
         goto error;
     if ((uint64_t)msgs != p->total_msgs) {
         errprintf (errp, "%smsgs: %" PRId64 ", but the entries sum to %" PRIu64, tp, msgs,
@@ -807,7 +784,7 @@ static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
         goto error;
     }
     if (jsonfile_get (o, "", "schema", json_type_int, &v, errp) < 0 ||
-        profile_json_int (v, "schema", INT64_MIN, INT64_MAX, &schema, errp) < 0)
+        jsonfile_int (v, "schema", INT64_MIN, INT64_MAX, &schema, errp) < 0)
         goto error;
     if (schema != PROFILE_SCHEMA && schema != PROFILE_SCHEMA_CHECK) {
         errprintf (errp, "schema %" PRId64 ", expected %d or %d", schema, PROFILE_SCHEMA,
@@ -817,7 +794,7 @@ static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
     if (jsonfile_keys (o, "", schema == PROFILE_SCHEMA ? profile_keys : profile_keys_check, errp) <
             0 ||
         jsonfile_get (o, "", "ntasks", json_type_int, &v, errp) < 0 ||
-        profile_json_int (v, "ntasks", 1, PROFILE_MAX_TASKS, &ntasks, errp) < 0)
+        jsonfile_int (v, "ntasks", 1, PROFILE_MAX_TASKS, &ntasks, errp) < 0)
         goto error;
     if (!(p = profile_recording_from_json (o, "", (int)ntasks, errp))) {
         err = errno;
