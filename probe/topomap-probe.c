@@ -514,8 +514,12 @@ static void respond (int peer, int j, const netmap_params_t *p, char *buf, char 
     free (req);
 }
 
-/* A pair's figures: latency, its CI, bandwidth, samples, lead only. */
-#define FIGS 5
+/* A pair's figures, in this order: latency, its CI, bandwidth, samples,
+ * lead only; rank 0 keeps each as an m*m matrix, one after the other
+ * (FIG: matrix k of all, mm = m*m).
+ */
+enum { FIG_LAT, FIG_LAT_CI, FIG_BW, FIG_SAMPLES, FIG_LEAD, FIGS };
+#define FIG(all, mm, k) ((all) + (size_t)(k) * (mm))
 
 /* Bind this rank to cpu for pair q and agree with its peer that both
  * are bound: 1 when both are. */
@@ -557,14 +561,14 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
             ring (q->resp, j);
             pair_result_t r;
             if (q->bind && !bind_pair (q, q->cpu_init))
-                out[FIGS * j] = out[FIGS * j + 2] = NAN;
+                out[FIGS * j + FIG_LAT] = out[FIGS * j + FIG_BW] = NAN;
             else {
                 measure (q->resp, p, buf, rtt, &r);
-                out[FIGS * j] = r.lat_us;
-                out[FIGS * j + 1] = r.ci_us;
-                out[FIGS * j + 2] = r.bw_MBps;
-                out[FIGS * j + 3] = r.samples;
-                out[FIGS * j + 4] = r.lead_only;
+                out[FIGS * j + FIG_LAT] = r.lat_us;
+                out[FIGS * j + FIG_LAT_CI] = r.ci_us;
+                out[FIGS * j + FIG_BW] = r.bw_MBps;
+                out[FIGS * j + FIG_SAMPLES] = r.samples;
+                out[FIGS * j + FIG_LEAD] = r.lead_only;
             }
             /* the next initiator rung first: awake, it takes the
              * token's connection, often a new one, at once rather than
@@ -599,15 +603,16 @@ static void store (double *all, int *measured, int m, const pair_t *pairs, int n
             const double *f = out + FIGS * j;
             size_t i = twice ? (size_t)pairs[j].b * (size_t)m + (size_t)pairs[j].a
                              : (size_t)pairs[j].a * (size_t)m + (size_t)pairs[j].b;
-            if (!again || f[0] < all[i]) {
-                all[i] = f[0];
-                all[mm + i] = f[1];
+            if (!again || f[FIG_LAT] < FIG (all, mm, FIG_LAT)[i]) {
+                FIG (all, mm, FIG_LAT)[i] = f[FIG_LAT];
+                FIG (all, mm, FIG_LAT_CI)[i] = f[FIG_LAT_CI];
             }
-            if (!again || f[2] > all[2 * mm + i]) {
-                all[2 * mm + i] = f[2];
-                all[4 * mm + i] = f[4];
+            if (!again || f[FIG_BW] > FIG (all, mm, FIG_BW)[i]) {
+                FIG (all, mm, FIG_BW)[i] = f[FIG_BW];
+                FIG (all, mm, FIG_LEAD)[i] = f[FIG_LEAD];
             }
-            all[3 * mm + i] = again ? all[3 * mm + i] + f[3] : f[3];
+            FIG (all, mm, FIG_SAMPLES)
+            [i] = again ? FIG (all, mm, FIG_SAMPLES)[i] + f[FIG_SAMPLES] : f[FIG_SAMPLES];
             measured[i] = again ? 2 : 1;
         }
 }
@@ -746,8 +751,8 @@ static void measure_inside (int m, const int *leader, const int *second, const c
             fprintf (stderr, "%s: rank %d: %s\n", prog, rank, e.text);
         for (int j = 0; rank == 0 && j < npairs; j++) {
             inside_t *x = insides[levels[j][0]];
-            x->lat_us[levels[j][1]] = out[FIGS * j];
-            x->bw_MBps[levels[j][1]] = out[FIGS * j + 2];
+            x->lat_us[levels[j][1]] = out[FIGS * j + FIG_LAT];
+            x->bw_MBps[levels[j][1]] = out[FIGS * j + FIG_BW];
         }
     }
     inside_hw_close (hw);
@@ -783,7 +788,8 @@ static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t 
     int k = 0, cap = 0;
 
     *nbatches = 0;
-    if (rank == 0 && !(sp = sample_create (m, all, all + 2 * mm, measured, tp, 1, errp)))
+    if (rank == 0 && !(sp = sample_create (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW),
+                                           measured, tp, 1, errp)))
         k = -1;
     for (;;) {
         const pairs_t *ask;
@@ -1052,8 +1058,8 @@ int main (int argc, char **argv)
         allow = nmeasured / 8 + 4;
         if (pace > 0 && left / 2 / pace < allow)
             allow = left > 0 ? (int)(left / 2 / pace) : 0;
-        if ((nd = pairs_doubt (m, all, all + 2 * mm, measured, doubt_ratio, allow, doubt, &e)) <
-                0 ||
+        if ((nd = pairs_doubt (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), measured,
+                               doubt_ratio, allow, doubt, &e)) < 0 ||
             pairs_rounds (m, doubt, nd, &e) < 0) {
             fprintf (stderr, "%s: %s: no pair measured again\n", prog, e.text);
             nd = 0;
@@ -1063,11 +1069,12 @@ int main (int argc, char **argv)
     int nl = 0;
     if (rank == 0 && allow > nd) {
         tm_error_t e;
-        topo_t *t = topo_infer_net (m, all, all + 2 * mm, &tp, &e);
+        topo_t *t = topo_infer_net (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), &tp, &e);
         if (t && t->model == TOPO_TREE) {
             int bw = t->signal == TOPO_SIGNAL_BANDWIDTH;
-            nl = pairs_lone (m, bw ? NULL : all, bw ? all + 2 * mm : NULL, measured, t->group,
-                             t->ngroups, doubt_ratio, allow - nd, doubt, &e);
+            nl = pairs_lone (m, bw ? NULL : FIG (all, mm, FIG_LAT),
+                             bw ? FIG (all, mm, FIG_BW) : NULL, measured, t->group, t->ngroups,
+                             doubt_ratio, allow - nd, doubt, &e);
             if (nl < 0 || pairs_rounds (m, doubt, nl, &e) < 0) {
                 fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
                 nl = 0;
@@ -1112,10 +1119,10 @@ int main (int argc, char **argv)
                 size_t i = (size_t)a * (size_t)m + (size_t)b;
                 if (a == b && second[a] == -1)
                     continue; /* intra-node not measured: stays NaN */
-                NETMAP_AT (nm, lat_us, a, b) = all[i];
-                NETMAP_AT (nm, lat_ci_us, a, b) = all[mm + i];
-                NETMAP_AT (nm, bw_MBps, a, b) = all[2 * mm + i];
-                NETMAP_AT (nm, samples, a, b) = (int)all[3 * mm + i];
+                NETMAP_AT (nm, lat_us, a, b) = FIG (all, mm, FIG_LAT)[i];
+                NETMAP_AT (nm, lat_ci_us, a, b) = FIG (all, mm, FIG_LAT_CI)[i];
+                NETMAP_AT (nm, bw_MBps, a, b) = FIG (all, mm, FIG_BW)[i];
+                NETMAP_AT (nm, samples, a, b) = (int)FIG (all, mm, FIG_SAMPLES)[i];
                 NETMAP_AT (nm, measured, a, b) = measured[i];
             }
         for (int h = 0; h < m; h++) {
@@ -1154,7 +1161,7 @@ int main (int argc, char **argv)
                     if (a != b || second[a] != -1) {
                         npairs_all++;
                         lead_only += measured[(size_t)a * (size_t)m + (size_t)b] > 0 &&
-                                     all[4 * mm + (size_t)a * (size_t)m + (size_t)b] > 0;
+                                     FIG (all, mm, FIG_LEAD)[(size_t)a * (size_t)m + (size_t)b] > 0;
                     }
             if (topology)
                 snprintf (how, sizeof (how), "%d pairs a level of %s", TOPOLOGY_PAIRS, topology);
