@@ -23,10 +23,10 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             if (p->entries[i].src != r || profile_get (p, r, p->entries[i].dst) != &p->entries[i])
                 abort (); /* the rows must be what the header says */
     profile_show (fuzz_sink (), p, "fuzz", 10);
-    if (p->check) {
+    if (p->recheck) {
         /* What a plan is made from: never more than the first sent;
          * none only where the two share no pair. */
-        profile_t *c = profile_common (p, p->check, &e);
+        profile_t *c = profile_common (p, p->recheck, &e);
 
         if (c ? c->total_bytes > p->total_bytes || c->total_msgs > p->total_msgs ||
                     c->nentries > p->nentries

@@ -798,7 +798,7 @@ static int place_pmi_mapping (const netmap_t *nm, const int *node, int ntasks,
 static int place_check_gains (const profile_t *p, const netmap_t *nm, map_metric_t metric,
                               int *node, int *base, double g[2], double lg[2])
 {
-    const profile_t *runs[2] = {p, p->check};
+    const profile_t *runs[2] = {p, p->recheck};
 
     for (int i = 0; i < 2; i++) {
         map_candidate_t pc = {.node = node}, bc = {.node = base};
@@ -834,7 +834,7 @@ static int place_consecutive (const place_in_t *in, const profile_t *p, const pr
     }
     g = place_gain (cons->cost_s, base->cost_s);
     lg = place_gain (cons->link_s, base->link_s);
-    if (p->check) {
+    if (p->recheck) {
         double cg[2], clg[2];
 
         if (place_check_gains (p, nm, params->metric, cons->node, base->node, cg, clg) < 0) {
@@ -1073,7 +1073,7 @@ static int decide_profile_cached (place_run_t *r)
         place_record (in, r->out, why, 0);
         return 1;
     }
-    if (r->p->check || strcmp (r->p->source, "recorder") != 0 ||
+    if (r->p->recheck || strcmp (r->p->source, "recorder") != 0 ||
         profile_cache_path (in->user_cache, id, ntasks, mine, sizeof (mine), &e) < 0 ||
         strcmp (found, mine) != 0)
         return 0;
@@ -1128,8 +1128,8 @@ static int decide_profile (place_run_t *r)
         return 1;
     }
     r->from = r->p;
-    if (r->p->check) {
-        if (!(r->common = profile_common (r->p, r->p->check, &e))) {
+    if (r->p->recheck) {
+        if (!(r->common = profile_common (r->p, r->p->recheck, &e))) {
             if (errno == ENODATA)
                 place_default (r->out, 0, "%s", e.text);
             else
@@ -1207,7 +1207,7 @@ static int decide_plan (place_run_t *r)
          r->res.time_s, r->common ? " from the traffic both recordings of the profile share" : "",
          r->plan->cost_s * 1e3, r->base->cost_s * 1e3, r->plan->link_s * 1e3,
          r->base->link_s * 1e3);
-    if (r->p->check) {
+    if (r->p->recheck) {
         double g[2], lg[2];
 
         if (place_check_gains (r->p, r->nm, r->params.metric, r->plan->node, r->base->node, g, lg) <
@@ -1219,8 +1219,8 @@ static int decide_plan (place_run_t *r)
              "topomap: the plan priced on the profile's recording and on its check (job %s, "
              "%.1f%% of the traffic recurring): gain %.1f%% and %.1f%%, %.1f%% and %.1f%% at the "
              "busiest link",
-             r->p->check->jobid[0] ? r->p->check->jobid : "unknown",
-             100 * profile_recurring (r->p, r->p->check), 100 * g[0], 100 * g[1], 100 * lg[0],
+             r->p->recheck->jobid[0] ? r->p->recheck->jobid : "unknown",
+             100 * profile_recurring (r->p, r->p->recheck), 100 * g[0], 100 * g[1], 100 * lg[0],
              100 * lg[1]);
         out->gain = g[0] < g[1] ? g[0] : g[1];
         out->link_gain = lg[0] < lg[1] ? lg[0] : lg[1];
@@ -1301,7 +1301,7 @@ static int decide_bind (place_run_t *r)
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
                   "busiest link%s (%.300s)",
                   r->plan->name, 100 * out->gain, 100 * out->link_gain,
-                  r->p->check ? ", the lesser on the profile's recording and on its check"
+                  r->p->recheck ? ", the lesser on the profile's recording and on its check"
                   : r->unchecked
                       ? " by the profile's one recording (the next run records its check)"
                       : "",
@@ -1318,8 +1318,8 @@ static int decide_bind (place_run_t *r)
         place_default (out, 0,
                        "the plan's predicted gain%s, %.1f%%, %.1f%% at the busiest link, is "
                        "below min_gain (%.1f%%)",
-                       r->p->check ? ", the lesser on the profile's recording and on its check"
-                                   : "",
+                       r->p->recheck ? ", the lesser on the profile's recording and on its check"
+                                     : "",
                        100 * out->gain, 100 * out->link_gain, 100 * in->conf->min_gain);
         return 1;
     }
@@ -1469,27 +1469,27 @@ int place_file_recording (const char *record, const char *exe, int ntasks, int u
                               &w) == 1 &&
         !strcmp (first->source, "recorder") && first->total_bytes > 0 &&
         first->collectives == p->collectives) {
-        if (first->check || p->total_bytes == 0) {
+        if (first->recheck || p->total_bytes == 0) {
             snprintf (msg, msglen,
-                      first->check ? "the profile of %s for %d tasks has its check already "
-                                     "(another srun filed it): this recording is not kept"
-                                   : "the second recording of %s for %d tasks sent nothing point "
-                                     "to point: not kept as the profile's check",
+                      first->recheck ? "the profile of %s for %d tasks has its check already "
+                                       "(another srun filed it): this recording is not kept"
+                                     : "the second recording of %s for %d tasks sent nothing point "
+                                       "to point: not kept as the profile's check",
                       exe, ntasks);
             rc = 0;
             goto out;
         }
-        first->check = p;
+        first->recheck = p;
         p = first;
         first = NULL;
     }
     if (profile_cache_storeat (user_fd, user_cache, p, stored, sizeof (stored), errp) < 0)
         goto out;
-    if (p->check)
+    if (p->recheck)
         snprintf (msg, msglen,
                   "recorded a second profile of %s for %d tasks, to plan from what recurs: "
                   "%.1f%% of the traffic recurs in it: %s",
-                  exe, ntasks, 100 * profile_recurring (p, p->check), stored);
+                  exe, ntasks, 100 * profile_recurring (p, p->recheck), stored);
     else
         snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);
     rc = 0;

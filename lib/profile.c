@@ -180,15 +180,15 @@ static int profile_check (const profile_t *p, tm_error_t *errp)
         return errprintf (errp, "jobid: longer than %zu bytes", sizeof (p->jobid) - 1);
     if (jsonfile_has_control (p->jobid, jobid_len))
         return errprintf (errp, "jobid: control character");
-    if (p->check) {
+    if (p->recheck) {
         tm_error_t e;
 
-        if (p->check->check)
+        if (p->recheck->recheck)
             return errprintf (errp, "check: has a check of its own");
-        if (p->check->ntasks != p->ntasks)
-            return errprintf (errp, "check: %d tasks, the profile %d", p->check->ntasks,
+        if (p->recheck->ntasks != p->ntasks)
+            return errprintf (errp, "check: %d tasks, the profile %d", p->recheck->ntasks,
                               p->ntasks);
-        if (profile_check (p->check, &e) < 0)
+        if (profile_check (p->recheck, &e) < 0)
             return errprintf (errp, "check.%s", e.text);
     }
     return 0;
@@ -332,7 +332,7 @@ void profile_destroy (profile_t *p)
     free (p->exe_path);
     free (p->mpi);
     free (p->source);
-    profile_destroy (p->check);
+    profile_destroy (p->recheck);
     free (p);
     errno = saved;
 }
@@ -533,7 +533,7 @@ static json_object *profile_to_json (const profile_t *p, const char *timestamp,
         return NULL;
     if (jsonfile_add (o, "kind", json_object_new_string (PROFILE_KIND), false) < 0 ||
         jsonfile_add (o, "schema",
-                      json_object_new_int (p->check ? PROFILE_SCHEMA_CHECK : PROFILE_SCHEMA),
+                      json_object_new_int (p->recheck ? PROFILE_SCHEMA_CHECK : PROFILE_SCHEMA),
                       false) < 0 ||
         jsonfile_add (o, "ntasks", json_object_new_int (p->ntasks), false) < 0 ||
         jsonfile_add (o, "exe",
@@ -545,8 +545,9 @@ static json_object *profile_to_json (const profile_t *p, const char *timestamp,
         jsonfile_add (o, "collectives", json_object_new_boolean (p->collectives), false) < 0 ||
         profile_json_recording (o, p, timestamp) < 0)
         goto error;
-    if (p->check && (!(c = json_object_new_object ()) || jsonfile_add (o, "check", c, false) < 0 ||
-                     profile_json_recording (c, p->check, check_timestamp) < 0))
+    if (p->recheck &&
+        (!(c = json_object_new_object ()) || jsonfile_add (o, "check", c, false) < 0 ||
+         profile_json_recording (c, p->recheck, check_timestamp) < 0))
         goto error;
     return o;
 error:
@@ -579,13 +580,13 @@ static json_object *profile_json_to_write (const profile_t *p, const char *what,
         errno = EINVAL;
         return NULL;
     }
-    if (p->check &&
-        jsonfile_format_time (p->check->timestamp, check_timestamp, sizeof (check_timestamp)) < 0) {
+    if (p->recheck && jsonfile_format_time (p->recheck->timestamp, check_timestamp,
+                                            sizeof (check_timestamp)) < 0) {
         errprintf (errp, "%s: check.timestamp: out of range", what);
         errno = EINVAL;
         return NULL;
     }
-    if (!(root = profile_to_json (p, timestamp, p->check ? check_timestamp : ""))) {
+    if (!(root = profile_to_json (p, timestamp, p->recheck ? check_timestamp : ""))) {
         errprintf (errp, "%s: out of memory", what);
         errno = ENOMEM;
     }
@@ -814,7 +815,7 @@ static profile_t *profile_from_json (json_object *o, tm_error_t *errp)
         if (jsonfile_get (o, "", "check", json_type_object, &check, errp) < 0 ||
             jsonfile_keys (check, "check.", profile_check_keys, errp) < 0)
             goto error;
-        if (!(p->check = profile_recording_from_json (check, "check.", (int)ntasks, errp))) {
+        if (!(p->recheck = profile_recording_from_json (check, "check.", (int)ntasks, errp))) {
             err = errno;
             goto error;
         }

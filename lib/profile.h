@@ -48,7 +48,7 @@ typedef struct profile {
     double record_s;           /* wall time of the recorded run, 0 if unknown */
     char jobid[32];            /* Slurm job id, "" when unknown */
     time_t timestamp;          /* when recorded */
-    struct profile *check;     /* a later recording of the same program
+    struct profile *recheck;   /* a later recording of the same program
                                   and task count: the plan is made from
                                   what the two share and priced on each
                                   (place.h), or NULL:

@@ -813,12 +813,13 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
     io_recording (f, "recorded at", p);
     fprintf (f, "  collectives   %s\n",
              p->collectives ? "yes, attributed to pairs" : "no, point-to-point only");
-    if (p->check) {
-        io_recording (f, "checked at", p->check);
-        fprintf (f, "  recurring     %.1f%% of the traffic, each pair's lesser share of its "
+    if (p->recheck) {
+        io_recording (f, "checked at", p->recheck);
+        fprintf (f,
+                 "  recurring     %.1f%% of the traffic, each pair's lesser share of its "
                  "run's bytes (the check's: %s)\n",
-                 100 * profile_recurring (p, p->check),
-                 io_human (p->check->total_bytes, h, sizeof (h)));
+                 100 * profile_recurring (p, p->recheck),
+                 io_human (p->recheck->total_bytes, h, sizeof (h)));
     }
 
     fprintf (f, "totals\n");

@@ -919,14 +919,15 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
  */
 static int explain_recordings (const profile_t *p, const netmap_t *nm, const map_result_t *res)
 {
-    if (!p->check)
+    if (!p->recheck)
         return 0;
     printf ("on the profile's recording (job %s)\n", p->jobid[0] ? p->jobid : "unknown");
     if (map_explain_on (stdout, res, p, nm) < 0)
         goto fail;
     printf ("on the profile's check (job %s, %.1f%% of the traffic recurring)\n",
-            p->check->jobid[0] ? p->check->jobid : "unknown", 100 * profile_recurring (p, p->check));
-    if (map_explain_on (stdout, res, p->check, nm) < 0)
+            p->recheck->jobid[0] ? p->recheck->jobid : "unknown",
+            100 * profile_recurring (p, p->recheck));
+    if (map_explain_on (stdout, res, p->recheck, nm) < 0)
         goto fail;
     return 0;
 fail:
@@ -1061,8 +1062,8 @@ static int plan_cmd (int argc, char **argv)
     /* Of a profile with a check, the plan is made from the traffic both
      * recordings share, as the plugin makes it. */
     from = p;
-    if (p->check) {
-        if (!(common = profile_common (p, p->check, &e))) {
+    if (p->recheck) {
+        if (!(common = profile_common (p, p->recheck, &e))) {
             fprintf (stderr, "%s: plan: %s: %s%s\n", prog, pfile, e.text,
                      errno == ENODATA ? ": nothing to plan from" : "");
             goto out;
@@ -1110,7 +1111,7 @@ static int plan_cmd (int argc, char **argv)
     if (explain && common)
         printf ("planned from the traffic both recordings of the profile share: %.1f%% of its "
                 "recording's bytes\n",
-                100 * profile_recurring (p, p->check));
+                100 * profile_recurring (p, p->recheck));
     if (explain &&
         (map_explain (stdout, &res, nm) < 0 || explain_recordings (p, nm, &res) < 0))
         goto out;

@@ -365,20 +365,20 @@ static void test_file_recording (void)
     }
 
     ok (write_recording (rec, 1000, 10, 0) == 0 &&
-            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->check &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->recheck &&
             !strcmp (p->exe_id, id) && access (rec, F_OK) < 0 &&
             strstr (msg, "recorded the profile of /proc/self/exe for 4 tasks: "),
         "a recording to check, with nothing filed, is filed as the profile: %s", msg);
     profile_destroy (p);
 
     ok (write_recording (rec, 1000, 900, 0) == 0 &&
-            (p = file_and_read (rec, cache, stored, 0, msg, sizeof (msg), &e)) && !p->check &&
+            (p = file_and_read (rec, cache, stored, 0, msg, sizeof (msg), &e)) && !p->recheck &&
             p->total_bytes == 1900,
         "a recording not to check replaces the profile: %s", msg);
     profile_destroy (p);
 
     ok (write_recording (rec, 0, 0, 0) == 0 &&
-            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->check &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->recheck &&
             p->total_bytes == 1900 && access (rec, F_OK) < 0 &&
             !strcmp (msg, "the second recording of /proc/self/exe for 4 tasks sent nothing point "
                           "to point: not kept as the profile's check"),
@@ -386,23 +386,23 @@ static void test_file_recording (void)
     profile_destroy (p);
 
     ok (write_recording (rec, 1000, 10, 0) == 0 &&
-            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->check &&
-            p->total_bytes == 1900 && p->check->total_bytes == 1010 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->recheck &&
+            p->total_bytes == 1900 && p->recheck->total_bytes == 1010 &&
             strstr (msg, "recorded a second profile of /proc/self/exe for 4 tasks, to plan from "
                          "what recurs: 53.6% of the traffic recurs in it: "),
         "a recording to check becomes the check of the profile of one: %s", msg);
     profile_destroy (p);
 
     ok (write_recording (rec, 5, 5, 0) == 0 &&
-            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->check &&
-            p->total_bytes == 1900 && p->check->total_bytes == 1010 && access (rec, F_OK) < 0 &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && p->recheck &&
+            p->total_bytes == 1900 && p->recheck->total_bytes == 1010 && access (rec, F_OK) < 0 &&
             strstr (msg, "has its check already (another srun filed it): this recording is not "
                          "kept"),
         "one to check a profile that has its check already is not kept: %s", msg);
     profile_destroy (p);
 
     ok (write_recording (rec, 5, 5, 1) == 0 &&
-            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->check &&
+            (p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) && !p->recheck &&
             p->total_bytes == 10 && p->collectives,
         "one that counts collectives where the profile did not replaces it: %s", msg);
     profile_destroy (p);
@@ -410,8 +410,9 @@ static void test_file_recording (void)
     ok (write_recording (rec, 0, 0, 1) == 0 &&
             (p = file_and_read (rec, cache, stored, 0, msg, sizeof (msg), &e)) &&
             p->total_bytes == 0 && write_recording (rec, 7, 7, 1) == 0 &&
-            (profile_destroy (p), p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) &&
-            !p->check && p->total_bytes == 14,
+            (profile_destroy (p),
+             p = file_and_read (rec, cache, stored, 1, msg, sizeof (msg), &e)) &&
+            !p->recheck && p->total_bytes == 14,
         "one to check a profile that sent nothing replaces it: %s", msg);
     profile_destroy (p);
     p = NULL;

@@ -972,7 +972,7 @@ static void test_record (void)
         "its check cannot be recorded: the one recording places, for the step's 16 tasks");
 
     /* With its check: planned from what both share, priced on each. */
-    p->check = profile_read (HALO, &e);
+    p->recheck = profile_read (HALO, &e);
     profile_cache_storeat (cache_fd, cache, p, stored, sizeof (stored), &e);
     step ();
     prof.mode = PROFILE_MODE_AUTO;
@@ -999,8 +999,8 @@ static void test_record (void)
     {
         profile_entry_t t[] = {{0, 15, 1, 100}};
 
-        profile_destroy (p->check);
-        p->check = profile_create (16, 1, t, NULL);
+        profile_destroy (p->recheck);
+        p->recheck = profile_create (16, 1, t, NULL);
         profile_cache_storeat (cache_fd, cache, p, stored, sizeof (stored), &e);
     }
     step ();

@@ -499,14 +499,14 @@ static profile_t *make_checked (void)
     };
     profile_t *p = make_profile ();
 
-    if (p && !(p->check = profile_create (4, sizeof (t) / sizeof (t[0]), t, NULL))) {
+    if (p && !(p->recheck = profile_create (4, sizeof (t) / sizeof (t[0]), t, NULL))) {
         profile_destroy (p);
         return NULL;
     }
     if (p) {
-        p->check->record_s = 2.5;
-        strcpy (p->check->jobid, "4243");
-        p->check->timestamp = 1795214690; /* an hour later */
+        p->recheck->record_s = 2.5;
+        strcpy (p->recheck->jobid, "4243");
+        p->recheck->timestamp = 1795214690; /* an hour later */
     }
     return p;
 }
@@ -539,13 +539,15 @@ static void test_check (void)
     in_dir (path, "checked.json");
     if (!ok (profile_write (p, path, 0600, &e) == 0, "profile_write writes a profile with a check"))
         diag ("%s", e.text);
-    if ((back = profile_read (path, &e)) && back->check)
-        diff = profile_diff (p, back) ? profile_diff (p, back) : profile_diff (p->check, back->check);
+    if ((back = profile_read (path, &e)) && back->recheck)
+        diff = profile_diff (p, back) ? profile_diff (p, back)
+                                      : profile_diff (p->recheck, back->recheck);
     else
         diag ("%s", e.text);
-    ok (back && back->check && !diff && !back->check->check,
+    ok (back && back->recheck && !diff && !back->recheck->recheck,
         "profile_read gives back the profile and its check's matrix, totals, record_s, jobid and "
-        "timestamp%s%s", diff ? ": differs in " : "", diff ? diff : "");
+        "timestamp%s%s",
+        diff ? ": differs in " : "", diff ? diff : "");
     text = read_file (path, &len);
     ok (text && strstr (text, "\"schema\":2") && strstr (text, "\"check\":{") &&
             strstr (text, "\"timestamp\":\"2026-11-20T22:44:50Z\"") &&
@@ -557,15 +559,15 @@ static void test_check (void)
          * first's; 2 -> 3 2^20 B in the first, 2^19 in the check, its
          * lesser share the check's. */
         double want = 2 * 2048.0 / (double)p->total_bytes +
-                      (double)(1 << 19) / (double)p->check->total_bytes;
+                      (double)(1 << 19) / (double)p->recheck->total_bytes;
         profile_t *twice = make_profile ();
 
         for (size_t k = 0; twice && k < twice->nentries; k++)
             twice->entries[k].bytes *= 2;
         if (twice)
             twice->total_bytes *= 2;
-        ok (fabs (profile_recurring (p, p->check) - want) < 1e-12 &&
-                fabs (profile_recurring (p->check, p) - want) < 1e-12 &&
+        ok (fabs (profile_recurring (p, p->recheck) - want) < 1e-12 &&
+                fabs (profile_recurring (p->recheck, p) - want) < 1e-12 &&
                 profile_recurring (p, p) == 1.0 && twice &&
                 fabs (profile_recurring (p, twice) - 1.0) < 1e-12,
             "profile_recurring: each pair's lesser share of its own profile's bytes, summed; a "
@@ -580,16 +582,16 @@ static void test_check (void)
          * of 24); in the check's scale the first's 2048 B of 0 -> 1 are
          * 1034.96 B, its 5 of 24 messages 3.54. */
         const profile_entry_t *x;
-        profile_t *c = profile_common (p, p->check, &e), *d = profile_common (p->check, p, &e);
+        profile_t *c = profile_common (p, p->recheck, &e), *d = profile_common (p->recheck, p, &e);
 
         ok (c && c->nentries == 3 && (x = profile_get (c, 0, 1)) && x->bytes == 2048 &&
                 x->msgs == 5 && (x = profile_get (c, 1, 0)) && x->bytes == 2048 &&
-                (x = profile_get (c, 2, 3)) && x->bytes == 1037470 && x->msgs == 7 &&
-                !c->check && c->ntasks == 4 && !strcmp (c->jobid, p->jobid) &&
-                !strcmp (c->exe_id, p->exe_id) && !strcmp (c->source, "recorder") &&
-                c->collectives == 1 && c->timestamp == p->timestamp &&
+                (x = profile_get (c, 2, 3)) && x->bytes == 1037470 && x->msgs == 7 && !c->recheck &&
+                c->ntasks == 4 && !strcmp (c->jobid, p->jobid) && !strcmp (c->exe_id, p->exe_id) &&
+                !strcmp (c->source, "recorder") && c->collectives == 1 &&
+                c->timestamp == p->timestamp &&
                 fabs ((double)c->total_bytes / (double)p->total_bytes -
-                      profile_recurring (p, p->check)) < 1e-6,
+                      profile_recurring (p, p->recheck)) < 1e-6,
             "profile_common: the pairs both sent on, each at its lesser share, in the first's "
             "scale; the first's strings and times, no check; its bytes the recurring share");
         ok (d && d->nentries == 3 && (x = profile_get (d, 0, 1)) && x->bytes == 1035 &&
@@ -639,14 +641,14 @@ static void test_check (void)
     read_edits (path, check_edits, sizeof (check_edits) / sizeof (check_edits[0]), "check");
 
     /* The writer refuses what the reader would. */
-    q = p->check;
-    p->check = profile_create (3, 0, NULL, NULL);
-    ok (p->check && profile_write (p, path, 0600, &e) < 0 &&
+    q = p->recheck;
+    p->recheck = profile_create (3, 0, NULL, NULL);
+    ok (p->recheck && profile_write (p, path, 0600, &e) < 0 &&
             strstr (e.text, "check: 3 tasks, the profile 4"),
         "profile_write refuses a check of another task count: %s", e.text);
-    profile_destroy (p->check);
-    p->check = q;
-    q->check = make_profile ();
+    profile_destroy (p->recheck);
+    p->recheck = q;
+    q->recheck = make_profile ();
     ok (profile_write (p, path, 0600, &e) < 0 && strstr (e.text, "check: has a check of its own"),
         "profile_write refuses a check with a check: %s", e.text);
     unlink (path);
