@@ -21,10 +21,10 @@
 #define CONF_QUOTE_BUFSIZE (CONF_QUOTE_MAX * 4 + 8)
 
 static const char *const map_mode_names[] = {
-    [MAP_MODE_AUTO] = "auto", [MAP_MODE_BANDWIDTH] = "bandwidth", [MAP_MODE_LATENCY] = "latency",
-    [MAP_MODE_OFF] = "off",   [MAP_MODE_STRICT] = "strict",       [MAP_MODE_DRYRUN] = "dry-run",
+    [CONF_MAP_AUTO] = "auto", [CONF_MAP_BANDWIDTH] = "bandwidth", [CONF_MAP_LATENCY] = "latency",
+    [CONF_MAP_OFF] = "off",   [CONF_MAP_STRICT] = "strict",       [CONF_MAP_DRYRUN] = "dry-run",
 };
-#define MAP_MODE_COUNT (int)(sizeof (map_mode_names) / sizeof (map_mode_names[0]))
+#define CONF_MAP_COUNT (int)(sizeof (map_mode_names) / sizeof (map_mode_names[0]))
 
 static const char *const profile_mode_names[] = {
     [PROFILE_MODE_AUTO] = "auto", [PROFILE_MODE_RECORD] = "record", [PROFILE_MODE_OFF] = "off",
@@ -44,7 +44,7 @@ static bool conf_has_control (const char *s)
 
 static int conf_map_lookup (const char *s)
 {
-    for (int m = 0; m < MAP_MODE_COUNT; m++)
+    for (int m = 0; m < CONF_MAP_COUNT; m++)
         if (strcmp (s, map_mode_names[m]) == 0)
             return m;
     return -1;
@@ -56,7 +56,7 @@ int conf_map_mode_parse (const char *s, conf_map_mode_t *m, tm_error_t *errp)
     int v;
 
     if (!s || s[0] == '\0' || strcmp (s, "(null)") == 0)
-        v = MAP_MODE_AUTO;
+        v = CONF_MAP_AUTO;
     else if ((v = conf_map_lookup (s)) < 0) {
         errno = EINVAL;
         return errprintf (errp,
@@ -71,7 +71,7 @@ int conf_map_mode_parse (const char *s, conf_map_mode_t *m, tm_error_t *errp)
 
 const char *conf_map_mode_name (conf_map_mode_t m)
 {
-    if ((int)m < 0 || (int)m >= MAP_MODE_COUNT)
+    if ((int)m < 0 || (int)m >= CONF_MAP_COUNT)
         return "unknown";
     return map_mode_names[m];
 }
@@ -473,7 +473,7 @@ void conf_default (conf_t *c, const char *probe_default, const char *probe_mpich
     c->cache_max_mib = 1024;
     snprintf (c->probe_plan, sizeof (c->probe_plan), "auto");
     c->min_gain = 0.05;
-    c->map = MAP_MODE_AUTO;
+    c->map = CONF_MAP_AUTO;
     c->profile = PROFILE_MODE_AUTO;
     c->bind = CONF_BIND_AUTO;
     snprintf (c->recorder_dir, sizeof (c->recorder_dir), "%s",

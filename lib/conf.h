@@ -87,12 +87,12 @@
 #define CONF_PROFILE_NAME_MAX 128
 
 typedef enum {
-    MAP_MODE_AUTO = 0,  /* map when a profile and a netmap are at hand */
-    MAP_MODE_BANDWIDTH, /* as auto, the cost model counting bandwidth only */
-    MAP_MODE_LATENCY,   /* as auto, the cost model counting latency only */
-    MAP_MODE_OFF,       /* do nothing */
-    MAP_MODE_STRICT,    /* as auto, but fail the step when no plan applies */
-    MAP_MODE_DRYRUN,    /* plan and report, apply nothing */
+    CONF_MAP_AUTO = 0,  /* map when a profile and a netmap are at hand */
+    CONF_MAP_BANDWIDTH, /* as auto, the cost model counting bandwidth only */
+    CONF_MAP_LATENCY,   /* as auto, the cost model counting latency only */
+    CONF_MAP_OFF,       /* do nothing */
+    CONF_MAP_STRICT,    /* as auto, but fail the step when no plan applies */
+    CONF_MAP_DRYRUN,    /* plan and report, apply nothing */
 } conf_map_mode_t;
 
 typedef enum {

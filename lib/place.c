@@ -1079,7 +1079,7 @@ static int decide_profile_cached (place_run_t *r)
         return 0;
     snprintf (why, sizeof (why), "the profile of %s for %d tasks has one recording", in->exe,
               ntasks);
-    if (in->map == MAP_MODE_DRYRUN)
+    if (in->map == CONF_MAP_DRYRUN)
         r->unchecked = 1;
     else if (place_record (in, r->out, why, 1) == 0)
         return 1;
@@ -1174,8 +1174,8 @@ static int decide_plan (place_run_t *r)
         r->slots[r->nslots++].count = r->counts[r->order[i]];
     }
     map_params_default (&r->params);
-    r->params.metric = in->map == MAP_MODE_LATENCY     ? MAP_LATENCY
-                       : in->map == MAP_MODE_BANDWIDTH ? MAP_BANDWIDTH
+    r->params.metric = in->map == CONF_MAP_LATENCY     ? MAP_LATENCY
+                       : in->map == CONF_MAP_BANDWIDTH ? MAP_BANDWIDTH
                                                        : MAP_COMBINED;
     /* A plan that takes a while says so first, unasked, as the probe does;
      * its time grows with the ranks (BENCH map: 4096 ranks in at most
@@ -1293,9 +1293,9 @@ static int decide_bind (place_run_t *r)
              "topomap: each rank bound inside its node, --cpu-bind=%.80s%s: predicted gain "
              "%.1f%% over Slurm's own binding for the pairs inside the nodes",
              out->cpu_bind, strlen (out->cpu_bind) > 80 ? "..." : "", 100 * out->bind_gain);
-    if (nobind_line[0] && in->note && (r->apply || in->map == MAP_MODE_DRYRUN))
+    if (nobind_line[0] && in->note && (r->apply || in->map == CONF_MAP_DRYRUN))
         in->note ("%s", nobind_line);
-    if (in->map == MAP_MODE_DRYRUN) {
+    if (in->map == CONF_MAP_DRYRUN) {
         out->action = PLACE_DRYRUN;
         snprintf (out->reason, sizeof (out->reason),
                   "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "

@@ -603,7 +603,7 @@ static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
     setenv (PLACE_ENV_MODE, "default", 1);
     setenv (PLACE_ENV_REASON, reason, 1);
     tm.set_vars = 1;
-    if (mode == MAP_MODE_STRICT) {
+    if (mode == CONF_MAP_STRICT) {
         /* srun ignores the error of an optional plugin: strict mode ends
          * srun here, before any allocation or step exists (only srun's
          * own atexit handler runs, and it has nothing to do yet).
@@ -658,8 +658,8 @@ static int post_opt_local (void)
         return 0;
     if (tm.map_arg && tm.map_arg[0] && strcmp (tm.map_arg, "(null)") &&
         conf_map_mode_parse (tm.map_arg, &mode, &e) < 0)
-        return pass (MAP_MODE_AUTO, 1, "%s", e.text);
-    if (mode == MAP_MODE_OFF)
+        return pass (CONF_MAP_AUTO, 1, "%s", e.text);
+    if (mode == CONF_MAP_OFF)
         return 0;
     if (tm.profile_given && conf_profile_parse (tm.profile_arg, &profile, &e) < 0)
         return pass (mode, 1, "%s", e.text);
@@ -722,7 +722,7 @@ static int post_opt_local (void)
         rc = pass (mode, 1, "%s", dir_error.text);
         goto out;
     }
-    if (tm.note[0] && mode == MAP_MODE_STRICT) {
+    if (tm.note[0] && mode == CONF_MAP_STRICT) {
         char note[sizeof (tm.note)];
 
         memcpy (note, tm.note, sizeof (note));

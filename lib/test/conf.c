@@ -18,7 +18,7 @@ static int is_default (const conf_t *c)
     return strcmp (c->cache, "") == 0 && strcmp (c->site_profiles, "") == 0 &&
            strcmp (c->probe, PROBE) == 0 && strcmp (c->probe_mpich, PROBE_MPICH) == 0 &&
            strcmp (c->mpi, "") == 0 && c->probe_ttl == 3600 && c->probe_timeout == 30 &&
-           c->min_gain == 0.05 && c->map == MAP_MODE_AUTO && c->profile == PROFILE_MODE_AUTO &&
+           c->min_gain == 0.05 && c->map == CONF_MAP_AUTO && c->profile == PROFILE_MODE_AUTO &&
            strcmp (c->recorder_dir, RECORDER) == 0 && c->bind == CONF_BIND_AUTO && c->verbose == 0;
 }
 
@@ -79,7 +79,7 @@ static void test_arguments (void)
     ok (strcmp (c.mpi, "pmi2") == 0, "mpi= sets the probe's --mpi type");
     ok (c.probe_ttl == 0, "probe_ttl=0 is accepted");
     ok (c.min_gain == 0.25, "min_gain= sets the least gain");
-    ok (c.map == MAP_MODE_LATENCY, "map= sets the default map mode");
+    ok (c.map == CONF_MAP_LATENCY, "map= sets the default map mode");
     ok (c.profile == PROFILE_MODE_RECORD, "profile= sets the default profile mode");
     ok (c.verbose == 3, "verbose= sets the level");
     ok (strcmp (c.recorder_dir, "/opt/lib/topomap") == 0, "recorder_dir= sets the recorder dir");
@@ -165,7 +165,7 @@ static void test_arguments (void)
         "mpi=pmix_v4 is accepted");
     ok (parse1 (&c, "cache=/", &e) == 0 && strcmp (c.cache, "/") == 0, "cache=/ is accepted");
 
-    for (int m = MAP_MODE_AUTO; m <= MAP_MODE_DRYRUN; m++) {
+    for (int m = CONF_MAP_AUTO; m <= CONF_MAP_DRYRUN; m++) {
         char arg[64];
 
         snprintf (arg, sizeof (arg), "map=%s", conf_map_mode_name ((conf_map_mode_t)m));
@@ -291,38 +291,38 @@ static void test_map_mode (void)
         const char *s;
         conf_map_mode_t m;
     } good[] = {
-        {NULL, MAP_MODE_AUTO},
-        {"", MAP_MODE_AUTO},
-        {"(null)", MAP_MODE_AUTO},
-        {"auto", MAP_MODE_AUTO},
-        {"bandwidth", MAP_MODE_BANDWIDTH},
-        {"latency", MAP_MODE_LATENCY},
-        {"off", MAP_MODE_OFF},
-        {"strict", MAP_MODE_STRICT},
-        {"dry-run", MAP_MODE_DRYRUN},
+        {NULL, CONF_MAP_AUTO},
+        {"", CONF_MAP_AUTO},
+        {"(null)", CONF_MAP_AUTO},
+        {"auto", CONF_MAP_AUTO},
+        {"bandwidth", CONF_MAP_BANDWIDTH},
+        {"latency", CONF_MAP_LATENCY},
+        {"off", CONF_MAP_OFF},
+        {"strict", CONF_MAP_STRICT},
+        {"dry-run", CONF_MAP_DRYRUN},
     };
     static const char *bad[] = {"Auto", "dryrun", "dry_run", "on", " auto", "auto ", "(NULL)"};
     conf_map_mode_t m;
     tm_error_t e;
 
     for (size_t i = 0; i < sizeof (good) / sizeof (good[0]); i++) {
-        m = good[i].m == MAP_MODE_OFF ? MAP_MODE_STRICT : MAP_MODE_OFF;
+        m = good[i].m == CONF_MAP_OFF ? CONF_MAP_STRICT : CONF_MAP_OFF;
         ok (conf_map_mode_parse (good[i].s, &m, &e) == 0 && m == good[i].m, "map mode %s%s%s is %s",
             good[i].s ? "'" : "", good[i].s ? good[i].s : "NULL", good[i].s ? "'" : "",
             conf_map_mode_name (good[i].m));
     }
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
-        m = MAP_MODE_LATENCY;
+        m = CONF_MAP_LATENCY;
         errno = 0;
         ok (conf_map_mode_parse (bad[i], &m, &e) == -1 && errno == EINVAL &&
-                m == MAP_MODE_LATENCY && strstr (e.text, "unknown map mode") &&
+                m == CONF_MAP_LATENCY && strstr (e.text, "unknown map mode") &&
                 strstr (e.text, bad[i]) && strstr (e.text, "dry-run"),
             "map mode '%s' is refused: %s", bad[i], e.text);
     }
     ok (conf_map_mode_parse ("x\ty", &m, &e) == -1 && strstr (e.text, "'x\\x09y'"),
         "a control character in a map mode is escaped: %s", e.text);
-    ok (strcmp (conf_map_mode_name (MAP_MODE_DRYRUN), "dry-run") == 0 &&
-            strcmp (conf_map_mode_name (MAP_MODE_BANDWIDTH), "bandwidth") == 0,
+    ok (strcmp (conf_map_mode_name (CONF_MAP_DRYRUN), "dry-run") == 0 &&
+            strcmp (conf_map_mode_name (CONF_MAP_BANDWIDTH), "bandwidth") == 0,
         "map mode names read back");
     ok (strcmp (conf_map_mode_name ((conf_map_mode_t)42), "unknown") == 0,
         "an out-of-range map mode is named unknown");

@@ -211,7 +211,7 @@ static void step (void)
     req = (layout_request_t){.ntasks = 16, .ntasks_set = 1, .nodes_min = 8};
     in = (place_in_t){
         .conf = &c,
-        .map = MAP_MODE_AUTO,
+        .map = CONF_MAP_AUTO,
         .profile = &prof,
         .jobid = JOB,
         .alloc_nodelist = "n[1-8]",
@@ -465,14 +465,14 @@ static void test_gain (void)
         out.reason);
 
     step ();
-    in.map = MAP_MODE_STRICT;
+    in.map = CONF_MAP_STRICT;
     c.min_gain = 0.99;
     decide ();
     ok (is_default (0, want),
         "--topo-map=strict: place_decide's outcome as auto (the plugin fails the step)");
 
     step ();
-    in.map = MAP_MODE_DRYRUN;
+    in.map = CONF_MAP_DRYRUN;
     decide ();
     ok (out.action == PLACE_DRYRUN && !out.hostfile[0] && hostfile_lines == -1,
         "--topo-map=dry-run: PLACE_DRYRUN, no hostfile");
@@ -483,7 +483,7 @@ static void test_gain (void)
     ok (!strcmp (out.reason, want), "and says what would be applied: %s", out.reason);
 
     step ();
-    in.map = MAP_MODE_DRYRUN;
+    in.map = CONF_MAP_DRYRUN;
     c.min_gain = 0.99;
     decide ();
     snprintf (want, sizeof (want),
@@ -494,12 +494,12 @@ static void test_gain (void)
         "a dry run below min_gain says so: %s", out.reason);
 
     step ();
-    in.map = MAP_MODE_LATENCY;
+    in.map = CONF_MAP_LATENCY;
     decide ();
     ok (out.action == PLACE_APPLY || (out.action == PLACE_DEFAULT && !out.failed),
         "--topo-map=latency plans by latency alone: %s", out.reason);
     step ();
-    in.map = MAP_MODE_BANDWIDTH;
+    in.map = CONF_MAP_BANDWIDTH;
     decide ();
     ok (out.action == PLACE_APPLY || (out.action == PLACE_DEFAULT && !out.failed),
         "--topo-map=bandwidth by bandwidth alone: %s", out.reason);
@@ -512,7 +512,7 @@ static void test_modes (void)
     /* Strict mode: the same fallback, its fault flag as auto's; the
      * plugin's pass () ends srun on any PLACE_DEFAULT. */
     step ();
-    in.map = MAP_MODE_STRICT;
+    in.map = CONF_MAP_STRICT;
     req.distribution = "plane=4";
     decide ();
     snprintf (strict, sizeof (strict), "%s", out.reason);
@@ -525,9 +525,9 @@ static void test_modes (void)
 
     /* --topo-map=off: the plugin returns before place_decide; the mode
      * reaches it only parsed. */
-    conf_map_mode_t m = MAP_MODE_AUTO;
-    ok (conf_map_mode_parse ("off", &m, NULL) == 0 && m == MAP_MODE_OFF,
-        "--topo-map=off is MAP_MODE_OFF, which the plugin stops at before place_decide");
+    conf_map_mode_t m = CONF_MAP_AUTO;
+    ok (conf_map_mode_parse ("off", &m, NULL) == 0 && m == CONF_MAP_OFF,
+        "--topo-map=off is CONF_MAP_OFF, which the plugin stops at before place_decide");
 }
 
 static void test_netmap_cached (void)
@@ -952,7 +952,7 @@ static void test_record (void)
     step ();
     prof.mode = PROFILE_MODE_AUTO;
     in.exe = mpiapp;
-    in.map = MAP_MODE_DRYRUN;
+    in.map = CONF_MAP_DRYRUN;
     decide ();
     snprintf (want, sizeof (want),
               "dry run: the topomap plan would gain %.1f%% over srun's layout, %.1f%% at the "
@@ -1057,7 +1057,7 @@ static void test_pmi2 (void)
     set_alloc (8, "16(x8)");
     req.ntasks = 128;
     snprintf (prof.value, sizeof (prof.value), "%s", PAIRS);
-    in.map = MAP_MODE_DRYRUN;
+    in.map = CONF_MAP_DRYRUN;
     decide ();
     free_gain = out.gain < out.link_gain ? out.gain : out.link_gain;
     step ();
@@ -1087,7 +1087,7 @@ static void test_pmi2 (void)
     req.ntasks = 128;
     snprintf (prof.value, sizeof (prof.value), "%s", PAIRS);
     in.mpi = "pmi2";
-    in.map = MAP_MODE_DRYRUN;
+    in.map = CONF_MAP_DRYRUN;
     c.min_gain = (free_gain + cons_gain) / 2;
     decide ();
     snprintf (want, sizeof (want),
