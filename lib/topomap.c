@@ -958,7 +958,38 @@ static void explain_inside (const profile_t *p, const netmap_t *nm, const int *n
     map_inside_free (&b);
 }
 
-static int plan_cmd (int argc, char **argv)
+/* topomap plan's arguments. */
+typedef struct {
+    const char *pfile, *nfile, *slotarg, *out, *svg, *prices[PLAN_PRICES];
+    plan_format_t fmts[4];
+    int nfmts, nprices, explain, verbose;
+    map_params_t params;
+} plan_args_t;
+
+/* --format F[,F...] into a->fmts: 0, or a usage error's exit status. */
+static int plan_formats (const char *arg, plan_args_t *a)
+{
+    char copy[64], *save = NULL;
+
+    if (snprintf (copy, sizeof (copy), "%s", arg) >= (int)sizeof (copy))
+        return bad_usage ("plan", PLAN_FORMATS_WANTED);
+    for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        if (a->nfmts == 4 || plan_format_parse (t, &a->fmts[a->nfmts]) < 0)
+            return bad_usage ("plan", PLAN_FORMATS_WANTED);
+        for (int i = 0; i < a->nfmts; i++)
+            if (a->fmts[i] == a->fmts[a->nfmts])
+                return bad_usage ("plan", "--format: a format named twice");
+        a->nfmts++;
+    }
+    if (a->nfmts == 0)
+        return bad_usage ("plan", PLAN_FORMATS_WANTED);
+    if (a->nfmts > 1 && !a->out)
+        return bad_usage ("plan", "several formats need -o PREFIX");
+    return 0;
+}
+
+/* topomap plan's options into a: 0, or a usage error's exit status. */
+static int plan_args (int argc, char **argv, plan_args_t *a)
 {
     static const struct option longopts[] = {
         { "profile", required_argument, NULL, 'p' },
@@ -973,54 +1004,45 @@ static int plan_cmd (int argc, char **argv)
         { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
-    const char *pfile = NULL, *nfile = NULL, *slotarg = NULL, *out = NULL, *fmtarg = "hostfile";
-    const char *svg = NULL, *prices[PLAN_PRICES];
-    plan_format_t fmts[4];
-    int nfmts = 0, explain = 0, verbose = 0, c, nslots = 0, rc = EXIT_FAIL, nprices = 0;
-    int overfull[PLAN_PRICES];
-    map_params_t params;
-    map_slot_t *slots = NULL;
-    map_result_t res = { 0 };
-    profile_t *p = NULL, *common = NULL;
-    const profile_t *from;
-    netmap_t *nm = NULL;
-    tm_error_t e;
+    const char *fmtarg = "hostfile";
+    int c;
 
-    map_params_default (&params);
+    memset (a, 0, sizeof (*a));
+    map_params_default (&a->params);
     while ((c = next_option ("plan", argc, argv, "p:N:s:m:f:o:xv", longopts)) != -1) {
         switch (c) {
         case 'p':
-            pfile = optarg;
+            a->pfile = optarg;
             break;
         case 'N':
-            nfile = optarg;
+            a->nfile = optarg;
             break;
         case 's':
-            slotarg = optarg;
+            a->slotarg = optarg;
             break;
         case 'm':
-            if (map_metric_parse (optarg, &params.metric) < 0)
+            if (map_metric_parse (optarg, &a->params.metric) < 0)
                 return bad_usage ("plan", "--metric: expected combined, latency or bandwidth");
             break;
         case 'f':
             fmtarg = optarg;
             break;
         case 'o':
-            out = optarg;
+            a->out = optarg;
             break;
         case 'x':
-            explain = 1;
+            a->explain = 1;
             break;
         case 'S':
-            svg = optarg;
+            a->svg = optarg;
             break;
         case 'P':
-            if (nprices == PLAN_PRICES)
+            if (a->nprices == PLAN_PRICES)
                 return bad_usage ("plan", "--price: at most " PLAN_PRICES_STR " layouts");
-            prices[nprices++] = optarg;
+            a->prices[a->nprices++] = optarg;
             break;
         case 'v':
-            verbose = 1;
+            a->verbose = 1;
             break;
         default:
             return EXIT_USAGE;
@@ -1028,36 +1050,127 @@ static int plan_cmd (int argc, char **argv)
     }
     if (argc != optind)
         return bad_usage ("plan", "no operands expected");
-    if (!pfile || !nfile)
+    if (!a->pfile || !a->nfile)
         return bad_usage ("plan", "expected --profile P and --netmap N");
-    if (nprices && !explain)
+    if (a->nprices && !a->explain)
         return bad_usage ("plan", "--price needs --explain");
-    {
-        char copy[64], *save = NULL;
+    return plan_formats (fmtarg, a);
+}
 
-        if (snprintf (copy, sizeof (copy), "%s", fmtarg) >= (int)sizeof (copy))
-            return bad_usage ("plan", PLAN_FORMATS_WANTED);
-        for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-            if (nfmts == 4 || plan_format_parse (t, &fmts[nfmts]) < 0)
-                return bad_usage ("plan", PLAN_FORMATS_WANTED);
-            for (int i = 0; i < nfmts; i++)
-                if (fmts[i] == fmts[nfmts])
-                    return bad_usage ("plan", "--format: a format named twice");
-            nfmts++;
-        }
-        if (nfmts == 0)
-            return bad_usage ("plan", PLAN_FORMATS_WANTED);
-        if (nfmts > 1 && !out)
-            return bad_usage ("plan", "several formats need -o PREFIX");
+/* --price: the layouts a->prices priced beside res's candidates, and in
+ * overfull how many nodes each gives more ranks than their slots.
+ */
+static int plan_prices (const plan_args_t *a, const profile_t *from, const netmap_t *nm, int nslots,
+                        const map_slot_t *slots, map_result_t *res, int *overfull)
+{
+    map_candidate_t *more =
+        realloc (res->cand, (size_t)(res->ncandidates + a->nprices) * sizeof (*more));
+    tm_error_t e;
+
+    if (!more) {
+        fprintf (stderr, "%s: plan: out of memory\n", prog);
+        return -1;
     }
-    if (!(pfile = input (pfile, &e)) || !(nfile = input (nfile, &e)) ||
+    res->cand = more;
+    for (int i = 0; i < a->nprices; i++) {
+        map_candidate_t *pc = &res->cand[res->ncandidates];
+        int bad;
+
+        memset (pc, 0, sizeof (*pc));
+        if (strcmp (a->prices[i], "scotch") != 0)
+            bad = price_hostfile (a->prices[i], from, nm, res, a->params.metric, pc, &e);
+        else
+            bad = price_scotch (from, nm, nslots, slots, &a->params, res, pc, &e);
+        if (bad) {
+            fprintf (stderr, "%s: plan: %s\n", prog, e.text);
+            return -1;
+        }
+        res->ncandidates++;
+        if ((overfull[i] = map_overfull (nm, nslots, slots, from->ntasks, pc->node)) < 0) {
+            fprintf (stderr, "%s: plan: out of memory\n", prog);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The chosen plan in each format: to standard output, or -o OUT (a prefix
+ * with several formats). */
+static int plan_output (const plan_args_t *a, const map_result_t *res, const netmap_t *nm)
+{
+    const int *node = res->cand[res->chosen].node;
+    tm_error_t e;
+
+    for (int i = 0; i < a->nfmts; i++) {
+        char path[4096];
+
+        if (!a->out) {
+            if (a->explain) {
+                fprintf (stderr,
+                         "%s: plan: the plan itself is written with -o OUT beside "
+                         "--explain; not written\n",
+                         prog);
+                return 0;
+            }
+            if (plan_print (stdout, a->fmts[i], res->ntasks, node, nm->n, nm->hosts, &e) < 0)
+                return fail ("plan", &e);
+            if (finish_output ("plan"))
+                return EXIT_FAIL;
+            continue;
+        }
+        if (snprintf (path, sizeof (path), "%s%s%s", a->out, a->nfmts > 1 ? "." : "",
+                      a->nfmts > 1 ? plan_format_name (a->fmts[i]) : "") >= (int)sizeof (path)) {
+            fprintf (stderr, "%s: plan: -o %s: path too long\n", prog, a->out);
+            return EXIT_FAIL;
+        }
+        if (plan_write (path, 0644, a->fmts[i], res->ntasks, node, nm->n, nm->hosts, &e) < 0)
+            return fail ("plan", &e);
+    }
+    return 0;
+}
+
+/* --explain: every candidate, the recordings, the binding, what cannot run. */
+static int plan_explain (const plan_args_t *a, const profile_t *p, const profile_t *from,
+                         const netmap_t *nm, const map_result_t *res, int nslots,
+                         const int *overfull)
+{
+    if (from != p)
+        printf ("planned from the traffic both recordings of the profile share: %.1f%% of its "
+                "recording's bytes\n",
+                100 * profile_recurring (p, p->recheck));
+    if (map_explain (stdout, res, nm) < 0 || explain_recordings (p, nm, res) < 0)
+        return EXIT_FAIL;
+    explain_inside (from, nm, res->cand[res->chosen].node, &a->params);
+    for (int i = 0; i < a->nprices; i++)
+        if (overfull[i] > 0)
+            printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",
+                    res->cand[res->ncandidates - a->nprices + i].name, overfull[i], nslots);
+    return finish_output ("plan");
+}
+
+static int plan_cmd (int argc, char **argv)
+{
+    int nslots = 0, rc, overfull[PLAN_PRICES];
+    const char *pfile, *nfile;
+    plan_args_t a;
+    map_slot_t *slots = NULL;
+    map_result_t res = {0};
+    profile_t *p = NULL, *common = NULL;
+    const profile_t *from;
+    netmap_t *nm = NULL;
+    tm_error_t e;
+
+    if ((rc = plan_args (argc, argv, &a)) != 0)
+        return rc;
+    rc = EXIT_FAIL;
+    if (!(pfile = input (a.pfile, &e)) || !(nfile = input (a.nfile, &e)) ||
         !(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e)) ||
         netmap_plan_figures (nm, &e) < 0) {
         fail ("plan", &e);
         goto out;
     }
-    if (slotarg ? parse_slots (slotarg, nm, &slots, &nslots) < 0
-                : !(slots = even_slots (nm, p->ntasks, &nslots)))
+    if (a.slotarg ? parse_slots (a.slotarg, nm, &slots, &nslots) < 0
+                  : !(slots = even_slots (nm, p->ntasks, &nslots)))
         goto out;
     /* Of a profile with a check, the plan is made from the traffic both
      * recordings share, as the plugin makes it. */
@@ -1070,92 +1183,24 @@ static int plan_cmd (int argc, char **argv)
         }
         from = common;
     }
-    if (map_plan (from, nm, nslots, slots, &params, &res, &e) < 0) {
+    if (map_plan (from, nm, nslots, slots, &a.params, &res, &e) < 0) {
         fail ("plan", &e);
         goto out;
     }
-    if (nprices) {
-        map_candidate_t *more = realloc (res.cand, (size_t)(res.ncandidates + nprices) * sizeof (*more));
-
-        if (!more) {
-            fprintf (stderr, "%s: plan: out of memory\n", prog);
-            goto out;
-        }
-        res.cand = more;
-        for (int i = 0; i < nprices; i++) {
-            map_candidate_t *pc = &res.cand[res.ncandidates];
-
-            int bad;
-
-            memset (pc, 0, sizeof (*pc));
-            if (strcmp (prices[i], "scotch") != 0)
-                bad = price_hostfile (prices[i], from, nm, &res, params.metric, pc, &e);
-            else
-                bad = price_scotch (from, nm, nslots, slots, &params, &res, pc, &e);
-            if (bad) {
-                fprintf (stderr, "%s: plan: %s\n", prog, e.text);
-                goto out;
-            }
-            res.ncandidates++;
-            if ((overfull[i] = map_overfull (nm, nslots, slots, p->ntasks, pc->node)) < 0) {
-                fprintf (stderr, "%s: plan: out of memory\n", prog);
-                goto out;
-            }
-        }
-    }
-    if (verbose)
+    if (a.nprices && plan_prices (&a, from, nm, nslots, slots, &res, overfull) < 0)
+        goto out;
+    if (a.verbose)
         fprintf (stderr,
                  "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
                  "capacity repair %.3f s, refinement %.3f s\n",
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
-    if (explain && common)
-        printf ("planned from the traffic both recordings of the profile share: %.1f%% of its "
-                "recording's bytes\n",
-                100 * profile_recurring (p, p->recheck));
-    if (explain &&
-        (map_explain (stdout, &res, nm) < 0 || explain_recordings (p, nm, &res) < 0))
+    if (a.explain && plan_explain (&a, p, from, nm, &res, nslots, overfull))
         goto out;
-    if (explain)
-        explain_inside (from, nm, res.cand[res.chosen].node, &params);
-    for (int i = 0; explain && i < nprices; i++)
-        if (overfull[i] > 0)
-            printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",
-                    res.cand[res.ncandidates - nprices + i].name, overfull[i], nslots);
-    if (explain && finish_output ("plan"))
-        goto out;
-    if (svg && draw_placement (from, nm, &res, svg, &e) < 0) {
+    if (a.svg && draw_placement (from, nm, &res, a.svg, &e) < 0) {
         fail ("plan", &e);
         goto out;
     }
-    for (int i = 0; i < nfmts; i++) {
-        const int *node = res.cand[res.chosen].node;
-        char path[4096];
-
-        if (!out) {
-            if (explain) {
-                fprintf (stderr, "%s: plan: the plan itself is written with -o OUT beside "
-                                 "--explain; not written\n", prog);
-                break;
-            }
-            if (plan_print (stdout, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
-                fail ("plan", &e);
-                goto out;
-            }
-            if (finish_output ("plan"))
-                goto out;
-            continue;
-        }
-        if (snprintf (path, sizeof (path), "%s%s%s", out, nfmts > 1 ? "." : "",
-                      nfmts > 1 ? plan_format_name (fmts[i]) : "") >= (int)sizeof (path)) {
-            fprintf (stderr, "%s: plan: -o %s: path too long\n", prog, out);
-            goto out;
-        }
-        if (plan_write (path, 0644, fmts[i], res.ntasks, node, nm->n, nm->hosts, &e) < 0) {
-            fail ("plan", &e);
-            goto out;
-        }
-    }
-    rc = 0;
+    rc = plan_output (&a, &res, nm);
 out:
     map_result_free (&res);
     free (slots);
