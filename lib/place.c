@@ -392,180 +392,197 @@ int place_cache_tidy (int dfd, unsigned long jobid, int ttl, place_alive_f alive
     return removed;
 }
 
-/* The job's netmap: the cached one while younger than the TTL, else a new
- * probe's.  One probe at a time per job: a lock file, waited for up to the
- * probe timeout.  Every file is opened in the checked directory
- * netmap_dirfd, as a regular file of the user's (file_openat_own): a
- * cached netmap that is not is ignored and replaced.
- */
-static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t *errp)
+/* The names of a job's files in the netmap directory, and their paths. */
+typedef struct {
+    char name[64], lock[80], log[80], prefix[80];
+    char path[4096], logpath[4096];
+} place_files_t;
+
+/* A job's first step: finished jobs' files go, and the new job's three
+ * (netmap, lock, log) must fit the directory's bounds. */
+static int place_netmap_room (const place_in_t *in, const place_files_t *f, tm_error_t *errp)
 {
     const conf_t *c = in->conf;
-    const int dfd = in->netmap_dirfd;
-    const size_t cap = netmap_max_bytes (in->alloc->nnodes);
-    char name[64], lock[80], log[80], prefix[80], tmp[NAME_MAX + 1];
-    char path[4096], logpath[4096], tmppath[4096], probe[CONF_PATH_MAX], mpitype[CONF_MPI_MAX + 1];
-    char site[CONF_PATH_MAX] = "", sitename[NAME_MAX + 1] = "";
-    netmap_t *nm = NULL;
-    double t0 = place_now ();
     struct stat st;
-    int fd, lfd = -1, logfd = -1, made = 0;
+    long files;
+    long long bytes;
+    int gone;
+
+    if (fstatat (in->netmap_dirfd, f->lock, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+        return 0;
+    gone = place_cache_tidy (in->netmap_dirfd, strtoul (in->jobid, NULL, 10), c->probe_ttl,
+                             in->job_alive, in->job_alive_arg, &files, &bytes);
+    if (gone > 0)
+        SAY (in, "topomap: %s: removed %d file%s of finished jobs", in->netmap_dir, gone,
+             gone == 1 ? "" : "s");
+    if (gone >= 0 && (files + 3 > c->cache_max_files || bytes >> 20 >= c->cache_max_mib))
+        return errprintf (errp,
+                          "%s holds %ld files of %lld MiB, the bound is %d files of %d MiB "
+                          "(cache_max_files, cache_max_mib): no room for this job's netmap",
+                          in->netmap_dir, files, bytes >> 20, c->cache_max_files, c->cache_max_mib);
+    return 0;
+}
+
+/* The job's lock, held: its descriptor, or -1 when another step's probe
+ * holds it past probe_timeout. */
+static int place_netmap_lock (const place_in_t *in, const place_files_t *f, tm_error_t *errp)
+{
+    double t0 = place_now ();
     tm_error_t e;
+    int fd;
 
-    snprintf (name, sizeof (name), "job%s.json", in->jobid);
-    snprintf (lock, sizeof (lock), "%s.lock", name);
-    snprintf (log, sizeof (log), "%s.log", name);
-    snprintf (prefix, sizeof (prefix), ".%s.probe.", name);
-    if (snprintf (path, sizeof (path), "%s/%s", in->netmap_dir, name) >= (int)sizeof (path) ||
-        snprintf (logpath, sizeof (logpath), "%s/%s", in->netmap_dir, log) >=
-            (int)sizeof (logpath)) {
-        errprintf (errp, "%s: path too long", in->netmap_dir);
-        return NULL;
-    }
-    if (dfd < 0) {
-        errprintf (errp, "%s", in->netmap_dir_error ? in->netmap_dir_error : "no directory");
-        return NULL;
-    }
-    /* A job's first step: finished jobs' files go, and the new job's
-     * three (netmap, lock, log) must fit the directory's bounds. */
-    if (fstatat (dfd, lock, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
-        long files;
-        long long bytes;
-        int gone = place_cache_tidy (dfd, strtoul (in->jobid, NULL, 10), c->probe_ttl,
-                                     in->job_alive, in->job_alive_arg, &files, &bytes);
-
-        if (gone > 0)
-            SAY (in, "topomap: %s: removed %d file%s of finished jobs", in->netmap_dir, gone,
-                 gone == 1 ? "" : "s");
-        if (gone >= 0 && (files + 3 > c->cache_max_files || bytes >> 20 >= c->cache_max_mib)) {
-            errprintf (errp,
-                       "%s holds %ld files of %lld MiB, the bound is %d files of %d MiB "
-                       "(cache_max_files, cache_max_mib): no room for this job's netmap",
-                       in->netmap_dir, files, bytes >> 20, c->cache_max_files, c->cache_max_mib);
-            return NULL;
-        }
-    }
-    if ((fd = file_openat_own (dfd, lock, lock, O_RDWR | O_CREAT, 0600, in->uid, &e)) < 0) {
-        errprintf (errp, "%s/%s", in->netmap_dir, e.text);
-        return NULL;
-    }
+    if ((fd = file_openat_own (in->netmap_dirfd, f->lock, f->lock, O_RDWR | O_CREAT, 0600, in->uid,
+                               &e)) < 0)
+        return errprintf (errp, "%s/%s", in->netmap_dir, e.text);
     while (flock (fd, LOCK_EX | LOCK_NB) < 0) {
-        if (errno != EWOULDBLOCK) {
-            errprintf (errp, "%s/%s: %s", in->netmap_dir, lock, strerror (errno));
-            goto out;
+        if (errno != EWOULDBLOCK)
+            errprintf (errp, "%s/%s: %s", in->netmap_dir, f->lock, strerror (errno));
+        else if (place_now () - t0 > in->conf->probe_timeout)
+            errprintf (errp, "%s/%s: another step's probe holds the lock", in->netmap_dir, f->lock);
+        else {
+            usleep (50000);
+            continue;
         }
-        if (place_now () - t0 > c->probe_timeout) {
-            errprintf (errp, "%s/%s: another step's probe holds the lock", in->netmap_dir, lock);
-            goto out;
-        }
-        usleep (50000);
+        close (fd);
+        return -1;
     }
-    if ((lfd = file_openat_own (dfd, name, name, O_RDONLY, 0, in->uid, &e)) >= 0) {
-        if (fstat (lfd, &st) == 0 && time (NULL) - st.st_mtime < c->probe_ttl) {
-            if ((nm = netmap_read_fd (lfd, path, cap, &e)) &&
-                place_covers (nm, in->alloc, &e) == 0) {
-                SAY (in, "topomap: netmap %s, measured %ld s ago", path,
-                     (long)(time (NULL) - st.st_mtime));
-                goto out;
-            }
+    return fd;
+}
+
+/* The job's netmap from an earlier step, when fresh and over the step's
+ * nodes, else NULL (said under srun -v). */
+static netmap_t *place_netmap_cached (const place_in_t *in, const place_files_t *f, size_t cap)
+{
+    netmap_t *nm = NULL;
+    struct stat st;
+    tm_error_t e;
+    int fd;
+
+    if ((fd = file_openat_own (in->netmap_dirfd, f->name, f->name, O_RDONLY, 0, in->uid, &e)) < 0) {
+        if (errno != ENOENT)
+            SAY (in, "topomap: cached netmap %s/%s: ignored, probing again", in->netmap_dir,
+                 e.text);
+        return NULL;
+    }
+    if (fstat (fd, &st) == 0 && time (NULL) - st.st_mtime < in->conf->probe_ttl) {
+        if ((nm = netmap_read_fd (fd, f->path, cap, &e)) && place_covers (nm, in->alloc, &e) == 0)
+            SAY (in, "topomap: netmap %s, measured %ld s ago", f->path,
+                 (long)(time (NULL) - st.st_mtime));
+        else {
             SAY (in, "topomap: cached netmap not used: %s", e.text);
             netmap_destroy (nm);
             nm = NULL;
         }
-    } else if (errno != ENOENT)
-        SAY (in, "topomap: cached netmap %s/%s: ignored, probing again", in->netmap_dir, e.text);
-    /* The site's tree and the figures of its levels: no probe at all;
-     * without figures, the probe measures its levels. */
-    if (c->topology[0] && in->site_netmap) {
-        char *text = NULL;
-        bool nodata;
-
-        nm = in->site_netmap (c->topology, in->alloc, site, sizeof (site), &text, &e);
-        nodata = !nm && errno == ENODATA;
-        if (nm && place_covers (nm, in->alloc, &e) == 0) {
-            SAY (in, "topomap: netmap of %s (topology=%s): %d switches over %d nodes, no probe",
-                 site, c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
-            free (text);
-            goto out;
-        }
-        /* Slurm's topology as a topology.conf, for the probe to read. */
-        if (nodata && text &&
-            file_createat (dfd, prefix, ".topology.conf", text, strlen (text), 0600, sitename,
-                           sizeof (sitename), &e) < 0) {
-            nodata = false;
-            sitename[0] = '\0';
-        } else if (nodata && text &&
-                   snprintf (site, sizeof (site), "%s/%s", in->netmap_dir, sitename) >=
-                       (int)sizeof (site)) {
-            nodata = false;
-            errprintf (&e, "%s: path too long", in->netmap_dir);
-        }
-        free (text);
-        if (nodata)
-            SAY (in, "topomap: topology=%s: %s; the probe measures its levels", c->topology,
-                 e.text);
-        else {
-            site[0] = '\0';
-            if (in->note)
-                in->note ("topomap: topology=%s not used: %s; probing every pair", c->topology,
-                          e.text);
-        }
-        netmap_destroy (nm);
-        nm = NULL;
     }
+    close (fd);
+    return nm;
+}
+
+/* The site's tree and the figures of its levels: no probe at all.
+ * Without figures, the probe measures its levels: site names the file it
+ * reads (written as sitename, when Slurm's own topology, for the caller
+ * to remove), else site is "".
+ */
+static netmap_t *place_netmap_site (const place_in_t *in, const place_files_t *f, char *site,
+                                    size_t sitelen, char *sitename, size_t namelen)
+{
+    const conf_t *c = in->conf;
+    char *text = NULL;
+    netmap_t *nm;
+    tm_error_t e;
+    bool nodata;
+
+    nm = in->site_netmap (c->topology, in->alloc, site, sitelen, &text, &e);
+    nodata = !nm && errno == ENODATA;
+    if (nm && place_covers (nm, in->alloc, &e) == 0) {
+        SAY (in, "topomap: netmap of %s (topology=%s): %d switches over %d nodes, no probe", site,
+             c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
+        free (text);
+        return nm;
+    }
+    /* Slurm's topology as a topology.conf, for the probe to read. */
+    if (nodata && text &&
+        file_createat (in->netmap_dirfd, f->prefix, ".topology.conf", text, strlen (text), 0600,
+                       sitename, namelen, &e) < 0) {
+        nodata = false;
+        sitename[0] = '\0';
+    } else if (nodata && text &&
+               snprintf (site, sitelen, "%s/%s", in->netmap_dir, sitename) >= (int)sitelen) {
+        nodata = false;
+        errprintf (&e, "%s: path too long", in->netmap_dir);
+    }
+    free (text);
+    if (nodata)
+        SAY (in, "topomap: topology=%s: %s; the probe measures its levels", c->topology, e.text);
+    else {
+        site[0] = '\0';
+        if (in->note)
+            in->note ("topomap: topology=%s not used: %s; probing every pair", c->topology, e.text);
+    }
+    netmap_destroy (nm);
+    return NULL;
+}
+
+/* The probe's run, into a file nobody can guess (made here, replaced by
+ * the probe), read and kept as the job's netmap.  An MPI job can die
+ * while it starts, for reasons of its own: a probe that failed in the
+ * first half of probe_timeout runs once more, in the time left, without
+ * the nodes' insides (two ranks a node ask more of Slurm and of the MPI
+ * than one).
+ */
+static netmap_t *place_netmap_probed (const place_in_t *in, const place_files_t *f,
+                                      const char *topology, int inside_cpus, size_t cap,
+                                      tm_error_t *errp)
+{
+    const int dfd = in->netmap_dirfd;
+    char probe[CONF_PATH_MAX], mpitype[CONF_MPI_MAX + 1], tmp[NAME_MAX + 1], tmppath[4096];
+    double start = place_now (), deadline = start + in->conf->probe_timeout;
+    int logfd = -1, fd = -1, made = 0, rc;
+    netmap_t *nm = NULL;
+    tm_error_t e, first;
+
     if (place_probe_pick (in, probe, sizeof (probe), mpitype, sizeof (mpitype), errp) < 0)
-        goto out;
+        return NULL;
     if (file_trusted (probe, in->uid, 0, &e) < 0) {
         if (errno == EPERM)
             errprintf (errp, "the probe %s is not safe to run: %s", probe, e.text);
         else
             errprintf (errp, "the probe %s", e.text);
-        goto out;
+        return NULL;
     }
-    if ((logfd = file_openat_own (dfd, log, log, O_RDWR | O_CREAT | O_TRUNC, 0600, in->uid,
+    if ((logfd = file_openat_own (dfd, f->log, f->log, O_RDWR | O_CREAT | O_TRUNC, 0600, in->uid,
                                   &e)) < 0 ||
         fchmod (logfd, 0600) < 0) {
         errprintf (errp, "%s/%s", in->netmap_dir, logfd < 0 ? e.text : strerror (errno));
         goto out;
     }
-    /* The probe's output: a name nobody can guess, replaced by the probe. */
-    if (file_createat (dfd, prefix, "", "", 0, 0600, tmp, sizeof (tmp), &e) < 0) {
+    if (file_createat (dfd, f->prefix, "", "", 0, 0600, tmp, sizeof (tmp), &e) < 0) {
         errprintf (errp, "%s/%s", in->netmap_dir, e.text);
         goto out;
     }
     made = 1;
     snprintf (tmppath, sizeof (tmppath), "%s/%s", in->netmap_dir, tmp);
     SAY (in, "topomap: probing %d nodes with %s over --mpi=%s", in->alloc->nnodes, probe, mpitype);
-    /* An MPI job can die while it starts, for reasons of its own: a probe
-     * that failed in the first half of probe_timeout runs once more, in
-     * the time left.
-     */
-    double start = place_now (), deadline = start + c->probe_timeout;
-    tm_error_t first;
-    const char *topology = site[0] ? site : NULL;
-    int rc = place_probe (in, probe, mpitype, topology, inside_cpus, tmppath, logfd, logpath,
-                          deadline, &first);
-    if (rc == -2 && place_now () - start < c->probe_timeout / 2.0) {
-        /* without the nodes' insides: two ranks a node ask more of Slurm
-         * and of the MPI than one */
+    rc = place_probe (in, probe, mpitype, topology, inside_cpus, tmppath, logfd, f->logpath,
+                      deadline, &first);
+    if (rc == -2 && place_now () - start < in->conf->probe_timeout / 2.0) {
         SAY (in, "topomap: %s; probing again%s", first.text,
              inside_cpus > 0 ? ", one rank a node" : "");
-        rc = place_probe (in, probe, mpitype, topology, 0, tmppath, logfd, logpath, deadline, errp);
+        rc = place_probe (in, probe, mpitype, topology, 0, tmppath, logfd, f->logpath, deadline,
+                          errp);
     } else if (rc < 0)
         errprintf (errp, "%s", first.text);
     if (rc < 0) {
-        place_say_log (in, logfd, logpath);
+        place_say_log (in, logfd, f->logpath);
         goto out;
     }
-    if (lfd >= 0)
-        close (lfd);
-    if ((lfd = file_openat_own (dfd, tmp, tmppath, O_RDONLY, 0, in->uid, errp)) < 0)
+    if ((fd = file_openat_own (dfd, tmp, tmppath, O_RDONLY, 0, in->uid, errp)) < 0)
         goto out;
-    if (fchmod (lfd, 0600) < 0) {
+    if (fchmod (fd, 0600) < 0) {
         errprintf (errp, "the probe's netmap %s: %s", tmppath, strerror (errno));
         goto out;
     }
-    if (!(nm = netmap_read_fd (lfd, tmppath, cap, errp)))
+    if (!(nm = netmap_read_fd (fd, tmppath, cap, errp)))
         goto out;
     if (place_covers (nm, in->alloc, &e) < 0) {
         errprintf (errp, "the probe's netmap %s", e.text);
@@ -573,22 +590,61 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
         nm = NULL;
         goto out;
     }
-    if (renameat (dfd, tmp, dfd, name) < 0)
-        SAY (in, "topomap: cannot keep the netmap as %s: %s", path, strerror (errno));
+    if (renameat (dfd, tmp, dfd, f->name) < 0)
+        SAY (in, "topomap: cannot keep the netmap as %s: %s", f->path, strerror (errno));
     else
         made = 0;
-    SAY (in, "topomap: probe done in %.2f s", place_now () - t0);
+    SAY (in, "topomap: probe done in %.2f s", place_now () - start);
 out:
     if (made) {
         unlinkat (dfd, tmp, 0);
         place_remove_leftovers (dfd, tmp);
     }
-    if (sitename[0])
-        unlinkat (dfd, sitename, 0);
-    if (lfd >= 0)
-        close (lfd);
+    if (fd >= 0)
+        close (fd);
     if (logfd >= 0)
         close (logfd);
+    return nm;
+}
+
+/* The job's netmap: an earlier step's while younger than the TTL, else
+ * the site's topology's, else a new probe's.  One probe at a time per
+ * job: a lock file, waited for up to the probe timeout.  Every file is
+ * opened in the checked directory netmap_dirfd, as a regular file of the
+ * user's (file_openat_own): a cached netmap that is not is ignored and
+ * replaced.
+ */
+static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t *errp)
+{
+    const size_t cap = netmap_max_bytes (in->alloc->nnodes);
+    char site[CONF_PATH_MAX] = "", sitename[NAME_MAX + 1] = "";
+    netmap_t *nm = NULL;
+    place_files_t f;
+    int fd;
+
+    snprintf (f.name, sizeof (f.name), "job%s.json", in->jobid);
+    snprintf (f.lock, sizeof (f.lock), "%s.lock", f.name);
+    snprintf (f.log, sizeof (f.log), "%s.log", f.name);
+    snprintf (f.prefix, sizeof (f.prefix), ".%s.probe.", f.name);
+    if (snprintf (f.path, sizeof (f.path), "%s/%s", in->netmap_dir, f.name) >=
+            (int)sizeof (f.path) ||
+        snprintf (f.logpath, sizeof (f.logpath), "%s/%s", in->netmap_dir, f.log) >=
+            (int)sizeof (f.logpath)) {
+        errprintf (errp, "%s: path too long", in->netmap_dir);
+        return NULL;
+    }
+    if (in->netmap_dirfd < 0) {
+        errprintf (errp, "%s", in->netmap_dir_error ? in->netmap_dir_error : "no directory");
+        return NULL;
+    }
+    if (place_netmap_room (in, &f, errp) < 0 || (fd = place_netmap_lock (in, &f, errp)) < 0)
+        return NULL;
+    if (!(nm = place_netmap_cached (in, &f, cap)) && in->conf->topology[0] && in->site_netmap)
+        nm = place_netmap_site (in, &f, site, sizeof (site), sitename, sizeof (sitename));
+    if (!nm)
+        nm = place_netmap_probed (in, &f, site[0] ? site : NULL, inside_cpus, cap, errp);
+    if (sitename[0])
+        unlinkat (in->netmap_dirfd, sitename, 0);
     close (fd);
     return nm;
 }
