@@ -851,6 +851,351 @@ static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t 
     return t;
 }
 
+/* The pairs in doubt (lib/pairs.h), measured again: at most one in eight
+ * (and four), and no more than half the time the budget has left (left_s)
+ * at the pace of the first pass (measure_s for nmeasured pairs).  Not after
+ * the sampling plan: it confirmed each of its choices by several hosts,
+ * and a sparse set of pairs has few paths to judge a pair by; nor after
+ * the site's levels, which have no paths at all.  First the pairs that
+ * break the tree's inequality by far; then, in what is left, the pairs of
+ * a host the tree inferred from the figures leaves alone while its nearest
+ * edge is within the same ratio (pairs_lone: a busy core slows every pair
+ * of one host, which no path shows).  How many pairs of the first kind
+ * (rank 0's).
+ */
+static int remeasure (int m, int nmeasured, int sampled, double measure_s, double left_s,
+                      const topo_params_t *tp, const int *leader, pair_t *pairs,
+                      const netmap_params_t *p, char *buf, char *stream, double *rtt, double *res,
+                      double *all, int *measured)
+{
+    size_t mm = (size_t)m * (size_t)m;
+    int nd = 0, nl = 0, allow = 0;
+    pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
+    tm_error_t e;
+
+    if (!doubt)
+        leave (EXIT_FAIL, "out of memory");
+    if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
+        double pace = measure_s / nmeasured;
+
+        allow = nmeasured / 8 + 4;
+        if (pace > 0 && left_s / 2 / pace < allow)
+            allow = left_s > 0 ? (int)(left_s / 2 / pace) : 0;
+        if ((nd = pairs_doubt (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), measured,
+                               doubt_ratio, allow, doubt, &e)) < 0 ||
+            pairs_rounds (m, doubt, nd, &e) < 0) {
+            fprintf (stderr, "%s: %s: no pair measured again\n", prog, e.text);
+            nd = 0;
+        }
+    }
+    measure_again (doubt, nd, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
+    if (rank == 0 && allow > nd) {
+        topo_t *t = topo_infer_net (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), tp, &e);
+
+        if (t && t->model == TOPO_TREE) {
+            int bw = t->signal == TOPO_SIGNAL_BANDWIDTH;
+            nl = pairs_lone (m, bw ? NULL : FIG (all, mm, FIG_LAT),
+                             bw ? FIG (all, mm, FIG_BW) : NULL, measured, t->group, t->ngroups,
+                             doubt_ratio, allow - nd, doubt, &e);
+            if (nl < 0 || pairs_rounds (m, doubt, nl, &e) < 0) {
+                fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
+                nl = 0;
+            }
+        }
+        topo_destroy (t);
+    }
+    measure_again (doubt, nl, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
+    free (doubt);
+    return nd;
+}
+
+/* What rank 0 measured, for the netmap it writes. */
+typedef struct {
+    int m, nmeasured, nagain, nbatches, nbells, sampled;
+    const char *names;          /* every rank's node name, NAME_LEN each */
+    const int *leader, *second; /* gather_hosts's */
+    const double *all;          /* FIGS m*m matrices */
+    const int *measured;        /* times each pair was measured */
+    inside_t **insides;         /* taken by the netmap */
+    double measure_s;
+} measured_t;
+
+/* -v: one line of what was measured and how, and each level's figures of
+ * the site's tree. */
+static void report (const measured_t *r, const netmap_t *nm, const topoconf_level_t *lv,
+                    const char *out)
+{
+    int m = r->m, lead_only = 0, npairs_all = 0;
+    size_t mm = (size_t)m * (size_t)m;
+    char how[PATH_MAX + 64];
+
+    for (int a = 0; a < m; a++)
+        for (int b = a; b < m; b++)
+            if (a != b || r->second[a] != -1) {
+                size_t i = (size_t)a * (size_t)m + (size_t)b;
+
+                npairs_all++;
+                lead_only += r->measured[i] > 0 && FIG (r->all, mm, FIG_LEAD)[i] > 0;
+            }
+    if (topology)
+        snprintf (how, sizeof (how), "%d pairs a level of %s", TOPOLOGY_PAIRS, topology);
+    else if (r->sampled)
+        snprintf (how, sizeof (how), "%d batches of the sampling plan", r->nbatches);
+    else
+        snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
+    printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again, "
+            "measured in %.3f s, %s model, %d of %d pairs by their lead message alone, "
+            "%d of %d ranks woken by doorbells, wrote %s\n",
+            prog, m, how, r->nmeasured, npairs_all, r->nagain, r->nagain == 1 ? "" : "s",
+            r->measure_s,
+            !nm->topo                                   ? "no"
+            : nm->topo->model == TOPO_GROUPS            ? "groups"
+            : nm->topo->signal == TOPO_SIGNAL_SITE      ? "the site's tree"
+            : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
+                                                        : "tree (latency)",
+            lead_only, r->nmeasured, r->nbells, size, out);
+    for (int l = 1; topology && l < TOPOCONF_LEVELS; l++)
+        if (!isnan (lv[l].lat_us))
+            printf ("%s: level %d: latency %.4g us, bandwidth %.4g MB/s\n", prog, l, lv[l].lat_us,
+                    lv[l].bw_MBps);
+}
+
+/* Rank 0: the netmap of what was measured, its topology (the site's tree
+ * with its levels' figures, the sampling plan's, or inferred now; *site
+ * and *topo are taken), written to out.  The exit status.
+ */
+static int write_netmap (const measured_t *r, const netmap_params_t *p, const topo_params_t *tp,
+                         topo_t **site, topo_t **topo, const char *out, int verbose)
+{
+    int m = r->m, rc = EXIT_FAIL;
+    size_t mm = (size_t)m * (size_t)m;
+    const char **hosts = malloc ((size_t)m * sizeof (char *));
+    const char *job = getenv ("SLURM_JOB_ID");
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    netmap_t *nm = NULL;
+    tm_error_t e;
+
+    if (!hosts) {
+        fprintf (stderr, "%s: out of memory\n", prog);
+        return EXIT_FAIL;
+    }
+    for (int h = 0; h < m; h++)
+        hosts[h] = r->names + (size_t)r->leader[h] * NAME_LEN;
+    if (!(nm = netmap_create (m, hosts, &e))) {
+        fprintf (stderr, "%s: %s\n", prog, e.text);
+        goto done;
+    }
+    for (int a = 0; a < m; a++)
+        for (int b = 0; b < m; b++) {
+            size_t i = (size_t)a * (size_t)m + (size_t)b;
+            if (a == b && r->second[a] == -1)
+                continue; /* intra-node not measured: stays NaN */
+            NETMAP_AT (nm, lat_us, a, b) = FIG (r->all, mm, FIG_LAT)[i];
+            NETMAP_AT (nm, lat_ci_us, a, b) = FIG (r->all, mm, FIG_LAT_CI)[i];
+            NETMAP_AT (nm, bw_MBps, a, b) = FIG (r->all, mm, FIG_BW)[i];
+            NETMAP_AT (nm, samples, a, b) = (int)FIG (r->all, mm, FIG_SAMPLES)[i];
+            NETMAP_AT (nm, measured, a, b) = r->measured[i];
+        }
+    for (int h = 0; h < m; h++) {
+        nm->inside[h] = r->insides[h];
+        r->insides[h] = NULL;
+    }
+    nm->params = *p;
+    nm->measure_s = r->measure_s;
+    nm->timestamp = time (NULL);
+    if (job && strlen (job) < sizeof (nm->jobid))
+        strcpy (nm->jobid, job);
+    if (topology) {
+        /* the pairs not measured are zeros so far: no netmap without them */
+        int filled = topoconf_fill (nm, *site, lv, &e);
+        *site = NULL;
+        if (filled < 0) {
+            fprintf (stderr, "%s: %s: %s\n", prog, topology, e.text);
+            goto done;
+        }
+    } else
+        nm->topo = r->sampled ? *topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, tp, &e);
+    *topo = NULL;
+    if (!nm->topo)
+        fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
+    if (netmap_write (nm, out, 0600, &e) < 0) {
+        fprintf (stderr, "%s: %s\n", prog, e.text);
+        goto done;
+    }
+    rc = 0;
+    if (verbose)
+        report (r, nm, lv, out);
+done:
+    netmap_destroy (nm);
+    free (hosts);
+    return rc;
+}
+
+/* Node names as Slurm knows them, else the processor name, of every rank
+ * (*namesp, NAME_LEN each); the hosts in order of their lowest rank:
+ * (*leaderp)[h] is that rank, (*secondp)[h] the next rank on the same host
+ * (for intra-node figures), or -1.  The number of hosts.
+ */
+static int gather_hosts (char **namesp, int **leaderp, int **secondp)
+{
+    char *names = calloc ((size_t)size, NAME_LEN), me[NAME_LEN] = "";
+    const char *slurm_name = getenv ("SLURMD_NODENAME");
+    int m = 0, *leader = malloc ((size_t)size * sizeof (int));
+    int *second = malloc ((size_t)size * sizeof (int));
+
+    if (slurm_name && *slurm_name && strlen (slurm_name) < NAME_LEN)
+        strcpy (me, slurm_name);
+    else {
+        int len;
+        MPI_Get_processor_name (me, &len);
+    }
+    if (!names || !leader || !second)
+        leave (EXIT_FAIL, "out of memory");
+    MPI_Allgather (me, NAME_LEN, MPI_CHAR, names, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++) {
+        int h;
+        for (h = 0; h < m; h++)
+            if (strncmp (names + (size_t)leader[h] * NAME_LEN, names + (size_t)r * NAME_LEN,
+                         NAME_LEN) == 0)
+                break;
+        if (h == m) {
+            leader[m] = r;
+            second[m++] = -1;
+        } else if (second[h] == -1)
+            second[h] = r;
+    }
+    *namesp = names;
+    *leaderp = leader;
+    *secondp = second;
+    return m;
+}
+
+/* Whether hosts share a machine (emulated nodes: one kernel, one boot
+ * id), and so its CPUs: their small pings' latencies follow which ranks
+ * share a core, and the inference must not cut them into levels. */
+static int on_shared_machine (int m, const int *leader)
+{
+    char boot[BOOT_LEN] = "", *boots = calloc ((size_t)size, BOOT_LEN);
+    int shared = 0;
+
+    if (!boots)
+        leave (EXIT_FAIL, "out of memory");
+    read_boot_id (boot);
+    MPI_Allgather (boot, BOOT_LEN, MPI_CHAR, boots, BOOT_LEN, MPI_CHAR, MPI_COMM_WORLD);
+    for (int a = 0; a < m && !shared; a++)
+        for (int b = a + 1; b < m && !shared; b++) {
+            const char *x = boots + (size_t)leader[a] * BOOT_LEN,
+                       *y = boots + (size_t)leader[b] * BOOT_LEN;
+            shared = *x && strncmp (x, y, BOOT_LEN) == 0;
+        }
+    free (boots);
+    return shared;
+}
+
+/* The doorbells: rank 0's random cookie, each rank's doorbell on its
+ * address toward srun's node, every rank's address to every rank.  A rank
+ * without one (no such address, --no-doorbell, no randomness) naps on a
+ * timer alone.  On rank 0, how many ranks have one.
+ */
+static int open_doorbells (void)
+{
+    uint64_t cookie = 0;
+    doorbell_addr_t my_bell;
+    int nbells;
+
+    if (rank == 0 && !no_doorbell &&
+        getrandom (&cookie, sizeof (cookie), GRND_NONBLOCK) != (ssize_t)sizeof (cookie))
+        cookie = 0;
+    MPI_Bcast (&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (cookie)
+        bell = doorbell_open (getenv ("SLURM_LAUNCH_NODE_IPADDR"), cookie, NULL);
+    nbells = bell != NULL;
+    doorbell_address (bell, &my_bell);
+    if (!(bells = malloc ((size_t)size * sizeof (*bells))))
+        leave (EXIT_FAIL, "out of memory");
+    MPI_Allgather (&my_bell, sizeof (my_bell), MPI_BYTE, bells, sizeof (my_bell), MPI_BYTE,
+                   MPI_COMM_WORLD);
+    MPI_Reduce (rank == 0 ? MPI_IN_PLACE : &nbells, &nbells, 1, MPI_INT, MPI_SUM, 0,
+                MPI_COMM_WORLD);
+    return nbells;
+}
+
+/* --topology: the site's tree over the hosts, read by rank 0 (*sitep),
+ * and the pairs that measure its levels, in rounds, for every rank
+ * (*pairsp).  Their number.
+ */
+static int site_levels (int m, const char *names, const int *leader, topo_t **sitep,
+                        pairs_t **pairsp)
+{
+    int max = TOPOLOGY_PAIRS * TOPOCONF_LEVELS, nsite = 0;
+    pairs_t *site_pairs = malloc ((size_t)max * sizeof (*site_pairs));
+    tm_error_t e = {""};
+
+    if (!site_pairs)
+        leave (EXIT_FAIL, "out of memory");
+    if (rank == 0) {
+        char **hn = malloc ((size_t)m * sizeof (*hn));
+        int n = m;
+        topoconf_level_t lv[TOPOCONF_LEVELS];
+        if (!hn)
+            leave (EXIT_FAIL, "out of memory");
+        for (int h = 0; h < m; h++)
+            hn[h] = (char *)names + (size_t)leader[h] * NAME_LEN;
+        *sitep = topoconf_read (topology, &n, &hn, lv, &e);
+        nsite = *sitep ? topoconf_pairs (*sitep, TOPOLOGY_PAIRS, site_pairs, max, &e) : -1;
+        if (nsite > 0 && pairs_rounds (m, site_pairs, nsite, &e) < 0)
+            nsite = -1;
+        free (hn);
+    }
+    MPI_Bcast (&nsite, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (nsite < 0)
+        leave (EXIT_FAIL, "%s", e.text);
+    MPI_Bcast (site_pairs, 2 * nsite, MPI_INT, 0, MPI_COMM_WORLD);
+    *pairsp = site_pairs;
+    return nsite;
+}
+
+/* The pairs of hosts measured, the diagonal's too (rank 0's count, on
+ * every rank). */
+static int count_measured (int m, const int *measured)
+{
+    int n = 0;
+
+    for (int a = 0; a < m; a++)
+        for (int b = a; b < m; b++)
+            n += measured[(size_t)a * (size_t)m + (size_t)b] > 0;
+    MPI_Bcast (&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return n;
+}
+
+/* The first measurements in order (measure_pairs) into pairs: intra-node
+ * pairs first, then the pairs that measure the site's levels, or, when
+ * every pair is measured (all), the pairs of node leaders round by round;
+ * the sampling plan asks for its own later.  Their number.
+ */
+static int first_pairs (int m, const int *leader, const int *second, const pairs_t *site_pairs,
+                        int nsite, int all, int *peer, pair_t *pairs)
+{
+    int npairs = 0;
+
+    for (int h = 0; h < m; h++)
+        if (second[h] != -1)
+            pairs[npairs++] = (pair_t){.init = leader[h], .resp = second[h], .a = h, .b = h};
+    for (int j = 0; j < nsite; j++)
+        pairs[npairs++] = (pair_t){.init = leader[site_pairs[j].a],
+                                   .resp = leader[site_pairs[j].b],
+                                   .a = site_pairs[j].a,
+                                   .b = site_pairs[j].b};
+    for (int round = 0; all && round < schedule_rounds (m); round++) {
+        schedule_round (m, round, peer);
+        for (int h = 0; h < m; h++)
+            if (peer[h] > h)
+                pairs[npairs++] =
+                    (pair_t){.init = leader[h], .resp = leader[peer[h]], .a = h, .b = peer[h]};
+    }
+    return npairs;
+}
+
 int main (int argc, char **argv)
 {
     netmap_params_t p;
@@ -872,78 +1217,10 @@ int main (int argc, char **argv)
     if (!ok)
         leave (EXIT_FAIL, "%s", why);
 
-    /* Node names as Slurm knows them, else the processor name. */
-    char *names = calloc ((size_t)size, NAME_LEN), me[NAME_LEN] = "";
-    const char *slurm_name = getenv ("SLURMD_NODENAME");
-    if (slurm_name && *slurm_name && strlen (slurm_name) < NAME_LEN)
-        strcpy (me, slurm_name);
-    else {
-        int len;
-        MPI_Get_processor_name (me, &len);
-    }
-    if (!names)
-        leave (EXIT_FAIL, "out of memory");
-    MPI_Allgather (me, NAME_LEN, MPI_CHAR, names, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
-
-    /* Hosts in order of their lowest rank; leader[h] is that rank, second[h]
-     * the next rank on the same host (for intra-node figures), or -1. */
-    int m = 0, *leader = malloc ((size_t)size * sizeof (int));
-    int *second = malloc ((size_t)size * sizeof (int));
-    if (!leader || !second)
-        leave (EXIT_FAIL, "out of memory");
-    for (int r = 0; r < size; r++) {
-        int h;
-        for (h = 0; h < m; h++)
-            if (strncmp (names + (size_t)leader[h] * NAME_LEN, names + (size_t)r * NAME_LEN,
-                         NAME_LEN) == 0)
-                break;
-        if (h == m) {
-            leader[m] = r;
-            second[m++] = -1;
-        } else if (second[h] == -1)
-            second[h] = r;
-    }
-
-    /* Hosts that share a machine (emulated nodes: one kernel, one boot
-     * id) share its CPUs: their small pings' latencies follow which ranks
-     * share a core, and the inference must not cut them into levels. */
-    char boot[BOOT_LEN] = "", *boots = calloc ((size_t)size, BOOT_LEN);
-    int shared_machine = 0;
-    if (!boots)
-        leave (EXIT_FAIL, "out of memory");
-    read_boot_id (boot);
-    MPI_Allgather (boot, BOOT_LEN, MPI_CHAR, boots, BOOT_LEN, MPI_CHAR, MPI_COMM_WORLD);
-    for (int a = 0; a < m && !shared_machine; a++)
-        for (int b = a + 1; b < m; b++) {
-            const char *x = boots + (size_t)leader[a] * BOOT_LEN,
-                       *y = boots + (size_t)leader[b] * BOOT_LEN;
-            if (*x && strncmp (x, y, BOOT_LEN) == 0) {
-                shared_machine = 1;
-                break;
-            }
-        }
-    free (boots);
-
-    /* The doorbells: rank 0's random cookie, each rank's doorbell on its
-     * address toward srun's node, every rank's address to every rank.  A
-     * rank without one (no such address, --no-doorbell, no randomness)
-     * naps on a timer alone. */
-    uint64_t cookie = 0;
-    if (rank == 0 && !no_doorbell &&
-        getrandom (&cookie, sizeof (cookie), GRND_NONBLOCK) != (ssize_t)sizeof (cookie))
-        cookie = 0;
-    MPI_Bcast (&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    if (cookie)
-        bell = doorbell_open (getenv ("SLURM_LAUNCH_NODE_IPADDR"), cookie, NULL);
-    doorbell_addr_t my_bell;
-    int nbells = bell != NULL;
-    doorbell_address (bell, &my_bell);
-    if (!(bells = malloc ((size_t)size * sizeof (*bells))))
-        leave (EXIT_FAIL, "out of memory");
-    MPI_Allgather (&my_bell, sizeof (my_bell), MPI_BYTE, bells, sizeof (my_bell), MPI_BYTE,
-                   MPI_COMM_WORLD);
-    MPI_Reduce (rank == 0 ? MPI_IN_PLACE : &nbells, &nbells, 1, MPI_INT, MPI_SUM, 0,
-                MPI_COMM_WORLD);
+    char *names;
+    int *leader, *second, m = gather_hosts (&names, &leader, &second);
+    int shared_machine = on_shared_machine (m, leader);
+    int nbells = open_doorbells ();
 
     size_t stream_len = p.bw_bytes * (size_t)p.bw_messages;
     size_t buf_len = p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes;
@@ -961,60 +1238,18 @@ int main (int argc, char **argv)
     topo_params_default (&tp);
     tp.lat_gaps = !shared_machine;
 
-    /* --topology: the site's tree over these hosts, read by rank 0, and the
-     * pairs that measure its levels, in rounds, for every rank. */
     topo_t *site = NULL;
     pairs_t *site_pairs = NULL;
-    int nsite = 0;
-    if (topology) {
-        int max = TOPOLOGY_PAIRS * TOPOCONF_LEVELS;
-        tm_error_t e = {""};
-        if (!(site_pairs = malloc ((size_t)max * sizeof (*site_pairs))))
-            leave (EXIT_FAIL, "out of memory");
-        if (rank == 0) {
-            char **hn = malloc ((size_t)m * sizeof (*hn));
-            int n = m;
-            topoconf_level_t lv[TOPOCONF_LEVELS];
-            if (!hn)
-                leave (EXIT_FAIL, "out of memory");
-            for (int h = 0; h < m; h++)
-                hn[h] = names + (size_t)leader[h] * NAME_LEN;
-            site = topoconf_read (topology, &n, &hn, lv, &e);
-            nsite = site ? topoconf_pairs (site, TOPOLOGY_PAIRS, site_pairs, max, &e) : -1;
-            if (nsite > 0 && pairs_rounds (m, site_pairs, nsite, &e) < 0)
-                nsite = -1;
-            free (hn);
-        }
-        MPI_Bcast (&nsite, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (nsite < 0)
-            leave (EXIT_FAIL, "%s", e.text);
-        MPI_Bcast (site_pairs, 2 * nsite, MPI_INT, 0, MPI_COMM_WORLD);
-    }
+    int nsite = topology ? site_levels (m, names, leader, &site, &site_pairs) : 0;
 
-    /* The measurements in order (measure_pairs): intra-node pairs first,
-     * then the pairs of node leaders round by round, the pairs that
-     * measure the site's levels, or as the sampling plan asks for them. */
-    int npairs = 0, nbatches = 0;
-    pair_t *pairs = malloc (((size_t)m * (size_t)(m + 1) / 2) * sizeof (*pairs));
+    int nbatches = 0;
+    pair_t *pairs = calloc ((size_t)m * (size_t)(m + 1) / 2, sizeof (*pairs));
     double *res = malloc (((size_t)m * (size_t)(m + 1) / 2 * FIGS + 1) * sizeof (*res));
     if (!pairs || !res)
         leave (EXIT_FAIL, "out of memory");
-    for (int h = 0; h < m; h++)
-        if (second[h] != -1)
-            pairs[npairs++] = (pair_t){.init = leader[h], .resp = second[h], .a = h, .b = h};
-    for (int j = 0; j < nsite; j++)
-        pairs[npairs++] = (pair_t){.init = leader[site_pairs[j].a],
-                                   .resp = leader[site_pairs[j].b],
-                                   .a = site_pairs[j].a,
-                                   .b = site_pairs[j].b};
+    int npairs =
+        first_pairs (m, leader, second, site_pairs, nsite, !sampled && !topology, peer, pairs);
     free (site_pairs);
-    for (int round = 0; !sampled && !topology && round < schedule_rounds (m); round++) {
-        schedule_round (m, round, peer);
-        for (int h = 0; h < m; h++)
-            if (peer[h] > h)
-                pairs[npairs++] =
-                    (pair_t){.init = leader[h], .resp = leader[peer[h]], .a = h, .b = peer[h]};
-    }
 
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = MPI_Wtime ();
@@ -1031,60 +1266,12 @@ int main (int argc, char **argv)
         if (!ok)
             leave (EXIT_FAIL, "sampling plan: %s", serr.text);
     }
-    int nmeasured = 0; /* pairs of hosts measured, the diagonal's too (rank 0) */
-    for (int a = 0; a < m; a++)
-        for (int b = a; b < m; b++)
-            nmeasured += measured[(size_t)a * (size_t)m + (size_t)b] > 0;
-    MPI_Bcast (&nmeasured, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int nmeasured = count_measured (m, measured);
 
-    /* The pairs in doubt (lib/pairs.h), measured again: at most one in
-     * eight (and four), and no more than half the time the budget has
-     * left at the pace of the first pass would take.  Not after the
-     * sampling plan: it confirmed each of its choices by several hosts,
-     * and a sparse set of pairs has few paths to judge a pair by; nor
-     * after the site's levels, which have no paths at all.  First the
-     * pairs that break the tree's inequality by far; then, in what is
-     * left, the pairs of a host the tree inferred from the figures leaves
-     * alone while its nearest edge is within the same ratio (pairs_lone:
-     * a busy core slows every pair of one host, which no path shows). */
-    int nd = 0, allow = 0;
-    pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
-    if (!doubt)
-        leave (EXIT_FAIL, "out of memory");
-    if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
-        double pace = (MPI_Wtime () - t0) / nmeasured;
-        double left = p.budget_s - (MPI_Wtime () - t_start);
-        tm_error_t e;
-        allow = nmeasured / 8 + 4;
-        if (pace > 0 && left / 2 / pace < allow)
-            allow = left > 0 ? (int)(left / 2 / pace) : 0;
-        if ((nd = pairs_doubt (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), measured,
-                               doubt_ratio, allow, doubt, &e)) < 0 ||
-            pairs_rounds (m, doubt, nd, &e) < 0) {
-            fprintf (stderr, "%s: %s: no pair measured again\n", prog, e.text);
-            nd = 0;
-        }
-    }
-    measure_again (doubt, nd, leader, pairs, &p, buf, stream, rtt, res, all, measured, m);
-    int nl = 0;
-    if (rank == 0 && allow > nd) {
-        tm_error_t e;
-        topo_t *t = topo_infer_net (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), &tp, &e);
-        if (t && t->model == TOPO_TREE) {
-            int bw = t->signal == TOPO_SIGNAL_BANDWIDTH;
-            nl = pairs_lone (m, bw ? NULL : FIG (all, mm, FIG_LAT),
-                             bw ? FIG (all, mm, FIG_BW) : NULL, measured, t->group, t->ngroups,
-                             doubt_ratio, allow - nd, doubt, &e);
-            if (nl < 0 || pairs_rounds (m, doubt, nl, &e) < 0) {
-                fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
-                nl = 0;
-            }
-        }
-        topo_destroy (t);
-    }
-    measure_again (doubt, nl, leader, pairs, &p, buf, stream, rtt, res, all, measured, m);
+    int nd =
+        remeasure (m, nmeasured, sampled, MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start),
+                   &tp, leader, pairs, &p, buf, stream, rtt, res, all, measured);
     free (pairs);
-    free (doubt);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
 
@@ -1097,97 +1284,20 @@ int main (int argc, char **argv)
     if (inside)
         measure_inside (m, leader, second, names, &p, t_start, buf, stream, rtt, insides);
 
-    int rc = 0;
-    if (rank == 0) {
-        tm_error_t e;
-        const char **hosts = malloc ((size_t)m * sizeof (char *));
-        netmap_t *nm = NULL;
-        if (!hosts) {
-            fprintf (stderr, "%s: out of memory\n", prog);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        for (int h = 0; h < m; h++)
-            hosts[h] = names + (size_t)leader[h] * NAME_LEN;
-        if (!(nm = netmap_create (m, hosts, &e))) {
-            fprintf (stderr, "%s: %s\n", prog, e.text);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        for (int a = 0; a < m; a++)
-            for (int b = 0; b < m; b++) {
-                size_t i = (size_t)a * (size_t)m + (size_t)b;
-                if (a == b && second[a] == -1)
-                    continue; /* intra-node not measured: stays NaN */
-                NETMAP_AT (nm, lat_us, a, b) = FIG (all, mm, FIG_LAT)[i];
-                NETMAP_AT (nm, lat_ci_us, a, b) = FIG (all, mm, FIG_LAT_CI)[i];
-                NETMAP_AT (nm, bw_MBps, a, b) = FIG (all, mm, FIG_BW)[i];
-                NETMAP_AT (nm, samples, a, b) = (int)FIG (all, mm, FIG_SAMPLES)[i];
-                NETMAP_AT (nm, measured, a, b) = measured[i];
-            }
-        for (int h = 0; h < m; h++) {
-            nm->inside[h] = insides[h];
-            insides[h] = NULL;
-        }
-        nm->params = p;
-        nm->measure_s = max_measure_s;
-        nm->timestamp = time (NULL);
-        const char *job = getenv ("SLURM_JOB_ID");
-        if (job && strlen (job) < sizeof (nm->jobid))
-            strcpy (nm->jobid, job);
-        topoconf_level_t lv[TOPOCONF_LEVELS];
-        if (topology) {
-            /* the pairs not measured are zeros so far: no netmap without them */
-            int filled = topoconf_fill (nm, site, lv, &e);
-            site = NULL;
-            if (filled < 0) {
-                fprintf (stderr, "%s: %s: %s\n", prog, topology, e.text);
-                rc = EXIT_FAIL;
-                goto done;
-            }
-        } else
-            nm->topo = sampled ? topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, &tp, &e);
-        topo = NULL;
-        if (!nm->topo)
-            fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
-        if (netmap_write (nm, out, 0600, &e) < 0) {
-            fprintf (stderr, "%s: %s\n", prog, e.text);
-            rc = EXIT_FAIL;
-        } else if (verbose) {
-            int lead_only = 0, npairs_all = 0;
-            char how[PATH_MAX + 64];
-            for (int a = 0; a < m; a++)
-                for (int b = a; b < m; b++)
-                    if (a != b || second[a] != -1) {
-                        npairs_all++;
-                        lead_only += measured[(size_t)a * (size_t)m + (size_t)b] > 0 &&
-                                     FIG (all, mm, FIG_LEAD)[(size_t)a * (size_t)m + (size_t)b] > 0;
-                    }
-            if (topology)
-                snprintf (how, sizeof (how), "%d pairs a level of %s", TOPOLOGY_PAIRS, topology);
-            else if (sampled)
-                snprintf (how, sizeof (how), "%d batches of the sampling plan", nbatches);
-            else
-                snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
-            printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again, "
-                    "measured in %.3f s, %s model, %d of %d pairs by their lead message alone, "
-                    "%d of %d ranks woken by doorbells, wrote %s\n",
-                    prog, m, how, nmeasured, npairs_all, nd, nd == 1 ? "" : "s", max_measure_s,
-                    !nm->topo                                   ? "no"
-                    : nm->topo->model == TOPO_GROUPS            ? "groups"
-                    : nm->topo->signal == TOPO_SIGNAL_SITE      ? "the site's tree"
-                    : nm->topo->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (bandwidth)"
-                                                                : "tree (latency)",
-                    lead_only, nmeasured, nbells, size, out);
-            for (int l = 1; topology && l < TOPOCONF_LEVELS; l++)
-                if (!isnan (lv[l].lat_us))
-                    printf ("%s: level %d: latency %.4g us, bandwidth %.4g MB/s\n", prog, l,
-                            lv[l].lat_us, lv[l].bw_MBps);
-        }
-    done:
-        netmap_destroy (nm);
-        free (hosts);
-    }
+    measured_t r = {.m = m,
+                    .nmeasured = nmeasured,
+                    .nagain = nd,
+                    .nbatches = nbatches,
+                    .nbells = nbells,
+                    .sampled = sampled,
+                    .names = names,
+                    .leader = leader,
+                    .second = second,
+                    .all = all,
+                    .measured = measured,
+                    .insides = insides,
+                    .measure_s = max_measure_s};
+    int rc = rank == 0 ? write_netmap (&r, &p, &tp, &site, &topo, out, verbose) : 0;
     MPI_Bcast (&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free (names);
     free (leader);
