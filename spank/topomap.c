@@ -26,6 +26,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,51 +622,45 @@ static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
     return 0;
 }
 
-static int post_opt_local (void)
+/* The second round, in the srun executed again with --topo-map:
+ * SLURM_HOSTFILE was read by now and must not reach the tasks; the plan
+ * is removed at exit.  Without --topo-map the variable is not this
+ * plugin's doing, and is dropped.  Whether this is the second round.
+ */
+static bool second_round (void)
 {
-    conf_map_mode_t mode = tm.conf.map;
-    conf_profile_t profile = { .mode = tm.conf.profile };
-    layout_request_t req = { 0 };
-    layout_alloc_t *alloc = NULL;
-    char buf[256], netmaps[4096], srun[4096], gain[32], mpi[64], order_name[64];
-    char order_unknown[300] = "";
-    int *node_rank = NULL;
-    int affinity = -1, user_bind;
-    const char *jobid = getenv ("SLURM_JOB_ID");
-    place_out_t out;
-    place_in_t in;
-    tm_error_t e, exe_error, dir_error = { "" };
-    ssize_t n;
-    int rc = 0, dirfd = -1;
+    const char *plan = getenv (PLACE_ENV_REEXEC);
 
-    /* The second round, in the srun executed again with --topo-map:
-     * SLURM_HOSTFILE was read by now and must not reach the tasks; the
-     * plan is removed at exit.  Without --topo-map the variable is not
-     * this plugin's doing, and is dropped.
-     */
-    if (getenv (PLACE_ENV_REEXEC)) {
-        if (tm.map_given) {
-            snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", getenv (PLACE_ENV_REEXEC));
-            unsetenv ("SLURM_HOSTFILE");
-            tm.set_vars = 1; /* by the first round */
-        }
-        unsetenv (PLACE_ENV_REEXEC);
-        return 0;
+    if (!plan)
+        return false;
+    if (tm.map_given) {
+        snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", plan);
+        unsetenv ("SLURM_HOSTFILE");
+        tm.set_vars = 1; /* by the first round */
     }
-    /* A mapping only this srun's plan may set (pmi_mapping_remote). */
-    unsetenv (PLACE_ENV_PMI);
-    if (getenv (PLACE_ENV_PROBE) || !tm.map_given)
-        return 0;
-    if (tm.map_arg && tm.map_arg[0] && strcmp (tm.map_arg, "(null)") &&
-        conf_map_mode_parse (tm.map_arg, &mode, &e) < 0)
-        return pass (CONF_MAP_AUTO, 1, "%s", e.text);
-    if (mode == CONF_MAP_OFF)
-        return 0;
-    if (tm.profile_given && conf_profile_parse (tm.profile_arg, &profile, &e) < 0)
-        return pass (mode, 1, "%s", e.text);
-    if (compat_srun_open (&e) < 0)
-        return pass (mode, 1, "srun's options cannot be read: %s", e.text);
-    tm.verbose = tm.conf.verbose || srun_int ("verbose") > 0;
+    unsetenv (PLACE_ENV_REEXEC);
+    return true;
+}
+
+/* What slurmctld told this srun, forgotten once the step is decided. */
+static void forget_slurm (void)
+{
+    compat_conf_free (ctl);
+    ctl = NULL;
+    free (topo_text);
+    topo_text = NULL;
+    topo_asked = 0;
+    slurm_free_job_info_msg (jobs);
+    jobs = NULL;
+    jobs_asked = 0;
+}
+
+/* Steps whose layout a hostfile cannot give, or that are not the user's
+ * own to place: pass's status, or -1 when the step may be placed. */
+static int step_refused (conf_map_mode_t mode, const char *jobid)
+{
+    char buf[256];
+
     if (!jobid)
         return pass (mode, 0, "srun outside an allocation");
     if (!place_jobid_valid (jobid)) {
@@ -693,18 +688,141 @@ static int post_opt_local (void)
         return pass (mode, 0, "--segment given");
     if (compat_srun_isset ("async"))
         return pass (mode, 0, "--async given");
+    return -1;
+}
 
-    req.ntasks = srun_int ("ntasks");
-    req.ntasks_set = compat_srun_isset ("ntasks");
-    compat_srun_get ("nodes", buf, sizeof (buf));
-    if (sscanf (buf, "%d-%d", &req.nodes_min, &req.nodes_max) < 1)
+/* The step's geometry from srun's options into req; -1 when its node
+ * count (left in buf) cannot be read. */
+static int read_request (layout_request_t *req, char *buf, size_t len)
+{
+    req->ntasks = srun_int ("ntasks");
+    req->ntasks_set = compat_srun_isset ("ntasks");
+    compat_srun_get ("nodes", buf, len);
+    if (sscanf (buf, "%d-%d", &req->nodes_min, &req->nodes_max) < 1)
+        return -1;
+    req->tasks_per_node = srun_int ("ntasks-per-node");
+    if (req->tasks_per_node < 0)
+        req->tasks_per_node = 0;
+    req->cpus_per_task = srun_int ("cpus-per-task");
+    compat_srun_get ("overcommit", buf, len);
+    req->overcommit = !strcmp (buf, "set");
+    return 0;
+}
+
+/* A plan to apply: its hostfile and what the tasks see in the
+ * environment, then srun executed again; back here only when that failed
+ * (or a signal came first), the environment undone. */
+static int apply_plan (conf_map_mode_t mode, const place_out_t *out, int dirfd,
+                       layout_alloc_t **alloc)
+{
+    char ntasks[32], gain[32];
+    sigset_t pending;
+    tm_error_t e;
+
+    sigpending (&pending);
+    if (sigismember (&pending, SIGINT) || sigismember (&pending, SIGTERM)) {
+        unlinkat (dirfd, strrchr (out->hostfile, '/') + 1, 0);
+        return 0;
+    }
+    snprintf (ntasks, sizeof (ntasks), "%d", out->ntasks);
+    snprintf (gain, sizeof (gain), "%.4f", out->gain);
+    setenv ("SLURM_HOSTFILE", out->hostfile, 1);
+    setenv ("SLURM_NTASKS", ntasks, 1);
+    setenv (PLACE_ENV_REEXEC, out->hostfile, 1);
+    setenv (PLACE_ENV_MODE, "applied", 1);
+    setenv (PLACE_ENV_PLAN, out->hostfile, 1);
+    setenv (PLACE_ENV_GAIN, gain, 1);
+    setenv (PLACE_ENV_REASON, out->reason, 1);
+    if (out->pmi_mapping[0])
+        setenv (PLACE_ENV_PMI, out->pmi_mapping, 1);
+    if (out->cpu_bind[0]) /* read by the srun executed again as --cpu-bind */
+        setenv ("SLURM_CPU_BIND", out->cpu_bind, 1);
+    outcome (out->reason);
+    layout_alloc_destroy (*alloc);
+    *alloc = NULL;
+    reexec (&e);
+    unsetenv ("SLURM_HOSTFILE");
+    unsetenv (PLACE_ENV_REEXEC);
+    unsetenv (PLACE_ENV_PMI);
+    if (out->cpu_bind[0])
+        unsetenv ("SLURM_CPU_BIND");
+    unsetenv (PLACE_ENV_PLAN);
+    unsetenv (PLACE_ENV_GAIN);
+    unlinkat (dirfd, strrchr (out->hostfile, '/') + 1, 0);
+    return pass (mode, 1, "cannot execute srun again: %s", e.text);
+}
+
+/* What place_decide decided, done: srun's layout, a dry run's line, a
+ * recording, or the plan applied.  pass's status. */
+static int take_outcome (conf_map_mode_t mode, const place_out_t *out, int dirfd,
+                         layout_alloc_t **alloc)
+{
+    int rc = 0;
+
+    switch (out->action) {
+    case PLACE_DEFAULT:
+        rc = pass (mode, out->failed, "%s", out->reason);
+        break;
+    case PLACE_DRYRUN:
+        setenv (PLACE_ENV_MODE, "dry-run", 1);
+        setenv (PLACE_ENV_REASON, out->reason, 1);
+        outcome (out->reason);
+        break;
+    case PLACE_RECORD:
+        setenv (RECORDER_ENV, out->record, 1);
+        setenv (PLACE_ENV_RECORDER, out->recorder, 1);
+        setenv (PLACE_ENV_MODE, "record", 1);
+        setenv (PLACE_ENV_REASON, out->reason, 1);
+        snprintf (tm.record, sizeof (tm.record), "%s", out->record);
+        tm.ntasks = out->ntasks;
+        tm.recording = 1;
+        tm.record_check = out->record_check;
+        outcome (out->reason);
+        break;
+    case PLACE_APPLY:
+        rc = apply_plan (mode, out, dirfd, alloc);
+        break;
+    }
+    return rc;
+}
+
+static int post_opt_local (void)
+{
+    conf_map_mode_t mode = tm.conf.map;
+    conf_profile_t profile = {.mode = tm.conf.profile};
+    layout_request_t req = {0};
+    layout_alloc_t *alloc = NULL;
+    char buf[256], netmaps[4096], srun[4096], mpi[64], order_name[64];
+    char order_unknown[300] = "";
+    int *node_rank = NULL;
+    int affinity = -1, user_bind;
+    const char *jobid = getenv ("SLURM_JOB_ID");
+    place_out_t out;
+    place_in_t in;
+    tm_error_t e, exe_error, dir_error = {""};
+    ssize_t n;
+    int rc = 0, dirfd = -1;
+
+    if (second_round ())
+        return 0;
+    /* A mapping only this srun's plan may set (pmi_mapping_remote). */
+    unsetenv (PLACE_ENV_PMI);
+    if (getenv (PLACE_ENV_PROBE) || !tm.map_given)
+        return 0;
+    if (tm.map_arg && tm.map_arg[0] && strcmp (tm.map_arg, "(null)") &&
+        conf_map_mode_parse (tm.map_arg, &mode, &e) < 0)
+        return pass (CONF_MAP_AUTO, 1, "%s", e.text);
+    if (mode == CONF_MAP_OFF)
+        return 0;
+    if (tm.profile_given && conf_profile_parse (tm.profile_arg, &profile, &e) < 0)
+        return pass (mode, 1, "%s", e.text);
+    if (compat_srun_open (&e) < 0)
+        return pass (mode, 1, "srun's options cannot be read: %s", e.text);
+    tm.verbose = tm.conf.verbose || srun_int ("verbose") > 0;
+    if ((rc = step_refused (mode, jobid)) >= 0)
+        return rc;
+    if (read_request (&req, buf, sizeof (buf)) < 0)
         return pass (mode, 1, "srun's node count '%s' cannot be read", buf);
-    req.tasks_per_node = srun_int ("ntasks-per-node");
-    if (req.tasks_per_node < 0)
-        req.tasks_per_node = 0;
-    req.cpus_per_task = srun_int ("cpus-per-task");
-    compat_srun_get ("overcommit", buf, sizeof (buf));
-    req.overcommit = !strcmp (buf, "set");
     if (!(alloc = alloc_from_env (&e)))
         return pass (mode, 1, "the allocation: %s", e.text);
     if (step_order (alloc, &node_rank, order_name, sizeof (order_name), order_unknown,
@@ -773,73 +891,10 @@ static int post_opt_local (void)
         .task_affinity = affinity,
     };
     place_decide (&in, &out);
-    tm.set_vars = 1; /* each outcome below sets some */
-    switch (out.action) {
-    case PLACE_DEFAULT:
-        rc = pass (mode, out.failed, "%s", out.reason);
-        break;
-    case PLACE_DRYRUN:
-        setenv (PLACE_ENV_MODE, "dry-run", 1);
-        setenv (PLACE_ENV_REASON, out.reason, 1);
-        outcome (out.reason);
-        break;
-    case PLACE_RECORD:
-        setenv (RECORDER_ENV, out.record, 1);
-        setenv (PLACE_ENV_RECORDER, out.recorder, 1);
-        setenv (PLACE_ENV_MODE, "record", 1);
-        setenv (PLACE_ENV_REASON, out.reason, 1);
-        snprintf (tm.record, sizeof (tm.record), "%s", out.record);
-        tm.ntasks = out.ntasks;
-        tm.recording = 1;
-        tm.record_check = out.record_check;
-        outcome (out.reason);
-        break;
-    case PLACE_APPLY: {
-        sigset_t pending;
-
-        sigpending (&pending);
-        if (sigismember (&pending, SIGINT) || sigismember (&pending, SIGTERM)) {
-            unlinkat (dirfd, strrchr (out.hostfile, '/') + 1, 0);
-            break;
-        }
-        snprintf (buf, sizeof (buf), "%d", out.ntasks);
-        snprintf (gain, sizeof (gain), "%.4f", out.gain);
-        setenv ("SLURM_HOSTFILE", out.hostfile, 1);
-        setenv ("SLURM_NTASKS", buf, 1);
-        setenv (PLACE_ENV_REEXEC, out.hostfile, 1);
-        setenv (PLACE_ENV_MODE, "applied", 1);
-        setenv (PLACE_ENV_PLAN, out.hostfile, 1);
-        setenv (PLACE_ENV_GAIN, gain, 1);
-        setenv (PLACE_ENV_REASON, out.reason, 1);
-        if (out.pmi_mapping[0])
-            setenv (PLACE_ENV_PMI, out.pmi_mapping, 1);
-        if (out.cpu_bind[0]) /* read by the srun executed again as --cpu-bind */
-            setenv ("SLURM_CPU_BIND", out.cpu_bind, 1);
-        outcome (out.reason);
-        layout_alloc_destroy (alloc);
-        reexec (&e);
-        alloc = NULL;
-        unsetenv ("SLURM_HOSTFILE");
-        unsetenv (PLACE_ENV_REEXEC);
-        unsetenv (PLACE_ENV_PMI);
-        if (out.cpu_bind[0])
-            unsetenv ("SLURM_CPU_BIND");
-        unsetenv (PLACE_ENV_PLAN);
-        unsetenv (PLACE_ENV_GAIN);
-        unlinkat (dirfd, strrchr (out.hostfile, '/') + 1, 0);
-        rc = pass (mode, 1, "cannot execute srun again: %s", e.text);
-        break;
-    }
-    }
+    tm.set_vars = 1; /* each outcome sets some */
+    rc = take_outcome (mode, &out, dirfd, &alloc);
 out:
-    compat_conf_free (ctl);
-    ctl = NULL;
-    free (topo_text);
-    topo_text = NULL;
-    topo_asked = 0;
-    slurm_free_job_info_msg (jobs);
-    jobs = NULL;
-    jobs_asked = 0;
+    forget_slurm ();
     if (dirfd >= 0)
         close (dirfd);
     layout_alloc_destroy (alloc);
