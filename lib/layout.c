@@ -374,31 +374,31 @@ int layout_node_order (int n, const int *node_rank, int *order)
     return 0;
 }
 
-int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_step_t *step,
-                    int *counts, char *why, size_t whylen, tm_error_t *errp)
-{
+/* What srun and slurmctld work out for a step, stage after stage. */
+typedef struct {
     layout_dist_t dist;
-    int pack, J, tpn, c, nmin, nmax, nh, smin, smax, k, cpt, *order = NULL, *t = NULL;
-    bool ntasks_set, uniform = true, topo;
-    long long n, cpu_count, cpu_sum = 0, *cap = NULL, *lim = NULL;
-    int rc = -1;
+    int pack;
+    long long n;              /* tasks */
+    bool ntasks_set, uniform; /* uniform: every node has the same CPUs */
+    long long cpu_sum, cpu_count;
+    int nmin, nmax, nh, tpn, c; /* nodes asked, had; tasks a node; CPUs a task */
+    int smin, smax, k, cpt;     /* the step's node range, nodes, CPUs a task */
+} layout_calc_t;
 
-    if (why && whylen > 0)
-        why[0] = '\0';
-    if (!a || !r || !step || !counts || !a->cpus || a->nnodes < 1) {
-        errno = EINVAL;
-        return errprintf (errp, "step layout: no allocation");
-    }
-    J = a->nnodes;
-    for (int i = 0; i < J; i++) {
+/* The allocation and the request, checked; the CPUs' sum. */
+static int layout_check (const layout_alloc_t *a, const layout_request_t *r, layout_calc_t *x,
+                         tm_error_t *errp)
+{
+    x->uniform = true;
+    for (int i = 0; i < a->nnodes; i++) {
         if (a->cpus[i] < 1) {
             errno = EINVAL;
             return errprintf (errp, "step layout: node %d of the allocation has %d CPUs", i,
                               a->cpus[i]);
         }
         if (a->cpus[i] != a->cpus[0])
-            uniform = false;
-        cpu_sum += a->cpus[i];
+            x->uniform = false;
+        x->cpu_sum += a->cpus[i];
     }
     if (r->ntasks < 1 || r->nodes_min < 1 || (r->nodes_max != 0 && r->nodes_max < r->nodes_min) ||
         r->tasks_per_node < 0 || r->cpus_per_task < 0) {
@@ -409,119 +409,146 @@ int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_s
                           r->ntasks, r->nodes_min, r->nodes_max, r->tasks_per_node,
                           r->cpus_per_task);
     }
-    if (layout_dist_parse (r->distribution, &dist, &pack, why, whylen))
-        return 1;
+    return 0;
+}
 
-    n = r->ntasks;
-    ntasks_set = r->ntasks_set != 0;
-    nmin = r->nodes_min;
-    nmax = r->nodes_max;
-    tpn = r->tasks_per_node;
-    c = r->cpus_per_task;
+/* The step's task and node counts as srun settles them. */
+static int layout_counts (const layout_alloc_t *a, const layout_request_t *r, layout_calc_t *x,
+                          char *why, size_t whylen)
+{
+    int J = a->nnodes;
 
+    x->n = r->ntasks;
+    x->ntasks_set = r->ntasks_set != 0;
+    x->nmin = r->nodes_min;
+    x->nmax = r->nodes_max;
+    x->tpn = r->tasks_per_node;
+    x->c = r->cpus_per_task;
     /* _opt_verify (opt.c:1194-1297), nodes always set in an allocation */
-    if (nmin == nmax || nmax == 0) {
-        if (!ntasks_set) {
-            n = nmin;
-            if (tpn) {
-                n *= tpn;
-                ntasks_set = true; /* implicit */
-            }
+    if ((x->nmin == x->nmax || x->nmax == 0) && !x->ntasks_set) {
+        x->n = x->nmin;
+        if (x->tpn) {
+            x->n *= x->tpn;
+            x->ntasks_set = true; /* implicit */
         }
     }
     if (r->ntasks_set) {
-        if (n < nmax)
-            nmax = (int)n;
-        if (n < nmin) {
-            nmin = (int)n;
-            if (nmax && nmin > nmax)
-                nmax = nmin;
+        if (x->n < x->nmax)
+            x->nmax = (int)x->n;
+        if (x->n < x->nmin) {
+            x->nmin = (int)x->n;
+            if (x->nmax && x->nmin > x->nmax)
+                x->nmax = x->nmin;
         }
-        if (tpn && tpn != n / nmin)
-            tpn = 0;
+        if (x->tpn && x->tpn != x->n / x->nmin)
+            x->tpn = 0;
     }
-    if (nmax == 0)
-        nmax = nmin; /* srun_job.c:402-403 */
-    if (nmin != nmax)
+    if (x->nmax == 0)
+        x->nmax = x->nmin; /* srun_job.c:402-403 */
+    if (x->nmin != x->nmax)
         return layout_why (why, whylen, "node count range %d-%d: srun's choice is not predicted",
-                           nmin, nmax);
-    if (nmin > J)
-        return layout_why (why, whylen, "the step asks for %d nodes, the allocation has %d", nmin,
-                           J);
-    nh = nmax < J ? nmax : J; /* srun_job.c:404-406 */
-
+                           x->nmin, x->nmax);
+    if (x->nmin > J)
+        return layout_why (why, whylen, "the step asks for %d nodes, the allocation has %d",
+                           x->nmin, J);
+    x->nh = x->nmax < J ? x->nmax : J; /* srun_job.c:404-406 */
     /* _set_ntasks (srun_job.c:1627-1648) */
-    if (!ntasks_set) {
+    if (!x->ntasks_set) {
         long long cnt = 0;
 
-        if (c)
+        if (x->c)
             for (int i = 0; i < J; i++)
-                cnt += a->cpus[i] / c;
-        n = cnt > nh ? cnt : nh;
+                cnt += a->cpus[i] / x->c;
+        x->n = cnt > x->nh ? cnt : x->nh;
     }
+    if (x->n > INT_MAX)
+        return layout_why (why, whylen, "the step would have %lld tasks", x->n);
+    return 0;
+}
 
-    if (n > INT_MAX)
-        return layout_why (why, whylen, "the step would have %lld tasks", n);
+/* The step request (launch.c:200-260, 408-426), its nodes (step_mgr.c:
+ * 1503-1581, _opt_node_cnt, 1695-1752) and its CPUs a task
+ * (_calc_cpus_per_task, step_mgr.c:2748-2780).
+ */
+static int layout_nodes (const layout_alloc_t *a, const layout_request_t *r, layout_calc_t *x,
+                         char *why, size_t whylen)
+{
+    int J = a->nnodes;
 
-    /* the step request (launch.c:200-260, 408-426) */
-    smax = nh;
-    smin = nmin < nh ? nmin : nh;
-    if (r->overcommit)
-        cpu_count = smin;
-    else if (c)
-        cpu_count = n * c;
-    else
-        cpu_count = n;
-    if (dist == LAYOUT_DIST_UNSET)
-        dist = n <= smin ? LAYOUT_DIST_CYCLIC : LAYOUT_DIST_BLOCK;
+    x->smax = x->nh;
+    x->smin = x->nmin < x->nh ? x->nmin : x->nh;
+    x->cpu_count = r->overcommit ? x->smin : x->c ? x->n * x->c : x->n;
+    if (x->dist == LAYOUT_DIST_UNSET)
+        x->dist = x->n <= x->smin ? LAYOUT_DIST_CYCLIC : LAYOUT_DIST_BLOCK;
+    if (x->uniform) {
+        long long need = (x->cpu_count + a->cpus[0] - 1) / a->cpus[0];
 
-    /* the step's nodes (step_mgr.c:1503-1581, _opt_node_cnt, 1695-1752) */
-    if (uniform) {
-        long long need = (cpu_count + a->cpus[0] - 1) / a->cpus[0];
-
-        if (need > smin) {
-            if (need > smax)
+        if (need > x->smin) {
+            if (need > x->smax)
                 return layout_why (why, whylen,
                                    "the step needs %lld CPUs, %d nodes of %d CPUs have %lld: "
                                    "srun would fail",
-                                   cpu_count, smax, a->cpus[0], (long long)smax * a->cpus[0]);
-            smin = (int)need;
+                                   x->cpu_count, x->smax, a->cpus[0],
+                                   (long long)x->smax * a->cpus[0]);
+            x->smin = (int)need;
         }
-        k = smin;
-    } else {
-        k = smin;
-        if (k < J)
-            return layout_why (why, whylen,
-                               "%d of %d nodes with unequal CPU counts: slurmctld's choice is "
-                               "not predicted",
-                               k, J);
-        if (cpu_count > cpu_sum)
-            return layout_why (why, whylen,
-                               "the step needs %lld CPUs, the allocation has %lld: srun would "
-                               "fail",
-                               cpu_count, cpu_sum);
-    }
+    } else if (x->smin < J)
+        return layout_why (why, whylen,
+                           "%d of %d nodes with unequal CPU counts: slurmctld's choice is "
+                           "not predicted",
+                           x->smin, J);
+    else if (x->cpu_count > x->cpu_sum)
+        return layout_why (why, whylen,
+                           "the step needs %lld CPUs, the allocation has %lld: srun would "
+                           "fail",
+                           x->cpu_count, x->cpu_sum);
+    x->k = x->smin;
+    x->cpt = 0;
+    if (x->cpu_count % x->n == 0) {
+        long long left = x->n;
 
-    /* the step's cpus per task (_calc_cpus_per_task, step_mgr.c:2748-2780) */
-    cpt = 0;
-    if (cpu_count % n == 0) {
-        long long left = n;
-
-        cpt = cpu_count / n < 1 ? 1 : (int)(cpu_count / n);
-        for (int i = 0; i < J && cpt; i++) {
-            if (cpt > a->cpus[i])
-                cpt = 0;
+        x->cpt = x->cpu_count / x->n < 1 ? 1 : (int)(x->cpu_count / x->n);
+        for (int i = 0; i < J && x->cpt; i++) {
+            if (x->cpt > a->cpus[i])
+                x->cpt = 0;
             else
-                left -= a->cpus[i] / cpt;
+                left -= a->cpus[i] / x->cpt;
         }
         if (left > 0)
-            cpt = 0;
+            x->cpt = 0;
     }
-    if (cpt < 1)
-        cpt = 1; /* _init_task_layout */
+    if (x->cpt < 1)
+        x->cpt = 1; /* _init_task_layout */
+    return 0;
+}
 
-    if (!(cap = calloc ((size_t)k, sizeof (*cap))) || !(lim = calloc ((size_t)k, sizeof (*lim))) ||
-        !(order = malloc ((size_t)J * sizeof (*order))) || !(t = calloc ((size_t)k, sizeof (*t))) ||
+int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_step_t *step,
+                    int *counts, char *why, size_t whylen, tm_error_t *errp)
+{
+    layout_calc_t x = {0};
+    int rc, J, *order = NULL, *t = NULL;
+    long long *cap = NULL, *lim = NULL;
+    bool topo;
+
+    if (why && whylen > 0)
+        why[0] = '\0';
+    if (!a || !r || !step || !counts || !a->cpus || a->nnodes < 1) {
+        errno = EINVAL;
+        return errprintf (errp, "step layout: no allocation");
+    }
+    J = a->nnodes;
+    if ((rc = layout_check (a, r, &x, errp)) != 0)
+        return rc;
+    if (layout_dist_parse (r->distribution, &x.dist, &x.pack, why, whylen))
+        return 1;
+    if ((rc = layout_counts (a, r, &x, why, whylen)) != 0 ||
+        (rc = layout_nodes (a, r, &x, why, whylen)) != 0)
+        return rc;
+    rc = -1;
+    if (!(cap = calloc ((size_t)x.k, sizeof (*cap))) ||
+        !(lim = calloc ((size_t)x.k, sizeof (*lim))) ||
+        !(order = malloc ((size_t)J * sizeof (*order))) ||
+        !(t = calloc ((size_t)x.k, sizeof (*t))) ||
         layout_node_order (J, r->node_rank, order) < 0) {
         errprintf (errp, "step layout: out of memory");
         goto out;
@@ -534,25 +561,26 @@ int layout_default (const layout_alloc_t *a, const layout_request_t *r, layout_s
      * topology's (slurm_step_layout.c _task_layout_topo, which never
      * packs).
      */
-    topo = r->node_rank && dist != LAYOUT_DIST_CYCLIC;
+    topo = r->node_rank && x.dist != LAYOUT_DIST_CYCLIC;
     if (r->node_rank && !topo)
-        qsort (order, (size_t)k, sizeof (*order), layout_int_cmp);
+        qsort (order, (size_t)x.k, sizeof (*order), layout_int_cmp);
     /* tasks each node can take (slurm_step_layout.c:464-486) */
-    for (int i = 0; i < k; i++) {
-        cap[i] = a->cpus[order[i]] / cpt;
+    for (int i = 0; i < x.k; i++) {
+        cap[i] = a->cpus[order[i]] / x.cpt;
         if (cap[i] == 0)
             cap[i] = 1;
-        if (tpn && cap[i] > (long long)tpn * cpt)
-            cap[i] = (long long)tpn * cpt;
+        if (x.tpn && cap[i] > (long long)x.tpn * x.cpt)
+            cap[i] = (long long)x.tpn * x.cpt;
     }
     for (int i = 0; i < J; i++)
         counts[i] = 0;
-    layout_spread (k, cap, n, dist, !topo && (pack == 1 || (pack == -1 && r->pack_nodes)), lim, t);
-    for (int i = 0; i < k; i++)
+    layout_spread (x.k, cap, x.n, x.dist, !topo && (x.pack == 1 || (x.pack == -1 && r->pack_nodes)),
+                   lim, t);
+    for (int i = 0; i < x.k; i++)
         counts[order[i]] = t[i];
-    step->ntasks = (int)n;
-    step->nnodes = k;
-    step->cyclic = dist == LAYOUT_DIST_CYCLIC;
+    step->ntasks = (int)x.n;
+    step->nnodes = x.k;
+    step->cyclic = x.dist == LAYOUT_DIST_CYCLIC;
     step->topo = topo;
     rc = 0;
 out:
