@@ -761,6 +761,63 @@ static void io_recording (FILE *f, const char *label, const profile_t *r)
     fprintf (f, "\n");
 }
 
+/* profile_show's head: what the profile is, when it was recorded (and
+ * checked), its totals. */
+static void io_show_head (FILE *f, const profile_t *p, const char *name)
+{
+    char h[32];
+    /* A matrix of bytes carries no counts: its import takes one message a
+     * talking pair, which is no recording's. */
+    bool counted = !p->source ||
+                   (strcmp (p->source, "import:csv") != 0 && strcmp (p->source, "import:mat") != 0);
+
+    fprintf (f, "profile %s\n", io_or (name, "(unnamed)"));
+    fprintf (f, "  ntasks        %d\n", p->ntasks);
+    fprintf (f, "  executable    %s\n", io_or (p->exe_id, "unknown"));
+    fprintf (f, "  path          %s\n", io_or (p->exe_path, "unknown"));
+    fprintf (f, "  mpi           %s\n", io_or (p->mpi, "unknown"));
+    fprintf (f, "  source        %s\n", io_or (p->source, "unknown"));
+    io_recording (f, "recorded at", p);
+    fprintf (f, "  collectives   %s\n",
+             p->collectives ? "yes, attributed to pairs" : "no, point-to-point only");
+    if (p->recheck) {
+        io_recording (f, "checked at", p->recheck);
+        fprintf (f,
+                 "  recurring     %.1f%% of the traffic, each pair's lesser share of its "
+                 "run's bytes (the check's: %s)\n",
+                 100 * profile_recurring (p, p->recheck),
+                 io_human (p->recheck->total_bytes, h, sizeof (h)));
+    }
+    fprintf (f, "totals\n");
+    if (counted)
+        fprintf (f, "  messages      %" PRIu64 "\n", p->total_msgs);
+    else
+        fprintf (f, "  messages      %" PRIu64 " (not in the file: one a talking pair assumed)\n",
+                 p->total_msgs);
+    fprintf (f, "  bytes         %" PRIu64 " (%s)\n", p->total_bytes,
+             io_human (p->total_bytes, h, sizeof (h)));
+    if (counted && p->total_msgs > 0)
+        fprintf (f, "  per message   %s on average\n",
+                 io_human (p->total_bytes / p->total_msgs, h, sizeof (h)));
+}
+
+/* The top heaviest of the ne pairs v (sorted heaviest first), of sum bytes. */
+static void io_show_heaviest (FILE *f, const profile_entry_t *v, size_t ne, size_t top, double sum)
+{
+    size_t shown = top < ne ? top : ne;
+    char h[32];
+
+    fprintf (f, "heaviest pairs (directed, by bytes, self-sends included)\n");
+    fprintf (f, "  %8s    %-8s %20s %-12s %14s %7s\n", "src", "dst", "bytes", "", "msgs", "share");
+    for (size_t k = 0; k < shown; k++) {
+        char paren[40];
+
+        snprintf (paren, sizeof (paren), "(%s)", io_human (v[k].bytes, h, sizeof (h)));
+        fprintf (f, "  %8d -> %-8d %20" PRIu64 " %-12s %14" PRIu64 " %6.1f%%\n", v[k].src, v[k].dst,
+                 v[k].bytes, paren, v[k].msgs, sum > 0 ? 100.0 * (double)v[k].bytes / sum : 0.0);
+    }
+}
+
 int profile_show (FILE *f, const profile_t *p, const char *name, int top)
 {
     profile_entry_t *v = NULL;
@@ -804,39 +861,7 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
         if (degree[i] > max_degree)
             max_degree = degree[i];
     }
-    fprintf (f, "profile %s\n", io_or (name, "(unnamed)"));
-    fprintf (f, "  ntasks        %d\n", p->ntasks);
-    fprintf (f, "  executable    %s\n", io_or (p->exe_id, "unknown"));
-    fprintf (f, "  path          %s\n", io_or (p->exe_path, "unknown"));
-    fprintf (f, "  mpi           %s\n", io_or (p->mpi, "unknown"));
-    fprintf (f, "  source        %s\n", io_or (p->source, "unknown"));
-    io_recording (f, "recorded at", p);
-    fprintf (f, "  collectives   %s\n",
-             p->collectives ? "yes, attributed to pairs" : "no, point-to-point only");
-    if (p->recheck) {
-        io_recording (f, "checked at", p->recheck);
-        fprintf (f,
-                 "  recurring     %.1f%% of the traffic, each pair's lesser share of its "
-                 "run's bytes (the check's: %s)\n",
-                 100 * profile_recurring (p, p->recheck),
-                 io_human (p->recheck->total_bytes, h, sizeof (h)));
-    }
-
-    fprintf (f, "totals\n");
-    /* A matrix of bytes carries no counts: its import takes one message a
-     * talking pair, which is no recording's. */
-    bool counted = !p->source || (strcmp (p->source, "import:csv") != 0 &&
-                                  strcmp (p->source, "import:mat") != 0);
-    if (counted)
-        fprintf (f, "  messages      %" PRIu64 "\n", p->total_msgs);
-    else
-        fprintf (f, "  messages      %" PRIu64 " (not in the file: one a talking pair assumed)\n",
-                 p->total_msgs);
-    fprintf (f, "  bytes         %" PRIu64 " (%s)\n", p->total_bytes,
-             io_human (p->total_bytes, h, sizeof (h)));
-    if (counted && p->total_msgs > 0)
-        fprintf (f, "  per message   %s on average\n",
-                 io_human (p->total_bytes / p->total_msgs, h, sizeof (h)));
+    io_show_head (f, p, name);
 
     possible = (double)p->ntasks * (double)p->ntasks;
     fprintf (f, "pairs\n");
@@ -850,21 +875,8 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
     }
 
     qsort (v, ne, sizeof (*v), io_cmp_heavy);
-    if (top > 0) {
-        size_t shown = (size_t)top < ne ? (size_t)top : ne;
-
-        fprintf (f, "heaviest pairs (directed, by bytes, self-sends included)\n");
-        fprintf (f, "  %8s    %-8s %20s %-12s %14s %7s\n", "src", "dst", "bytes", "", "msgs",
-                 "share");
-        for (size_t k = 0; k < shown; k++) {
-            char paren[40];
-
-            snprintf (paren, sizeof (paren), "(%s)", io_human (v[k].bytes, h, sizeof (h)));
-            fprintf (f, "  %8d -> %-8d %20" PRIu64 " %-12s %14" PRIu64 " %6.1f%%\n", v[k].src,
-                     v[k].dst, v[k].bytes, paren, v[k].msgs,
-                     sum > 0 ? 100.0 * (double)v[k].bytes / sum : 0.0);
-        }
-    }
+    if (top > 0)
+        io_show_heaviest (f, v, ne, (size_t)top, sum);
 
     /* Over the ne talking pairs: the heaviest tenth (at least one). */
     k10 = (ne + 9) / 10;
