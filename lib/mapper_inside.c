@@ -168,12 +168,91 @@ static int inside_price (const profile_t *lp, const netmap_t *nm, const inside_t
     return 0;
 }
 
+/* The slots: the domains of block's units, in the order block fills them
+ * (dom[s], slots[s]; slot_of_dom[d], every entry set); each local id's
+ * domain under block (ldom) and Slurm's cyclic (cdom, cyc: its units).
+ * The number of slots.
+ */
+static int inside_slots (const inside_t *in, int cpt, const int *unit_cpu, const int *cyc,
+                         int nlocal, int *slot_of_dom, int *dom, map_slot_t *slots, int *ldom,
+                         int *cdom)
+{
+    int nslots = 0;
+
+    for (int d = 0; d < in->nl3; d++)
+        slot_of_dom[d] = -1;
+    for (int k = 0; k < nlocal; k++) {
+        int d = in->l3[unit_cpu[(size_t)k * (size_t)cpt]];
+
+        if (slot_of_dom[d] < 0) {
+            slot_of_dom[d] = nslots;
+            dom[nslots] = d;
+            slots[nslots].host = d;
+            nslots++;
+        }
+        slots[slot_of_dom[d]].count++;
+        ldom[k] = d;
+        cdom[k] = in->l3[unit_cpu[(size_t)cyc[k] * (size_t)cpt]];
+    }
+    return nslots;
+}
+
+/* What the local ids (lid) send each other, summed over the nodes: a new
+ * array of *nt entries, NULL out of memory. */
+static profile_entry_t *inside_traffic (const profile_t *p, const int *node, const int *lid,
+                                        size_t *nt)
+{
+    profile_entry_t *t = malloc ((p->nentries ? p->nentries : 1) * sizeof (*t));
+
+    *nt = 0;
+    for (int i = 0; t && i < p->ntasks; i++)
+        for (size_t e = p->row[i]; e < p->row[i + 1]; e++) {
+            const profile_entry_t *x = &p->entries[e];
+
+            if (x->dst != i && node[x->dst] == node[i])
+                t[(*nt)++] = (profile_entry_t){lid[i], lid[x->dst], x->msgs, x->bytes};
+        }
+    return t;
+}
+
+/* The plan of domains c as CPUs: block's units handed out again, a
+ * domain's to its local ids in order (ldom: each local id's domain under
+ * block), into out->cpus. */
+static int inside_hand_out (const map_candidate_t *c, int nl3, const int *ldom, map_inside_t *out,
+                            tm_error_t *errp)
+{
+    int nlocal = out->nlocal, cpt = out->cpt, *cur = calloc ((size_t)nl3, sizeof (int));
+
+    if (!cur) {
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
+    for (int k = 0; k < nlocal; k++) {
+        int d = c->node[k], u;
+
+        /* the next of block's units in domain d */
+        while (cur[d] < nlocal && ldom[cur[d]] != d)
+            cur[d]++;
+        if (cur[d] >= nlocal) {
+            free (cur);
+            return errprintf (errp, "the plan puts more ranks on L3 domain %d than block does", d);
+        }
+        u = cur[d]++;
+        memcpy (out->cpus + (size_t)k * (size_t)cpt, out->block + (size_t)u * (size_t)cpt,
+                (size_t)cpt * sizeof (int));
+    }
+    free (cur);
+    out->cost_s = c->cost_s;
+    out->changed = memcmp (out->cpus, out->block, (size_t)nlocal * (size_t)cpt * sizeof (int));
+    return 0;
+}
+
 int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt,
                 const map_params_t *params, map_inside_t *out, tm_error_t *errp)
 {
     int n = p->ntasks, nlocal = 0, nunits, nslots = 0, rc = -1, maxnode = 0;
     int *lid = NULL, *count = NULL, *unit_cpu = NULL, *slot_of_dom = NULL, *dom = NULL;
-    int *ldom = NULL, *cyc = NULL, *cdom = NULL, *cur = NULL;
+    int *ldom = NULL, *cyc = NULL, *cdom = NULL;
     profile_entry_t *t = NULL;
     profile_t *lp = NULL;
     netmap_t *nm = NULL;
@@ -236,32 +315,10 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
         !(ldom = malloc ((size_t)nlocal * sizeof (int))) ||
         !(cdom = malloc ((size_t)nlocal * sizeof (int))))
         goto nomem;
-    for (int d = 0; d < in->nl3; d++)
-        slot_of_dom[d] = -1;
-    for (int k = 0; k < nlocal; k++) {
-        int d = in->l3[unit_cpu[(size_t)k * (size_t)cpt]];
+    nslots = inside_slots (in, cpt, unit_cpu, cyc, nlocal, slot_of_dom, dom, slots, ldom, cdom);
 
-        if (slot_of_dom[d] < 0) {
-            slot_of_dom[d] = nslots;
-            dom[nslots] = d;
-            slots[nslots].host = d;
-            nslots++;
-        }
-        slots[slot_of_dom[d]].count++;
-        ldom[k] = d;
-        cdom[k] = in->l3[unit_cpu[(size_t)cyc[k] * (size_t)cpt]];
-    }
-
-    /* what the local ids send each other, summed over the nodes */
-    if (!(t = malloc ((p->nentries ? p->nentries : 1) * sizeof (*t))))
+    if (!(t = inside_traffic (p, node, lid, &nt)))
         goto nomem;
-    for (int i = 0; i < n; i++)
-        for (size_t e = p->row[i]; e < p->row[i + 1]; e++) {
-            const profile_entry_t *x = &p->entries[e];
-
-            if (x->dst != i && node[x->dst] == node[i])
-                t[nt++] = (profile_entry_t){lid[i], lid[x->dst], x->msgs, x->bytes};
-        }
     if (nt == 0) { /* nothing talks inside a node: block, at no cost */
         rc = 0;
         goto out;
@@ -283,26 +340,9 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
      * is cheaper than block; block's units handed out again, a domain's
      * to its local ids in order
      */
-    if (res.cand[0].cost_s < out->block_s) {
-        if (!(cur = calloc ((size_t)in->nl3, sizeof (int))))
-            goto nomem;
-        for (int k = 0; k < nlocal; k++) {
-            int d = res.cand[0].node[k], u;
-
-            /* the next of block's units in domain d */
-            while (cur[d] < nlocal && ldom[cur[d]] != d)
-                cur[d]++;
-            if (cur[d] >= nlocal) {
-                errprintf (errp, "the plan puts more ranks on L3 domain %d than block does", d);
-                goto out;
-            }
-            u = cur[d]++;
-            memcpy (out->cpus + (size_t)k * (size_t)cpt, out->block + (size_t)u * (size_t)cpt,
-                    (size_t)cpt * sizeof (int));
-        }
-        out->cost_s = res.cand[0].cost_s;
-        out->changed = memcmp (out->cpus, out->block, (size_t)nlocal * (size_t)cpt * sizeof (int));
-    }
+    if (res.cand[0].cost_s < out->block_s &&
+        inside_hand_out (&res.cand[0], in->nl3, ldom, out, errp) < 0)
+        goto out;
     rc = 0;
     goto out;
 nomem:
@@ -320,7 +360,6 @@ out:
     free (ldom);
     free (cyc);
     free (cdom);
-    free (cur);
     free (t);
     profile_destroy (lp);
     netmap_destroy (nm);
