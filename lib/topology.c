@@ -677,13 +677,10 @@ done:
     return rc;
 }
 
-int topo_ly_hops (int n, const double *rtt, const int *class, int nclasses, int *hops,
-                  tm_error_t *errp)
+/* topo_ly_hops's arguments, checked. */
+static int ly_hops_check (int n, const double *rtt, const int *class, int nclasses, const int *hops,
+                          tm_error_t *errp)
 {
-    double *lo = NULL, *hi = NULL, *centre = NULL;
-    int *chops = NULL;
-    int rc = -1, um;
-
     if (n < 1)
         return errinval (errp, "%d hosts: need at least one", n);
     if (!rtt || !class || !hops)
@@ -699,17 +696,25 @@ int topo_ly_hops (int n, const double *rtt, const int *class, int nclasses, int 
                 return errinval (errp, "hosts %d and %d are in classes %d and %d, not one of 0..%d",
                                  i, j, k, AT (class, n, j, i), nclasses - 1);
         }
-    for (int i = 0; i < n; i++)
-        AT (hops, n, i, i) = 0;
-    if (n == 1)
-        return 0;
+    return 0;
+}
 
-    lo = malloc ((size_t)nclasses * sizeof (*lo));
-    hi = malloc ((size_t)nclasses * sizeof (*hi));
-    centre = malloc ((size_t)nclasses * sizeof (*centre));
-    chops = malloc ((size_t)nclasses * sizeof (*chops));
-    if (!lo || !hi || !centre || !chops)
-        goto nomem;
+/* §3.2: the RTTs of a class are replaced by its centre, the middle of the
+ * range it covers ([0.173, 0.177] is centred at 0.175), into centre[];
+ * each class must have a pair and lie above the one before. */
+static int ly_centres (int n, const double *rtt, const int *class, int nclasses, double *centre,
+                       tm_error_t *errp)
+{
+    double *lo = malloc ((size_t)nclasses * sizeof (*lo)),
+           *hi = malloc ((size_t)nclasses * sizeof (*hi));
+    int rc = 0;
+
+    if (!lo || !hi) {
+        free (lo);
+        free (hi);
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
     for (int k = 0; k < nclasses; k++) {
         lo[k] = INFINITY;
         hi[k] = -INFINITY;
@@ -721,20 +726,39 @@ int topo_ly_hops (int n, const double *rtt, const int *class, int nclasses, int 
             lo[k] = fmin (lo[k], v);
             hi[k] = fmax (hi[k], v);
         }
-    /* §3.2: the RTTs of a class are replaced by its centre, the middle of
-     * the range it covers ([0.173, 0.177] is centred at 0.175). */
-    for (int k = 0; k < nclasses; k++) {
-        if (lo[k] > hi[k]) {
-            rc = errinval (errp, "class %d has no pair of hosts", k);
-            goto done;
-        }
+    for (int k = 0; k < nclasses && rc == 0; k++) {
         centre[k] = (lo[k] + hi[k]) / 2;
-        if (k > 0 && !(centre[k] > centre[k - 1])) {
+        if (lo[k] > hi[k])
+            rc = errinval (errp, "class %d has no pair of hosts", k);
+        else if (k > 0 && !(centre[k] > centre[k - 1]))
             rc = errinval (errp, "class %d, centred at %g, is not above class %d at %g", k,
                            centre[k], k - 1, centre[k - 1]);
-            goto done;
-        }
     }
+    free (lo);
+    free (hi);
+    return rc;
+}
+
+int topo_ly_hops (int n, const double *rtt, const int *class, int nclasses, int *hops,
+                  tm_error_t *errp)
+{
+    double *centre = NULL;
+    int *chops = NULL;
+    int rc = -1, um;
+
+    if (ly_hops_check (n, rtt, class, nclasses, hops, errp) < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        AT (hops, n, i, i) = 0;
+    if (n == 1)
+        return 0;
+    centre = malloc ((size_t)nclasses * sizeof (*centre));
+    chops = malloc ((size_t)nclasses * sizeof (*chops));
+    if (!centre || !chops)
+        goto nomem;
+    if ((rc = ly_centres (n, rtt, class, nclasses, centre, errp)) < 0)
+        goto done;
+    rc = -1;
 
     /* §3.2's heuristic needs one latency per switch, and hosts two
      * switches apart (its conditions, end of §3.2).  Neither holds in a
@@ -801,8 +825,6 @@ nomem:
     errno = ENOMEM;
     rc = errprintf (errp, "out of memory");
 done:
-    free (lo);
-    free (hi);
     free (centre);
     free (chops);
     return rc;
