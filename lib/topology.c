@@ -475,6 +475,35 @@ int topo_ly_classes (int n, const double *rtt, const topo_params_t *p, int *clas
     return (int)nclass;
 }
 
+/* Theorem 1 makes the tree of a tree's hop matrix unique, and ly_build
+ * finds it; if what it built (parent, n hosts and nsw switches) does not
+ * give back every entry of hops, the matrix is no tree's: -1, errp set.
+ */
+static int ly_gives_back (int n, const int *hops, const int *parent, int nsw, tm_error_t *errp)
+{
+    int nv = n + nsw, *depth = malloc ((size_t)nv * sizeof (*depth));
+
+    if (!depth) {
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
+    for (int v = nv - 1; v >= 0; v--)
+        depth[v] = parent[v] == -1 ? 0 : depth[parent[v]] + 1;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            int h = path_switches (parent, depth, i, j);
+            if (h != AT (hops, n, i, j)) {
+                free (depth);
+                return errinval (errp,
+                                 "hop matrix is not a tree: %d hops between hosts %d and %d, "
+                                 "%d in the tree built from it",
+                                 AT (hops, n, i, j), i, j, h);
+            }
+        }
+    free (depth);
+    return 0;
+}
+
 /* The switch tree of a hop-count matrix, by §3.1's algorithm (Figure 4),
  * checked against the matrix.  On success *parentp holds n + nswitches
  * entries, switches numbered n.. in the order found, the last one the root
@@ -484,7 +513,7 @@ int topo_ly_classes (int n, const double *rtt, const topo_params_t *p, int *clas
  */
 static int ly_build (int n, const int *hops, int **parentp, tm_error_t *errp)
 {
-    int *w = NULL, *node = NULL, *keep = NULL, *parent = NULL, *depth = NULL;
+    int *w = NULL, *node = NULL, *keep = NULL, *parent = NULL;
     long bound = 0;
     int size = n, nsw = 0, cap = 2 * n, rc = -1;
 
@@ -570,25 +599,8 @@ static int ly_build (int n, const int *hops, int **parentp, tm_error_t *errp)
         size = kept;
     }
 
-    /* Theorem 1 makes the tree of a tree's hop matrix unique, and the
-     * algorithm finds it; if what it built does not give back every entry,
-     * the matrix is no tree's. */
-    int nv = n + nsw;
-    if (!(depth = malloc ((size_t)nv * sizeof (*depth))))
-        goto nomem;
-    for (int v = nv - 1; v >= 0; v--)
-        depth[v] = parent[v] == -1 ? 0 : depth[parent[v]] + 1;
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) {
-            int h = path_switches (parent, depth, i, j);
-            if (h != AT (hops, n, i, j)) {
-                rc = errinval (errp,
-                               "hop matrix is not a tree: %d hops between hosts %d and %d, "
-                               "%d in the tree built from it",
-                               AT (hops, n, i, j), i, j, h);
-                goto done;
-            }
-        }
+    if ((rc = ly_gives_back (n, hops, parent, nsw, errp)) < 0)
+        goto done;
     *parentp = parent;
     parent = NULL;
     rc = nsw;
@@ -601,7 +613,6 @@ done:
     free (node);
     free (keep);
     free (parent);
-    free (depth);
     return rc;
 }
 
@@ -971,6 +982,38 @@ static void cluster_nearest (int n, const double *d, const char *active, int i, 
         }
 }
 
+/* Cut the dendrogram t of n hosts at the largest gap between successive
+ * merge costs (merge[0..n-1)): merges up to the gap form the groups.  A
+ * gap smaller than CLUSTER_MIN_GAP of the cost above it is noise: one
+ * group.  gid: room for 2n-1 vertices.
+ */
+static void cluster_cut (topo_t *t, int n, const double *merge, int *gid)
+{
+    int cut = n - 1; /* merges 0..cut-1 form the groups */
+    double best = 0;
+
+    for (int s = 0; s + 1 < n - 1; s++) {
+        double g = merge[s + 1] - merge[s];
+        if (g > best) {
+            best = g;
+            cut = s + 1;
+        }
+    }
+    if (cut < n - 1 && !(best >= CLUSTER_MIN_GAP * merge[cut]))
+        cut = n - 1;
+    for (int v = 0; v < 2 * n - 1; v++)
+        gid[v] = -1;
+    t->ngroups = 0;
+    for (int h = 0; h < n; h++) {
+        int u = h;
+        while (t->parent[u] != -1 && t->parent[u] < n + cut)
+            u = t->parent[u];
+        if (gid[u] == -1)
+            gid[u] = t->ngroups++;
+        t->group[h] = gid[u];
+    }
+}
+
 topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp)
 {
     double *d = NULL, *nnd = NULL, *merge = NULL;
@@ -1056,32 +1099,7 @@ topo_t *topo_cluster (int n, const double *cost, tm_error_t *errp)
         }
     }
 
-    /* Cut the dendrogram at the largest gap between successive merge
-     * costs: merges up to the gap form the groups.  A gap smaller than
-     * CLUSTER_MIN_GAP of the cost above it is noise: one group.
-     */
-    int cut = n - 1; /* merges 0..cut-1 form the groups */
-    double best = 0;
-    for (int s = 0; s + 1 < n - 1; s++) {
-        double g = merge[s + 1] - merge[s];
-        if (g > best) {
-            best = g;
-            cut = s + 1;
-        }
-    }
-    if (cut < n - 1 && !(best >= CLUSTER_MIN_GAP * merge[cut]))
-        cut = n - 1;
-    for (int v = 0; v < 2 * n - 1; v++)
-        gid[v] = -1;
-    t->ngroups = 0;
-    for (int h = 0; h < n; h++) {
-        int u = h;
-        while (t->parent[u] != -1 && t->parent[u] < n + cut)
-            u = t->parent[u];
-        if (gid[u] == -1)
-            gid[u] = t->ngroups++;
-        t->group[h] = gid[u];
-    }
+    cluster_cut (t, n, merge, gid);
     goto done;
 nomem:
     topo_destroy (t);
