@@ -1536,46 +1536,31 @@ done:
     return rc;
 }
 
-/* The verification once every host is placed: sibling subtrees whose
- * hosts measure clearly nearer than their parent's level are one (merged
- * on the median of three pairs or more, within SAMPLE_CLOSE below the
- * threshold; where one pair is not clearly apart, two more are asked for
- * first), and a host whose pairs at some level measure beyond that
- * level's band is placed again, every step confirmed (once).  Returns how
- * many things it did, -1 on ENOMEM. */
-static int verify (sample_t *s)
+/* Whether the skeleton saw a level below its edges (too few hosts of any
+ * one switch: names that do not follow the switches), when every pair is
+ * measured instead. */
+static bool verify_below_edges (const sample_t *s)
 {
-    note_t *nt = malloc (((size_t)s->ndone * 2 + 1) * sizeof (*nt));
-    note_t *tmp = malloc (((size_t)s->ndone * 2 + 1) * sizeof (*tmp));
-    long k = 0;
+    long below = 0, edge = 0;
+
+    for (long d = 0; d < s->ndone; d++) {
+        int a = s->done[d].a, b = s->done[d].b;
+        if (s->v[a].parent < 0 || s->v[a].parent != s->v[b].parent)
+            continue;
+        edge++;
+        below += dist (s, 1, a, b) < SAMPLE_BELOW;
+    }
+    return below >= 3 && below * 20 >= edge;
+}
+
+/* Siblings: a pair between every two under a switch of few children, and
+ * between each made since the skeleton and every other, for the merges
+ * (two halves of one switch, made apart, may have none).  How many asked,
+ * -1 on ENOMEM. */
+static int verify_ask_siblings (sample_t *s)
+{
     int acts = 0;
 
-    if (!nt || !tmp || level_figures (s, true) < 0) {
-        free (nt);
-        free (tmp);
-        return -1;
-    }
-    s->nask = 0;
-    /* a level below the skeleton's edges (it saw too few hosts of any one
-     * switch: names that do not follow the switches): every pair */
-    {
-        long below = 0, edge = 0;
-        for (long d = 0; d < s->ndone; d++) {
-            int a = s->done[d].a, b = s->done[d].b;
-            if (s->v[a].parent < 0 || s->v[a].parent != s->v[b].parent)
-                continue;
-            edge++;
-            below += dist (s, 1, a, b) < SAMPLE_BELOW;
-        }
-        if (below >= 3 && below * 20 >= edge) {
-            free (nt);
-            free (tmp);
-            return -2;
-        }
-    }
-    /* siblings: a pair between every two under a switch of few children,
-     * and between each made since the skeleton and every other, for the
-     * merges below (two halves of one switch, made apart, may have none) */
     for (int v = s->n; v < s->nv; v++) {
         const ivec_t *kid = &s->v[v].kid;
         if (s->v[v].under.n == 0 || s->v[v].rebuilt)
@@ -1589,40 +1574,24 @@ static int verify (sample_t *s)
                     continue;
                 if (cross_pairs (s, kid->v[i], kid->v[j], 1, a, b) == 0 && a[0] >= 0) {
                     if (ask (s, -1, -1, a[0], b[0]) < 0)
-                        goto nomem;
+                        return -1;
                     acts++;
                 }
             }
     }
-    /* blocks: small subtrees under a weak level inferred from all their
-     * pairs */
-    for (int v = s->n, nv = s->nv; v < nv; v++) {
-        int r;
-        if (s->v[v].under.n == 0 || s->v[v].rebuilt)
-            continue;
-        if ((r = rebuild_block (s, v)) < 0)
-            goto nomem;
-        acts += r;
-    }
-    /* the skeleton's edges (its inference saw a few hosts of each): every
-     * pair of their hosts measured, and one whose hosts form two clusters a
-     * level apart is split */
-    for (int e = s->n, nv = s->nv; e < nv; e++) {
-        int r;
-        if (s->v[e].level != 1 || !s->v[e].skel || s->v[e].rebuilt || s->v[e].checked ||
-            s->v[e].under.n < 3 ||
-            s->v[e].under.n > SAMPLE_SPLIT_MAX)
-            continue;
-        if ((r = split_edge (s, e)) < 0)
-            goto nomem;
-        acts += r;
-    }
-    if (s->nask) { /* measured first */
-        free (nt);
-        free (tmp);
-        return acts;
-    }
-    /* siblings */
+    return acts;
+}
+
+/* Sibling subtrees whose hosts measure clearly nearer than their parent's
+ * level merged (the median of three pairs or more, within SAMPLE_CLOSE
+ * below the threshold; every pair between them measured, its sign), else
+ * two more pairs asked for.  nt, tmp: room for 2 ndone + 1 notes.  How
+ * many things it did, -1 on ENOMEM. */
+static int verify_merge_siblings (sample_t *s, note_t *nt, note_t *tmp)
+{
+    long k = 0;
+    int acts = 0;
+
     for (long d = 0; d < s->ndone; d++) {
         int a = s->done[d].a, b = s->done[d].b, ca, cb, j;
         if (s->v[a].parent < 0 || s->v[b].parent < 0)
@@ -1630,11 +1599,12 @@ static int verify (sample_t *s)
         j = join (s, a, b, &ca, &cb);
         if (s->v[j].level < 2)
             continue;
-        nt[k++] =
-            (note_t){{j, ca < cb ? ca : cb, ca < cb ? cb : ca}, dist_of (s, s->v[j].level, s->dfig + 2 * d), 0};
+        nt[k++] = (note_t){{j, ca < cb ? ca : cb, ca < cb ? cb : ca},
+                           dist_of (s, s->v[j].level, s->dfig + 2 * d),
+                           0};
     }
     if (sort_notes (nt, tmp, k, s->nv) < 0)
-        goto nomem;
+        return -1;
     for (long i = 0, e; i < k; i = e) {
         int j = nt[i].key[0], c1 = nt[i].key[1], c2 = nt[i].key[2];
         double med;
@@ -1650,28 +1620,35 @@ static int verify (sample_t *s)
         bool exhausted = (cross_pairs (s, c1, c2, 3, a, b), a[0] < 0);
         if ((med < -SAMPLE_CLOSE && (e - i >= 3 || exhausted)) || (med < 0 && exhausted)) {
             if (merge (s, c1, c2) < 0)
-                goto nomem;
+                return -1;
             acts++;
-        } else {
-            /* two more pairs between them, of hosts not measured together */
-            int more = 0;
-            for (int u = 0; u < s->v[c1].under.n && more < 2; u++)
-                for (int w = 0; w < s->v[c2].under.n && more < 2; w++) {
-                    int ha = s->v[c1].under.v[u], hb = s->v[c2].under.v[w];
-                    if (AT (s->measured, s->n, ha, hb) > 0 || AT (s->measured, s->n, hb, ha) > 0)
-                        continue;
-                    if (ask (s, -1, -1, ha, hb) < 0)
-                        goto nomem;
-                    more++;
-                    break;
-                }
-            acts += more > 0;
+            continue;
         }
+        /* two more pairs between them, of hosts not measured together */
+        int more = 0;
+        for (int u = 0; u < s->v[c1].under.n && more < 2; u++)
+            for (int w = 0; w < s->v[c2].under.n && more < 2; w++) {
+                int ha = s->v[c1].under.v[u], hb = s->v[c2].under.v[w];
+                if (AT (s->measured, s->n, ha, hb) > 0 || AT (s->measured, s->n, hb, ha) > 0)
+                    continue;
+                if (ask (s, -1, -1, ha, hb) < 0)
+                    return -1;
+                more++;
+                break;
+            }
+        acts += more > 0;
     }
-    if (acts > 0 && level_figures (s, true) < 0)
-        goto nomem;
-    /* hosts: each level's pairs within its band */
-    k = 0;
+    return acts;
+}
+
+/* Hosts: a host whose pairs at some level measure beyond that level's
+ * band (or alone on its edge) is placed again.  nt, tmp as above.  How
+ * many, -1 on ENOMEM. */
+static int verify_hosts (sample_t *s, note_t *nt, note_t *tmp)
+{
+    long k = 0;
+    int acts = 0;
+
     for (long d = 0; d < s->ndone; d++) {
         int a = s->done[d].a, b = s->done[d].b, l;
         if (s->v[a].parent < 0 || s->v[b].parent < 0)
@@ -1682,7 +1659,7 @@ static int verify (sample_t *s)
                                dist_of (s, l + 1, s->dfig + 2 * d)};
     }
     if (sort_notes (nt, tmp, k, s->nv) < 0)
-        goto nomem;
+        return -1;
     for (long i = 0, e; i < k; i = e) {
         int x = nt[i].key[0], l = nt[i].key[1], top = s->v[s->root].level, m;
         double lo, hi, his[8];
@@ -1698,24 +1675,67 @@ static int verify (sample_t *s)
         hi = stats_median (his, m < 8 ? m : 8);
         if (s->v[x].parent < 0 || s->pend[x].careful || s->v[s->v[x].parent].rebuilt)
             continue;
-        if (s->v[s->v[x].parent].under.n == 1) { /* alone on its edge */
-            detach (s, x);
-            acts++;
-            continue;
-        }
-        if ((l >= 2 && lo < (m >= 3 ? -SAMPLE_CLOSE : -SAMPLE_CLEAR)) ||
+        if (s->v[s->v[x].parent].under.n == 1 || /* alone on its edge */
+            (l >= 2 && lo < (m >= 3 ? -SAMPLE_CLOSE : -SAMPLE_CLEAR)) ||
             (l < top && hi > (m >= 3 ? SAMPLE_CLOSE : SAMPLE_CLEAR))) {
             detach (s, x);
             acts++;
         }
     }
-    free (nt);
-    free (tmp);
     return acts;
-nomem:
+}
+
+/* The verification once every host is placed: the siblings' pairs asked
+ * for, weak blocks inferred again, the skeleton's edges split where their
+ * hosts form two clusters; once those are measured, siblings merged and
+ * hosts placed again (verify_merge_siblings, verify_hosts).  Returns how
+ * many things it did, -2 when every pair must be measured
+ * (verify_below_edges), -1 on ENOMEM. */
+static int verify (sample_t *s)
+{
+    note_t *nt = NULL, *tmp = NULL;
+    int acts = 0, r;
+
+    if (level_figures (s, true) < 0)
+        return -1;
+    s->nask = 0;
+    if (verify_below_edges (s))
+        return -2;
+    if ((acts = verify_ask_siblings (s)) < 0)
+        return -1;
+    /* blocks: small subtrees under a weak level inferred from all their
+     * pairs */
+    for (int v = s->n, nv = s->nv; v < nv; v++) {
+        if (s->v[v].under.n == 0 || s->v[v].rebuilt)
+            continue;
+        if ((r = rebuild_block (s, v)) < 0)
+            return -1;
+        acts += r;
+    }
+    /* the skeleton's edges (its inference saw a few hosts of each): every
+     * pair of their hosts measured, and one whose hosts form two clusters a
+     * level apart is split */
+    for (int e = s->n, nv = s->nv; e < nv; e++) {
+        if (s->v[e].level != 1 || !s->v[e].skel || s->v[e].rebuilt || s->v[e].checked ||
+            s->v[e].under.n < 3 || s->v[e].under.n > SAMPLE_SPLIT_MAX)
+            continue;
+        if ((r = split_edge (s, e)) < 0)
+            return -1;
+        acts += r;
+    }
+    if (s->nask) /* measured first */
+        return acts;
+    if (!(nt = malloc (((size_t)s->ndone * 2 + 1) * sizeof (*nt))) ||
+        !(tmp = malloc (((size_t)s->ndone * 2 + 1) * sizeof (*tmp))) ||
+        (r = verify_merge_siblings (s, nt, tmp)) < 0 ||
+        ((acts += r) > 0 && level_figures (s, true) < 0) || (r = verify_hosts (s, nt, tmp)) < 0) {
+        free (nt);
+        free (tmp);
+        return -1;
+    }
     free (nt);
     free (tmp);
-    return -1;
+    return acts + r;
 }
 
 /* One step of every host not placed, until one asks for a pair or all are
