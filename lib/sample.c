@@ -872,6 +872,54 @@ static double median_dist (const sample_t *s, int l, int x, const int *y, int m)
     return stats_median (d, m);
 }
 
+/* Host x under no child, it seems: first another host under each of the
+ * three nearest (one pair may be an outlier).  How many pairs it asked
+ * for, -1 on ENOMEM. */
+static int step_recheck (sample_t *s, int x)
+{
+    pend_t *p = &s->pend[x];
+
+    p->recheck = true;
+    for (int k = 0; k < 3; k++) {
+        int c = -1;
+        double cd = INFINITY, d;
+        for (int i = 0; i < p->tried.n; i++)
+            if (!ivec_has (&p->weak, p->tried.v[i]) && !ivec_has (&p->again, p->tried.v[i]) &&
+                (d = tried_dist (s, x, i)) < cd) {
+                cd = d;
+                c = p->tried.v[i];
+            }
+        if (c >= 0 && ivec_push (&p->weak, c) < 0)
+            return -1;
+    }
+    return screen_again (s, x);
+}
+
+/* Host x above the root: most hosts beyond its level make a new root,
+ * once five pairs tell.  Whether it asked for pairs or made the root
+ * (*rc: step's return then). */
+static bool step_above_root (sample_t *s, int x, int *rc)
+{
+    pend_t *p = &s->pend[x];
+    int v = s->root, l = s->v[v].level, h[64], nh = 0, y[5], ny;
+
+    for (int i = 0; i < p->tried.n && nh < 61; i++)
+        h[nh++] = p->rep[i];
+    for (int i = 0; i < p->extra.n; i++)
+        h[nh++] = p->extra.v[i];
+    if (nh < 5 && p->extra.n == 0 && (ny = fresh_hosts (s, x, v, 5 - nh, y)) > 0) {
+        *rc = 0;
+        for (int i = 0; i < ny && *rc == 0; i++)
+            *rc = ask_pair (s, x, -1, y[i]) < 0 ? -1 : 0;
+        return true;
+    }
+    if (nh >= 3 && median_dist (s, l + 1, x, h, nh) > SAMPLE_ABOVE) {
+        *rc = new_root (s, x);
+        return true;
+    }
+    return false;
+}
+
 /* Host x's next move: descend, place, make a switch, or ask for pairs.
  * Returns 0, -1 on ENOMEM. */
 static int step (sample_t *s, int x)
@@ -957,44 +1005,14 @@ static int step (sample_t *s, int x)
             return -1;
         if (asked > 0)
             continue;
-        /* under no child, it seems: first another host under each of the
-         * three nearest (one pair may be an outlier) */
         if (!p->recheck) {
-            p->recheck = true;
-            for (int k = 0; k < 3; k++) {
-                int c = -1;
-                double cd = INFINITY, d;
-                for (int i = 0; i < p->tried.n; i++)
-                    if (!ivec_has (&p->weak, p->tried.v[i]) &&
-                        !ivec_has (&p->again, p->tried.v[i]) && (d = tried_dist (s, x, i)) < cd) {
-                        cd = d;
-                        c = p->tried.v[i];
-                    }
-                if (c >= 0 && ivec_push (&p->weak, c) < 0)
-                    return -1;
-            }
-            if ((asked = screen_again (s, x)) < 0)
+            if ((asked = step_recheck (s, x)) < 0)
                 return -1;
             if (asked > 0)
                 continue;
         }
-        /* above the root: most hosts beyond its level */
-        if (v == s->root) {
-            int h[64], nh = 0;
-            for (int i = 0; i < p->tried.n && nh < 61; i++)
-                h[nh++] = p->rep[i];
-            for (int i = 0; i < p->extra.n; i++)
-                h[nh++] = p->extra.v[i];
-            if (nh < 5 && p->extra.n == 0 && (ny = fresh_hosts (s, x, v, 5 - nh, y)) > 0) {
-                for (int i = 0; i < ny; i++)
-                    if (ask_pair (s, x, -1, y[i]) < 0)
-                        return -1;
-                return 0;
-            }
-            if (nh >= 3 && median_dist (s, l + 1, x, h, nh) > SAMPLE_ABOVE) {
-                return new_root (s, x);
-            }
-        }
+        if (v == s->root && step_above_root (s, x, &asked))
+            return asked;
         if (l == 1)
             return place (s, x, v);
         p->founds = true; /* found_children, with the others under none */
