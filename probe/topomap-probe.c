@@ -1219,12 +1219,13 @@ int main (int argc, char **argv)
 
     char *names;
     int *leader, *second, m = gather_hosts (&names, &leader, &second);
-    int shared_machine = on_shared_machine (m, leader);
+    topo_params_t tp;
+    topo_params_default (&tp);
+    tp.lat_gaps = !on_shared_machine (m, leader);
     int nbells = open_doorbells ();
 
-    size_t stream_len = p.bw_bytes * (size_t)p.bw_messages;
-    size_t buf_len = p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes;
-    char *buf = calloc (1, buf_len), *stream = malloc (stream_len);
+    char *buf = calloc (1, p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes);
+    char *stream = malloc (p.bw_bytes * (size_t)p.bw_messages);
     double *rtt = malloc ((size_t)p.max_samples * sizeof (double));
     size_t mm = (size_t)m * (size_t)m;
     /* On rank 0, FIGS m*m matrices: latency, CI, bandwidth, samples, lead
@@ -1234,9 +1235,6 @@ int main (int argc, char **argv)
     int sampled = !topology && (plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS));
     if (!buf || !stream || !rtt || !all || !measured || !peer)
         leave (EXIT_FAIL, "out of memory");
-    topo_params_t tp;
-    topo_params_default (&tp);
-    tp.lat_gaps = !shared_machine;
 
     topo_t *site = NULL;
     pairs_t *site_pairs = NULL;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # configure stops on a missing hard dependency with one line naming the
-# Debian package to install.
+# Debian package to install; no function of the distributed sources runs
+# over 120 lines.
 
 # Each test configures a clean copy of the distributed sources.
 setup_file() {
@@ -71,4 +72,24 @@ configure_fails() {
 	[ $((n)) -lt $(((23 << 16) + (11 << 8))) ] || ptr=yes
 	echo "want Slurm $want, hostlist_t *: $ptr"
 	[[ "$output" == *"Slurm:             $want ("*"hostlist_t *: $ptr)"* ]]
+}
+
+# Every function of the plugin, the probe, the CLI and the library, by its
+# length from the line of its name to its closing brace (both in column
+# one, as the tree's .clang-format writes them): "LINES FILE:LINE NAME".
+function_lengths() {
+	awk '/^[A-Za-z].*\(/ && !/;[ \t]*$/ { name = $0; at = FNR }
+	     /^\{/ { start = at }
+	     /^\}/ && start { match (name, /[A-Za-z_][A-Za-z_0-9]* ?\(/)
+	                      print FNR - start + 1, FILENAME ":" start, substr (name, RSTART, RLENGTH - 1)
+	                      start = 0 }' "$@"
+}
+
+@test "no function of lib/, spank/ and probe/ runs over 120 lines (the ten longest are said)" {
+	local longest
+	function_lengths lib/*.c spank/*.c probe/*.c | sort -rn | head -10 >"$BATS_TEST_TMPDIR/longest"
+	sed 's/^/# /' "$BATS_TEST_TMPDIR/longest" >&3
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/longest")" -eq 10 ]
+	longest=$(head -1 "$BATS_TEST_TMPDIR/longest" | cut -d' ' -f1)
+	[ "$longest" -le 120 ]
 }
