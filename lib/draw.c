@@ -95,10 +95,10 @@ static void text (FILE *f, double x, double y, const char *anchor, int size, con
     text_at (f, x, y, anchor, size, weight, 0, s);
 }
 
-/* About how wide s is in bold sans-serif of size points. */
-static double text_width (const char *s, int size)
+/* About how wide chars characters are in sans-serif of size points. */
+static double chars_width (size_t chars, int size)
 {
-    return 0.62 * size * (double)strlen (s);
+    return 0.62 * size * (double)chars;
 }
 
 /* v in a person's units: bytes as kB, MB, GB (powers of 1000), microseconds
@@ -293,11 +293,10 @@ static void labels_free (char **lab, int n)
     free (lab);
 }
 
-/* The n x n matrix v (NULL: of netmap nm, field lat or bw) with its rows and
- * columns in the order ord, in nb x nb cells of per rows each: the sum of
- * a cell's values, or their mean over the finite ones (mean set).  Each
- * cell's label from lab, and group from grp (its first row's) into
- * *labp, *grpp.  NULL out of memory.
+/* The n x n matrix v with its rows and columns in the order ord, in nb x nb cells of per rows each:
+ * the sum of a cell's values, or their mean over the finite ones (mean set).  Each cell's label
+ * from lab, and group from grp (its first row's) into *labp, *grpp, each unless NULL.  NULL out of
+ * memory.
  */
 static double *binned (const double *v, int n, const int *ord, char *const *lab, const int *grp,
                        int mean, int *nbp, char ***labp, int **grpp)
@@ -305,10 +304,10 @@ static double *binned (const double *v, int n, const int *ord, char *const *lab,
     int per, nb = cells_for (n, &per);
     double *out = calloc ((size_t)nb * (size_t)nb, sizeof (*out));
     int *cnt = mean ? calloc ((size_t)nb * (size_t)nb, sizeof (*cnt)) : NULL;
-    char **cl = calloc ((size_t)nb, sizeof (*cl));
-    int *cg = grp ? calloc ((size_t)nb, sizeof (*cg)) : NULL;
+    char **cl = labp ? calloc ((size_t)nb, sizeof (*cl)) : NULL;
+    int *cg = grp && grpp ? calloc ((size_t)nb, sizeof (*cg)) : NULL;
 
-    if (!out || (mean && !cnt) || !cl || (grp && !cg))
+    if (!out || (mean && !cnt) || (labp && !cl) || (grp && grpp && !cg))
         goto nomem;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -326,14 +325,15 @@ static double *binned (const double *v, int n, const int *ord, char *const *lab,
     for (int b = 0; b < nb; b++) {
         int first = b * per, last = first + per - 1 < n - 1 ? first + per - 1 : n - 1;
 
-        if (!(cl[b] = cell_label (lab[ord[first]], lab[ord[last]], last > first)))
+        if (cl && !(cl[b] = cell_label (lab[ord[first]], lab[ord[last]], last > first)))
             goto nomem;
         if (cg)
             cg[b] = grp[ord[first]];
     }
     free (cnt);
     *nbp = nb;
-    *labp = cl;
+    if (labp)
+        *labp = cl;
     if (grpp)
         *grpp = cg;
     return out;
@@ -439,8 +439,8 @@ int draw_profile (const profile_t *p, const char *path, tm_error_t *errp)
         job_and_time (when, sizeof (when), p->jobid, p->timestamp, "recorded ");
         snprintf (head, sizeof (head), "Communication of %s, %d ranks%s",
                   p->exe_path && p->exe_path[0] ? base_name (p->exe_path) : "a program", n, when);
-        if (w < text_width (head, FONT + 4))
-            w = text_width (head, FONT + 4);
+        if (w < chars_width (strlen (head), FONT + 4))
+            w = chars_width (strlen (head), FONT + 4);
         svg_open (f, MARGIN * 2 + w, MARGIN * 2 + 2 * FONT + 8 + map_height (nb));
         text (f, MARGIN, MARGIN + FONT + 2, "start", FONT + 4, "bold", head);
     }
@@ -486,8 +486,8 @@ static int measured (const netmap_t *nm)
 
 int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
 {
-    int n = nm->n, *ord, *grp = NULL, nb = 0, *cg = NULL;
-    char *buf = NULL, t[512], when[128], **cl = NULL, **cl2 = NULL;
+    int n = nm->n, *ord, *grp = NULL, nb = 0, *cg = NULL, meas = measured (nm);
+    char *buf = NULL, t[512], when[128], **cl = NULL;
     double *lat = NULL, *bw = NULL, w, h;
     size_t len = 0;
     FILE *f = NULL;
@@ -511,7 +511,7 @@ int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
     if (!(ord = host_order (nm, &grp)))
         return errprintf (errp, "out of memory");
     if (!(lat = binned (nm->lat_us, n, ord, nm->hosts, grp, 1, &nb, &cl, &cg)) ||
-        !(bw = binned (nm->bw_MBps, n, ord, nm->hosts, NULL, 1, &nb, &cl2, NULL)) ||
+        !(bw = binned (nm->bw_MBps, n, ord, nm->hosts, NULL, 1, &nb, NULL, NULL)) ||
         !(f = open_memstream (&buf, &len))) {
         free (lat);
         free (bw);
@@ -519,19 +519,16 @@ int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
         free (grp);
         free (cg);
         labels_free (cl, nb);
-        labels_free (cl2, nb);
         return errprintf (errp, "out of memory");
     }
     w = map_width (nb);
     h = map_height (nb);
     svg_open (f, MARGIN * 3 + 2 * w, MARGIN * 2 + h + 3 * FONT + 10);
-    job_and_time (when, sizeof (when), nm->jobid, nm->timestamp,
-                  measured (nm) ? "measured " : "made ");
+    job_and_time (when, sizeof (when), nm->jobid, nm->timestamp, meas ? "measured " : "made ");
     snprintf (t, sizeof (t), "Network of %d nodes%s", n, when);
     text (f, MARGIN, MARGIN + FONT, "start", FONT + 4, "bold", t);
     snprintf (t, sizeof (t), "%s%s%s",
-              measured (nm) ? "measured by topomap-probe"
-                            : "figures of a topology file, nothing measured",
+              meas ? "measured by topomap-probe" : "figures of a topology file, nothing measured",
               !nm->topo                      ? "; no switches inferred"
               : nm->topo->model == TOPO_TREE ? "; nodes ordered and outlined by switch"
                                              : "; nodes ordered and outlined by cluster",
@@ -545,7 +542,6 @@ int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
     free (grp);
     free (cg);
     labels_free (cl, nb);
-    labels_free (cl2, nb);
     return svg_close (f, &buf, &len, path, errp);
 }
 
@@ -596,7 +592,7 @@ static int in_group (int host, int arg)
 }
 
 /* The width of a group's box: its widest node, host name and ranks, under
- * either layout.
+ * either layout.  Only up to BOX_NODES nodes are drawn as boxes.
  */
 static double box_width (const profile_t *p, const netmap_t *nm, const map_candidate_t *a,
                          const map_candidate_t *b)
@@ -604,12 +600,12 @@ static double box_width (const profile_t *p, const netmap_t *nm, const map_candi
     double w = BOX_W;
     char list[RANKS_CHARS];
 
-    for (int h = 0; h < nm->n; h++)
+    for (int h = 0; nm->n <= BOX_NODES && h < nm->n; h++)
         for (int k = 0; k < 2; k++) {
             double need;
 
             rank_ranges (p, k ? b : a, is_host, h, list, sizeof (list));
-            need = 0.62 * (FONT - 1) * (double)(strlen (nm->hosts[h]) + strlen (list) + 2) + 20;
+            need = chars_width (strlen (nm->hosts[h]) + strlen (list) + 2, FONT - 1) + 20;
             w = need > w ? need : w;
         }
     return w;
@@ -743,7 +739,7 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     int *ord, *grp = NULL, block = -1, ngroups = nm->topo ? nm->topo->ngroups : 1, nb = 0;
     int *cg = NULL, rc = -1;
     double w, box_w, *vb = NULL, *vc = NULL, *cb = NULL, *cc = NULL, lo1, hi1, lo2, hi2;
-    char *buf = NULL, t[256], **cl = NULL, **cl2 = NULL;
+    char *buf = NULL, t[256], **cl = NULL;
     size_t len = 0;
     FILE *f = NULL;
     heat_t h = {
@@ -769,7 +765,7 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     if (!(vb = node_bytes (p, nm, &res->cand[block])) ||
         !(vc = node_bytes (p, nm, &res->cand[res->chosen])) ||
         !(cb = binned (vb, nm->n, ord, nm->hosts, grp, 0, &nb, &cl, &cg)) ||
-        !(cc = binned (vc, nm->n, ord, nm->hosts, NULL, 0, &nb, &cl2, NULL)) ||
+        !(cc = binned (vc, nm->n, ord, nm->hosts, NULL, 0, &nb, NULL, NULL)) ||
         !(f = open_memstream (&buf, &len))) {
         errprintf (errp, "out of memory");
         goto out;
@@ -789,8 +785,8 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     w = map_width (nb);
     if (nm->n <= BOX_NODES && w < ngroups * (box_w + 10) + 20)
         w = ngroups * (box_w + 10) + 20;
-    if (nm->n > BOX_NODES && w < 0.62 * (FONT - 1) * (RANKS_CHARS + 30))
-        w = 0.62 * (FONT - 1) * (RANKS_CHARS + 30);
+    if (nm->n > BOX_NODES && w < chars_width (RANKS_CHARS + 30, FONT - 1))
+        w = chars_width (RANKS_CHARS + 30, FONT - 1);
     w += 80;
     svg_open (f, 2 * w + MARGIN,
               3 * FONT + 16 + 4 * FONT + 14 + groups_height (nm, grp) + 10 + map_height (nb) +
@@ -830,6 +826,5 @@ out:
     free (grp);
     free (cg);
     labels_free (cl, nb);
-    labels_free (cl2, nb);
     return rc;
 }
