@@ -365,6 +365,11 @@ int file_replaceat_json (int dirfd, const char *name, const char *what, struct j
     return rc;
 }
 
+size_t file_bom (const char *text, size_t len)
+{
+    return len >= 3 && !memcmp (text, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_error_t *errp)
 {
     int fd, rc;

@@ -88,6 +88,11 @@ int file_slurp (const char *path, size_t max, char **bufp, size_t *lenp, tm_erro
 int file_slurp_fd (int fd, const char *what, size_t max, char **bufp, size_t *lenp,
                    tm_error_t *errp);
 
+/* The length of the UTF-8 byte order mark that text (len bytes) starts
+ * with, as spreadsheets and some editors write: 3, else 0.
+ */
+size_t file_bom (const char *text, size_t len);
+
 /* Make dir and its missing parents, mode bits mode for those it creates;
  * an existing non-directory on the way is an error (ENOTDIR).
  */

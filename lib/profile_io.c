@@ -619,12 +619,8 @@ profile_t *profile_import (const char *path, profile_format_t fmt, tm_error_t *e
     }
     if (file_slurp (path, IO_MAX_BYTES, &buf, &len, errp) < 0)
         return NULL;
-    /* A UTF-8 byte order mark, as spreadsheets write before CSV. */
-    text = buf;
-    if (len >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0) {
-        text += 3;
-        len -= 3;
-    }
+    text = buf + file_bom (buf, len);
+    len -= (size_t)(text - buf);
     if (fmt == PROFILE_FMT_AUTO)
         fmt = io_guess (text, len);
     if (fmt == PROFILE_FMT_JSON) {

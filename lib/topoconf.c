@@ -249,9 +249,7 @@ static int parse_text (conf_t *c, char *text, topoconf_level_t *levels)
     char *p = text;
     int line = 1;
 
-    /* A UTF-8 byte order mark, as some editors write: not part of a key. */
-    if (!strncmp (p, "\xef\xbb\xbf", 3))
-        p += 3;
+    p += file_bom (p, strnlen (p, 3));
 
     while (*p) {
         char *start = p, *w = p;

@@ -426,9 +426,19 @@ static void test_trusted (void)
             "a file of neither root nor the user is refused: %s", e.text);
 }
 
+static void test_bom (void)
+{
+    ok (file_bom ("\xef\xbb\xbf{}", 5) == 3, "a byte order mark is 3 bytes");
+    ok (file_bom ("\xef\xbb\xbf", 2) == 0 && file_bom ("", 0) == 0,
+        "a text shorter than the mark has none");
+    ok (file_bom ("\xef\xbb{}", 4) == 0 && file_bom ("{}", 2) == 0,
+        "neither has a text that starts otherwise");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
+    test_bom ();
     umask (077);
     signal (SIGALRM, on_alarm);
     if (scratch_dir ("file-test") < 0)
