@@ -33,7 +33,7 @@ void compat_quiet_libslurm (void)
 }
 
 /* slurm_hostlist_create (list); under compat_quiet_libslurm, what libslurm
- * printed meanwhile is kept from standard error, its last line's message
+ * printed meanwhile is kept from standard error, its first line's message
  * (after "error: " and the function's name) in said.
  */
 static compat_hostlist_t hostlist_create (const char *list, char *said, size_t saidlen)
@@ -41,7 +41,7 @@ static compat_hostlist_t hostlist_create (const char *list, char *said, size_t s
     compat_hostlist_t hl;
     char buf[512], *line, *msg;
     ssize_t len;
-    int saved, fd;
+    int saved = -1, fd;
 
     said[0] = '\0';
     if (!quiet)
@@ -51,6 +51,8 @@ static compat_hostlist_t hostlist_create (const char *list, char *said, size_t s
         dup2 (fd, 2) < 0) {
         if (fd >= 0)
             close (fd);
+        if (saved >= 0)
+            close (saved);
         return slurm_hostlist_create (list);
     }
     hl = slurm_hostlist_create (list);
