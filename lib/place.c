@@ -1434,6 +1434,10 @@ void place_decide (const place_in_t *in, place_out_t *out)
                        errquote (in->jobid ? in->jobid : "", 20, q, sizeof (q)));
         return;
     }
+    if (in->map == CONF_MAP_OFF) {
+        place_default (out, 0, "--topo-map=off");
+        return;
+    }
     if (!(r.counts = calloc ((size_t)n, sizeof (*r.counts))) ||
         !(r.slots = calloc ((size_t)n, sizeof (*r.slots))))
         place_default (out, 1, "out of memory");

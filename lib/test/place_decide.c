@@ -523,11 +523,16 @@ static void test_modes (void)
     decide ();
     ok (!strcmp (out.reason, strict), "with the reason auto gives: %s", strict);
 
-    /* --topo-map=off: the plugin returns before place_decide; the mode
-     * reaches it only parsed. */
+    /* --topo-map=off: the plugin returns before place_decide; given to it,
+     * it plans nothing either. */
     conf_map_mode_t m = CONF_MAP_AUTO;
     ok (conf_map_mode_parse ("off", &m, NULL) == 0 && m == CONF_MAP_OFF,
         "--topo-map=off is CONF_MAP_OFF, which the plugin stops at before place_decide");
+    step ();
+    in.map = CONF_MAP_OFF;
+    decide ();
+    ok (is_default (0, "--topo-map=off") && hostfile_lines == -1,
+        "given to place_decide, --topo-map=off keeps srun's layout and plans nothing");
 }
 
 static void test_netmap_cached (void)
