@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The libFuzzer harnesses (fuzz/): each reader of input a user controls
-# runs TOPOMAP_FUZZ_SECONDS (default 10) from its corpus without a crash,
-# leak, undefined behaviour or slow input.  `make fuzz FUZZ_SECONDS=N`
+# runs TOPOMAP_FUZZ_SECONDS (default 10; 0: its seeds and corpus once) from
+# its corpus without a crash, leak, undefined behaviour or slow input.  `make fuzz FUZZ_SECONDS=N`
 # runs them longer.
 
 setup_file() {
