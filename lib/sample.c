@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1251,33 +1252,10 @@ static int sort_notes (note_t *nt, note_t *tmp, long k, int range)
     return 0;
 }
 
-/* nt[0..m) reordered so that nt[q] is the note of q-th smallest val, those
- * before it no larger, those after no smaller (Hoare's selection). */
+/* nt[0..m) reordered so that nt[q] is the note of q-th smallest val. */
 static void select_val (note_t *nt, long m, long q)
 {
-    long lo = 0, hi = m - 1;
-
-    while (lo < hi) {
-        double pivot = nt[lo + (hi - lo) / 2].val;
-        long i = lo, j = hi;
-        while (i <= j) {
-            while (nt[i].val < pivot)
-                i++;
-            while (nt[j].val > pivot)
-                j--;
-            if (i <= j) {
-                note_t t = nt[i];
-                nt[i++] = nt[j];
-                nt[j--] = t;
-            }
-        }
-        if (q <= j)
-            hi = j;
-        else if (q >= i)
-            lo = i;
-        else
-            break;
-    }
+    stats_select (nt, m, sizeof (*nt), offsetof (note_t, val), q);
 }
 
 /* Whether the figures of levels l and l - 1 stand less than

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/stats.h"
 
@@ -28,27 +29,42 @@ double stats_mean (const double *v, int n)
     return n > 0 ? s / n : NAN;
 }
 
-/* v reordered so that v[q] is the q-th smallest, those before it no
- * larger, those after no smaller (Hoare's selection: the medians of the
- * sampling plan's levels are of a hundred thousand pairs, and it takes
- * them often). */
-static void select_q (double *v, int n, int q)
+static double key_at (const unsigned char *b, long i, size_t size, size_t off)
 {
-    int lo = 0, hi = n - 1;
+    double v;
+
+    memcpy (&v, b + (size_t)i * size + off, sizeof (v));
+    return v;
+}
+
+static void swap_at (unsigned char *b, long i, long j, size_t size)
+{
+    unsigned char *x = b + (size_t)i * size, *y = b + (size_t)j * size;
+
+    for (size_t k = 0; k < size; k++) {
+        unsigned char t = x[k];
+        x[k] = y[k];
+        y[k] = t;
+    }
+}
+
+/* Hoare's selection: the sampling plan takes medians of a hundred thousand
+ * pairs, and often. */
+void stats_select (void *base, long n, size_t size, size_t off, long q)
+{
+    unsigned char *b = base;
+    long lo = 0, hi = n - 1;
 
     while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        int i = lo, j = hi;
+        double pivot = key_at (b, lo + (hi - lo) / 2, size, off);
+        long i = lo, j = hi;
         while (i <= j) {
-            while (v[i] < pivot)
+            while (key_at (b, i, size, off) < pivot)
                 i++;
-            while (v[j] > pivot)
+            while (key_at (b, j, size, off) > pivot)
                 j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i++] = v[j];
-                v[j--] = t;
-            }
+            if (i <= j)
+                swap_at (b, i++, j--, size);
         }
         if (q <= j)
             hi = j;
@@ -65,7 +81,7 @@ double stats_median (double *v, int n)
 
     if (n < 1)
         return NAN;
-    select_q (v, n, n / 2);
+    stats_select (v, n, sizeof (*v), 0, n / 2);
     if (n % 2)
         return v[n / 2];
     below = v[0]; /* the largest of those before v[n / 2] */

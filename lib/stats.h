@@ -6,10 +6,18 @@
 #ifndef TOPOMAP_STATS_H
 #define TOPOMAP_STATS_H
 
+#include <stddef.h>
+
 /* Two-sided 95% quantile of Student's t with df degrees of freedom. */
 double stats_t975 (int df);
 
 double stats_mean (const double *v, int n);
+
+/* base[0..n), elements of size bytes each with a double at byte offset
+ * off, reordered so that element q holds the q-th smallest of them, those
+ * before it no larger, those after no smaller.
+ */
+void stats_select (void *base, long n, size_t size, size_t off, long q);
 
 /* Median of v[0..n-1]; reorders v.  NaN for n < 1. */
 double stats_median (double *v, int n);

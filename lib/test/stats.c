@@ -2,9 +2,51 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include "lib/stats.h"
 #include "lib/test/tap.h"
+
+/* An element with its key among other fields, as the sampling plan's. */
+typedef struct {
+    int tag[3];
+    double key, other;
+} elem_t;
+
+/* stats_select on structs, for every q of lists 1 to 60 long with
+ * repeats: element q's key is the q-th of a sort, none before it larger,
+ * none after smaller, and every element's other fields travel with it.
+ */
+static void test_select (void)
+{
+    elem_t e[60];
+    unsigned x = 11;
+    int bad = 0;
+
+    for (int n = 1; n <= 60 && !bad; n++)
+        for (int q = 0; q < n && !bad; q++) {
+            int below = 0, equal = 0;
+            for (int i = 0; i < n; i++) {
+                x = x * 1103515245u + 12345u;
+                e[i] = (elem_t){{i, -i, 2 * i}, (double)((x >> 16) % 9), (double)i};
+            }
+            double keys[60];
+            for (int i = 0; i < n; i++)
+                keys[i] = e[i].key;
+            stats_select (e, n, sizeof (*e), offsetof (elem_t, key), q);
+            for (int i = 0; i < n; i++) {
+                below += keys[i] < e[q].key;
+                equal += keys[i] == e[q].key;
+                if ((i < q && e[i].key > e[q].key) || (i > q && e[i].key < e[q].key) ||
+                    e[i].tag[1] != -e[i].tag[0] || e[i].tag[2] != 2 * e[i].tag[0] ||
+                    e[i].other != e[i].tag[0] || keys[e[i].tag[0]] != e[i].key)
+                    bad = 1000 * n + q;
+            }
+            if (!(below <= q && q < below + equal))
+                bad = 1000 * n + q;
+        }
+    ok (!bad, "stats_select on structs: the q-th key at q, partitioned, fields kept (%d)", bad);
+}
 
 int main (void)
 {
@@ -50,5 +92,6 @@ int main (void)
     ok (stats_enough (flat, 3, 3, 100, 0.03), "identical samples past the minimum are enough");
     ok (!stats_enough (noisy, 5, 3, 100, 0.03), "noisy samples under the cap are not enough");
     ok (stats_enough (noisy, 5, 3, 5, 0.03), "noisy samples at the cap are enough");
+    test_select ();
     return done_testing ();
 }
