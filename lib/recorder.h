@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder.h: which PMPI recorder to preload into an executable.
  *
- * The recorder (recorder.c) is built once per MPI, since Open MPI and
+ * The recorder (recorder/recorder.c) is built once per MPI, since Open MPI and
  * MPICH differ in ABI, as DIR/topomap-recorder-<mpi>.so; the executable's
  * own DT_NEEDED entries say which MPI it links (exeid_mpi).
  *

@@ -126,7 +126,7 @@ doc_vars() {
 }
 
 # The source files of the tree that design.md's "Where things live" names,
-# one a line: lib/, spank/, probe/, contrib/'s scripts, the test drivers
+# one a line: lib/, cli/, recorder/, spank/, probe/, contrib/'s scripts, the test drivers
 # and helpers, the MPI and PMI test programs, the benches, the simulator,
 # the fuzz harnesses, the m4 macros and the top-level build files (the
 # other Makefile.am files are the table's "build" row).  From git where
@@ -137,11 +137,11 @@ tree_sources() {
 		if [ "$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$SRC" && pwd -P)" ]; then
 			git -C "$SRC" ls-files
 		else
-			(cd "$SRC" && find lib spank probe contrib t fuzz m4 -path fuzz/seeds -prune -o \
+			(cd "$SRC" && find lib cli recorder spank probe contrib t fuzz m4 -path fuzz/seeds -prune -o \
 				-path '*/.libs' -prune -o -path '*/.deps' -prune -o -type f -print
 				ls configure.ac Makefile.am)
 		fi
-	} | grep -E '^(lib/[^/]+\.(c|h|map)|spank/[^/]+\.(c|map)|probe/[^/]+\.c|probe/mpich/[^/]+\.[ch]|contrib/topomap-[^/]+|t/(run-tests|check-generations|in-root)|t/lib/[^/]+\.(bash|sh)|t/mpi/[^/]+\.[ch]|t/pmi/[^/]+\.c|t/bench/[^/.]+|t/bench/[^/]+\.c|t/sim/[^/]+\.c|fuzz/[^/]+\.[ch]|fuzz/run|m4/x_ac_[^/]+\.m4|configure\.ac|Makefile\.am)$' |
+	} | grep -E '^((lib|cli|recorder)/[^/]+\.(c|h|map)|spank/[^/]+\.(c|map)|probe/[^/]+\.c|probe/mpich/[^/]+\.[ch]|contrib/topomap-[^/]+|t/(run-tests|check-generations|in-root)|t/lib/[^/]+\.(bash|sh)|t/mpi/[^/]+\.[ch]|t/pmi/[^/]+\.c|t/bench/[^/.]+|t/bench/[^/]+\.c|t/sim/[^/]+\.c|fuzz/[^/]+\.[ch]|fuzz/run|m4/x_ac_[^/]+\.m4|configure\.ac|Makefile\.am)$' |
 		while IFS= read -r f; do grep -Iq . "$SRC/$f" && echo "$f"; done | sort -u
 }
 

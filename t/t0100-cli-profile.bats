@@ -5,7 +5,7 @@
 
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
-TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
 RING=$TOPOMAP_BUILDDIR/t/mpi/ring
 
 setup() {
@@ -164,7 +164,7 @@ teardown() {
 
 @test "--help after a command prints that command's help, every option of its own named, and exits 0" {
 	local cmd opt
-	# Each command and its options, as lib/topomap.c's getopt tables have them.
+	# Each command and its options, as cli/topomap.c's getopt tables have them.
 	while IFS=: read -r cmd opts; do
 		run $TOPOMAP $cmd --help
 		echo "== $cmd"

@@ -5,7 +5,7 @@
 
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
-TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
 SITE=$TOPOMAP_SRCDIR/t/fixtures/topology-3level.conf
 NET=$TOPOMAP_SRCDIR/t/fixtures/net-2sw8.json
 WANT="(((n1 n6 n11 n16) (n2 n7 n12 n13)) ((n3 n8 n9 n14) (n4 n5 n10 n15)))"

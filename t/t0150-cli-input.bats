@@ -6,7 +6,7 @@
 
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
-TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
 NET=$TOPOMAP_SRCDIR/t/fixtures/net-2sw8.json
 HALO=$TOPOMAP_SRCDIR/t/fixtures/halo2d-16.json
 CONF=$TOPOMAP_SRCDIR/t/fixtures/topology-3level.conf

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # plugin.bash: helpers for the plugin suites (load after lib/cluster).
 
-TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
 FIXTURES=$TOPOMAP_SRCDIR/t/fixtures
 
 # plugin_setup: stage what the plugin and the tests run, a plugstack.conf
 # that finds them, and a profile cache every node sees.
 plugin_setup() {
-	stage "$TOPOMAP" "$TOPOMAP_BUILDDIR"/lib/.libs/topomap-recorder-*.so || return 1
+	stage "$TOPOMAP" "$TOPOMAP_BUILDDIR"/recorder/.libs/topomap-recorder-*.so || return 1
 	stage_mpi miniapp hello || return 1
 	[ ! -x "$TOPOMAP_BUILDDIR/t/mpich/hello" ] ||
 		install -m 0755 "$TOPOMAP_BUILDDIR/t/mpich/hello" "$SHARE/hello.mpich" || return 1

@@ -3,7 +3,7 @@
 
 # The probe of MPI_FAMILY (lib/mpi.sh), staged as $SHARE/$MPI_PROBE.
 PROBE=$MPI_PROBE_BUILT
-TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
 
 # run_probe NODES [ARGS...]: the probe on NODES nodes, one rank each.
 # The emulated nodes share this machine's two cores, so pairs measured at

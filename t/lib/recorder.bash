@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # recorder.bash: helpers for the recorder suites (load after lib/cluster).
 
-TOPOMAP=$TOPOMAP_BUILDDIR/lib/topomap
+TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
 MPI_MPICH=$TOPOMAP_BUILDDIR/t/mpich
-RECORDERS=$TOPOMAP_BUILDDIR/lib/.libs
+RECORDERS=$TOPOMAP_BUILDDIR/recorder/.libs
 
 # stage_recorders: the recorders, the CLI and the test programs into
 # $SHARE: those of MPI_FAMILY under their names, MPICH's also with the

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "lib/compat.h"
-#include "lib/draw.h"
+#include "cli/draw.h"
 #include "lib/exeid.h"
 #include "lib/file.h"
 #include "lib/jsonfile.h"
@@ -222,7 +222,8 @@ static int next_option (const char *cmd, int argc, char **argv, const char *shor
         snprintf (name, sizeof (name), "%.*s", (int)strcspn (arg, "="), arg);
     else
         snprintf (name, sizeof (name), "-%c", optopt > ' ' && optopt < 127 ? optopt : '?');
-    snprintf (what, sizeof (what), "%s: %s", errquote (name, sizeof (name) - 1, quoted, sizeof (quoted)),
+    snprintf (what, sizeof (what), "%s: %s",
+              errquote (name, sizeof (name) - 1, quoted, sizeof (quoted)),
               c == ':' ? "needs a value" : "unknown option");
     bad_usage (cmd, what);
     return '?';
@@ -307,8 +308,8 @@ static const char *input (const char *arg, tm_error_t *errp)
 static int draw_args (const char *cmd, int argc, char **argv, const char **outp)
 {
     static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { NULL, 0, NULL, 0 },
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
     };
     int c;
 
@@ -329,9 +330,9 @@ static int draw_args (const char *cmd, int argc, char **argv, const char **outp)
 static int netmap_export_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "format", required_argument, NULL, 'f' },
-        { "output", required_argument, NULL, 'o' },
-        { NULL, 0, NULL, 0 },
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
     };
     const char *out = "-", *file;
     char *text = NULL;
@@ -375,9 +376,9 @@ static int netmap_export_cmd (int argc, char **argv)
 static int netmap_import_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "hosts", required_argument, NULL, 'H' },
-        { "output", required_argument, NULL, 'o' },
-        { NULL, 0, NULL, 0 },
+        {"hosts", required_argument, NULL, 'H'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *list = NULL, *file;
     char **hosts = NULL;
@@ -488,8 +489,8 @@ static int profile_draw_cmd (int argc, char **argv)
 static int profile_show_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "top", required_argument, NULL, 't' },
-        { NULL, 0, NULL, 0 },
+        {"top", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0},
     };
     int top = 10, c;
     const char *file;
@@ -524,8 +525,8 @@ static int profile_show_cmd (int argc, char **argv)
 static int profile_export_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "what", required_argument, NULL, 'w' },
-        { NULL, 0, NULL, 0 },
+        {"what", required_argument, NULL, 'w'},
+        {NULL, 0, NULL, 0},
     };
     const char *what = "bytes", *file;
     int c, rc;
@@ -580,12 +581,9 @@ static int cache_dir (const char *cmd, const char *given, char *out, size_t len,
 static int profile_import_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "format", required_argument, NULL, 'f' },
-        { "exe", required_argument, NULL, 'e' },
-        { "cache", required_argument, NULL, 'C' },
-        { "site", required_argument, NULL, 'S' },
-        { "output", required_argument, NULL, 'o' },
-        { NULL, 0, NULL, 0 },
+        {"format", required_argument, NULL, 'f'}, {"exe", required_argument, NULL, 'e'},
+        {"cache", required_argument, NULL, 'C'},  {"site", required_argument, NULL, 'S'},
+        {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0},
     };
     profile_format_t fmt = PROFILE_FMT_AUTO;
     const char *exe = NULL, *out = NULL, *cache = NULL, *site = NULL, *file;
@@ -675,9 +673,9 @@ static int list_one (const profile_cache_entry_t *en, void *arg)
 static int profile_list_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "cache", required_argument, NULL, 'C' },
-        { "site", required_argument, NULL, 'S' },
-        { NULL, 0, NULL, 0 },
+        {"cache", required_argument, NULL, 'C'},
+        {"site", required_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0},
     };
     const char *cache = NULL, *site = NULL;
     char dir[4096];
@@ -707,9 +705,9 @@ static int profile_list_cmd (int argc, char **argv)
 static int profile_rm_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "cache", required_argument, NULL, 'C' },
-        { "ntasks", required_argument, NULL, 'n' },
-        { NULL, 0, NULL, 0 },
+        {"cache", required_argument, NULL, 'C'},
+        {"ntasks", required_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
     };
     const char *cache = NULL, *what;
     char dir[4096], id[EXEID_MAX + 1];
@@ -754,12 +752,8 @@ static int profile_cmd (int argc, char **argv)
         const char *name;
         int (*fn) (int argc, char **argv);
     } cmds[] = {
-        { "show", profile_show_cmd },
-        { "export", profile_export_cmd },
-        { "import", profile_import_cmd },
-        { "list", profile_list_cmd },
-        { "rm", profile_rm_cmd },
-        { "draw", profile_draw_cmd },
+        {"show", profile_show_cmd}, {"export", profile_export_cmd}, {"import", profile_import_cmd},
+        {"list", profile_list_cmd}, {"rm", profile_rm_cmd},         {"draw", profile_draw_cmd},
     };
 
     if (argc < 1)
@@ -853,8 +847,8 @@ static int price_named (const map_result_t *res, const char *name)
  * capacities off, no refinement), as candidate "scotch".
  */
 static int price_scotch (const profile_t *p, const netmap_t *nm, int nslots,
-                         const map_slot_t *slots, const map_params_t *base,
-                         const map_result_t *res, map_candidate_t *c, tm_error_t *errp)
+                         const map_slot_t *slots, const map_params_t *base, const map_result_t *res,
+                         map_candidate_t *c, tm_error_t *errp)
 {
     map_params_t params = *base;
     map_result_t plain = {0};
@@ -883,11 +877,13 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
     const char *eq = strchr (arg, '='), *hostfile;
     size_t len = eq ? (size_t)(eq - arg) : 0;
 
-    if (!eq || len == 0 || len >= sizeof (c->name) || strspn (arg, "abcdefghijklmnopqrstuvwxyz"
-                                                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                  "0123456789_-") != len)
-        return errprintf (errp, "--price '%s': expected scotch or NAME=HOSTFILE, NAME of 1 to "
-                                "%zu letters, digits, _ or -",
+    if (!eq || len == 0 || len >= sizeof (c->name) ||
+        strspn (arg, "abcdefghijklmnopqrstuvwxyz"
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_-") != len)
+        return errprintf (errp,
+                          "--price '%s': expected scotch or NAME=HOSTFILE, NAME of 1 to "
+                          "%zu letters, digits, _ or -",
                           arg, sizeof (c->name) - 1);
     memcpy (c->name, arg, len);
     c->name[len] = '\0';
@@ -910,7 +906,7 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
 #define PLAN_FORMATS_WANTED "--format: expected hostfile, rankfile, cray or machinefile"
 
 /* --price: how many layouts topomap plan prices beside its own. */
-#define PLAN_PRICES 8
+#define PLAN_PRICES     8
 #define PLAN_PRICES_STR "8"
 
 /* For --explain of a profile with a check: each candidate priced on
@@ -992,17 +988,17 @@ static int plan_formats (const char *arg, plan_args_t *a)
 static int plan_args (int argc, char **argv, plan_args_t *a)
 {
     static const struct option longopts[] = {
-        { "profile", required_argument, NULL, 'p' },
-        { "netmap", required_argument, NULL, 'N' },
-        { "slots", required_argument, NULL, 's' },
-        { "metric", required_argument, NULL, 'm' },
-        { "format", required_argument, NULL, 'f' },
-        { "output", required_argument, NULL, 'o' },
-        { "explain", no_argument, NULL, 'x' },
-        { "svg", required_argument, NULL, 'S' },
-        { "price", required_argument, NULL, 'P' },
-        { "verbose", no_argument, NULL, 'v' },
-        { NULL, 0, NULL, 0 },
+        {"profile", required_argument, NULL, 'p'},
+        {"netmap", required_argument, NULL, 'N'},
+        {"slots", required_argument, NULL, 's'},
+        {"metric", required_argument, NULL, 'm'},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"explain", no_argument, NULL, 'x'},
+        {"svg", required_argument, NULL, 'S'},
+        {"price", required_argument, NULL, 'P'},
+        {"verbose", no_argument, NULL, 'v'},
+        {NULL, 0, NULL, 0},
     };
     const char *fmtarg = "hostfile";
     int c;
@@ -1213,8 +1209,8 @@ out:
 static int recorder_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "libdir", required_argument, NULL, 'L' },
-        { NULL, 0, NULL, 0 },
+        {"libdir", required_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
     };
     const char *dir = TOPOMAP_PKGLIBDIR;
     char path[4096];

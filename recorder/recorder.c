@@ -89,25 +89,25 @@ typedef struct {
 /* What a persistent send will send at each start; dst -1: a free slot. */
 typedef struct {
     MPI_Request req;
-    int dst;         /* world rank */
+    int dst; /* world rank */
     uint64_t bytes;
 } rec_persist_t;
 
 static struct {
-    int on;                        /* recording */
-    int collectives;               /* attribute collectives to pairs */
-    int threads;                   /* MPI_THREAD_MULTIPLE: atomic adds */
-    const char *path;              /* TOPOMAP_RECORD */
-    int size, rank;                /* in MPI_COMM_WORLD */
+    int on;           /* recording */
+    int collectives;  /* attribute collectives to pairs */
+    int threads;      /* MPI_THREAD_MULTIPLE: atomic adds */
+    const char *path; /* TOPOMAP_RECORD */
+    int size, rank;   /* in MPI_COMM_WORLD */
     int npages;
-    rec_cell_t *_Atomic *pages;    /* [npages] */
+    rec_cell_t *_Atomic *pages; /* [npages] */
     int keyval;
-    MPI_Comm comm;                 /* a duplicate of the world, for the gather */
-    pthread_mutex_t lock;          /* xlate tables; the persistent table
-                                      under MPI_THREAD_MULTIPLE */
-    rec_persist_t *persist;        /* open addressing, linear probing */
-    size_t npersist, maxpersist;   /* maxpersist: 0 or a power of 2 */
-    rec_type_t types[REC_TYPES];   /* direct-mapped by handle; !threads */
+    MPI_Comm comm;               /* a duplicate of the world, for the gather */
+    pthread_mutex_t lock;        /* xlate tables; the persistent table
+                                    under MPI_THREAD_MULTIPLE */
+    rec_persist_t *persist;      /* open addressing, linear probing */
+    size_t npersist, maxpersist; /* maxpersist: 0 or a power of 2 */
+    rec_type_t types[REC_TYPES]; /* direct-mapped by handle; !threads */
     double t0;
 } rec = {
     .keyval = MPI_KEYVAL_INVALID,
@@ -148,7 +148,8 @@ static inline void rec_cell_add (rec_cell_t *c, uint64_t msgs, uint64_t bytes)
 {
     atomic_store_explicit (&c->msgs, atomic_load_explicit (&c->msgs, memory_order_relaxed) + msgs,
                            memory_order_relaxed);
-    atomic_store_explicit (&c->bytes, atomic_load_explicit (&c->bytes, memory_order_relaxed) + bytes,
+    atomic_store_explicit (&c->bytes,
+                           atomic_load_explicit (&c->bytes, memory_order_relaxed) + bytes,
                            memory_order_relaxed);
 }
 
@@ -273,7 +274,8 @@ static int rec_world_xlate (MPI_Comm comm, int r)
          */
         pthread_mutex_lock (&rec.lock);
         if (PMPI_Comm_get_attr (comm, rec.keyval, &x, &found) == MPI_SUCCESS && !found &&
-            (x = rec_xlate_build (comm)) && PMPI_Comm_set_attr (comm, rec.keyval, x) != MPI_SUCCESS) {
+            (x = rec_xlate_build (comm)) &&
+            PMPI_Comm_set_attr (comm, rec.keyval, x) != MPI_SUCCESS) {
             free (x);
             x = NULL;
         }
@@ -298,13 +300,12 @@ static void rec_send (MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype typ
 
 /* A send counted in a few instructions, when it is the common case: one
  * thread, the world, a predefined datatype seen before, a page already
- * there; called only while recording.  False: count it with rec_send.  The wrappers call rec_send in
- * a function of their own, so that both ways end in a tail call into
- * PMPI and the wrapper saves no register.
+ * there; called only while recording.  False: count it with rec_send.  The wrappers call rec_send
+ * in a function of their own, so that both ways end in a tail call into PMPI and the wrapper saves
+ * no register.
  */
 static inline __attribute__ ((always_inline)) int rec_send_fast (MPI_Comm comm, int dest,
-                                                                  MPI_Count count,
-                                                                  MPI_Datatype type)
+                                                                 MPI_Count count, MPI_Datatype type)
 {
     const rec_type_t *e = rec_type_entry (type);
     unsigned u = (unsigned)dest;
@@ -392,7 +393,7 @@ static void rec_persist_add (MPI_Request req, MPI_Comm comm, int dest, MPI_Count
 
         if (rec.persist[i].dst < 0)
             rec.npersist++;
-        rec.persist[i] = (rec_persist_t){ req, dst, rec_bytes (count, type) };
+        rec.persist[i] = (rec_persist_t){req, dst, rec_bytes (count, type)};
     }
     rec_persist_unlock ();
 }
@@ -490,8 +491,7 @@ static void rec_coll_allgather (MPI_Comm comm, MPI_Count count, MPI_Datatype typ
         rec_send (comm, (me + 1) % p, count, type);
 }
 
-static void rec_coll_alltoall (MPI_Comm comm, const int *counts, MPI_Count count,
-                               MPI_Datatype type)
+static void rec_coll_alltoall (MPI_Comm comm, const int *counts, MPI_Count count, MPI_Datatype type)
 {
     int me, p;
 
@@ -585,7 +585,7 @@ static void rec_write (const uint64_t *all, const int *counts, double record_s)
     }
     for (int r = 0; r < rec.size; r++)
         for (int i = 0; i < counts[r] / 3; i++, k++)
-            t[k] = (profile_entry_t){ r, (int)all[3 * k], all[3 * k + 1], all[3 * k + 2] };
+            t[k] = (profile_entry_t){r, (int)all[3 * k], all[3 * k + 1], all[3 * k + 2]};
     if (!(p = profile_create (rec.size, n, t, &e)))
         goto fail;
     if ((len = readlink ("/proc/self/exe", exe, sizeof (exe) - 1)) > 0) {
@@ -645,8 +645,7 @@ static void rec_finish (void)
     /* Every rank learns whether all can go on, so none waits in a gather
      * that another skipped.
      */
-    if (PMPI_Allreduce (&ok, &allok, 1, MPI_INT, MPI_LAND, rec.comm) != MPI_SUCCESS ||
-        !allok)
+    if (PMPI_Allreduce (&ok, &allok, 1, MPI_INT, MPI_LAND, rec.comm) != MPI_SUCCESS || !allok)
         goto out;
     n *= 3;
     if (PMPI_Gather (&n, 1, MPI_INT, counts, 1, MPI_INT, 0, rec.comm) != MPI_SUCCESS)
@@ -667,8 +666,8 @@ static void rec_finish (void)
             memset (counts, 0, (size_t)rec.size * sizeof (int));
         }
     }
-    if (PMPI_Gatherv (mine, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
-                      rec.comm) != MPI_SUCCESS)
+    if (PMPI_Gatherv (mine, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, rec.comm) !=
+        MPI_SUCCESS)
         goto out;
     if (rec.rank == 0 && all)
         rec_write (all, counts, record_s);
@@ -708,9 +707,8 @@ int MPI_Finalize (void)
 }
 
 #define REC_SEND(name, ctype)                                                                      \
-    static __attribute__ ((noinline)) int rec_##name (const void *buf, ctype count,                \
-                                                      MPI_Datatype type, int dest, int tag,        \
-                                                      MPI_Comm comm)                               \
+    static __attribute__ ((noinline)) int rec_##name (                                             \
+        const void *buf, ctype count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)         \
     {                                                                                              \
         rec_send (comm, dest, count, type);                                                        \
         return PMPI_##name (buf, count, type, dest, tag, comm);                                    \
@@ -839,9 +837,8 @@ int MPI_Gather (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     return PMPI_Gather (sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
 }
 
-int MPI_Gatherv (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-                 MPI_Comm comm)
+int MPI_Gatherv (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     REC_COLL (rec_coll_root (comm, root, NULL, scount, stype, 0));
     return PMPI_Gatherv (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);

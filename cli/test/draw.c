@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for lib/draw: the pictures are whole SVG documents with a
+/* Unit tests for cli/draw: the pictures are whole SVG documents with a
  * cell per matrix entry that has a value on a grey ground, axis titles and
  * a legend that says what dark, bright and grey mean, names from files
  * escaped, counts that match what was drawn, one colour scale for both
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/draw.h"
+#include "cli/draw.h"
 #include "lib/file.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
@@ -53,7 +53,7 @@ static int whole_svg (const char *s)
  */
 static netmap_t *netmap4 (int with_topo)
 {
-    const char *names[] = { "a1", "<b&\"2\">", "a3", "b4" };
+    const char *names[] = {"a1", "<b&\"2\">", "a3", "b4"};
     netmap_t *nm = netmap_create (4, names, NULL);
     tm_error_t e;
 
@@ -89,7 +89,7 @@ int main (void)
     /* A ring of 8 ranks: 8 nonzero cells of 64. */
     profile_entry_t ring[8];
     for (int r = 0; r < 8; r++)
-        ring[r] = (profile_entry_t){ r, (r + 1) % 8, 10, (uint64_t)1000 * (r + 1) };
+        ring[r] = (profile_entry_t){r, (r + 1) % 8, 10, (uint64_t)1000 * (r + 1)};
     profile_t *p = profile_create (8, 8, ring, &e);
     profile_set_string (&p->exe_path, "/bin/ring <8>", &e);
     snprintf (p->jobid, sizeof (p->jobid), "42");
@@ -155,15 +155,14 @@ int main (void)
     /* A placement: 4 ranks in pairs 0-1 and 2-3, each pair on one host (block),
      * nothing; on hosts 0,1 and 2,3 they cross the groups (odd, even).
      */
-    profile_entry_t pairs[] = { { 0, 1, 5, 5000 }, { 1, 0, 5, 5000 },
-                                { 2, 3, 5, 5000 }, { 3, 2, 5, 5000 } };
+    profile_entry_t pairs[] = {{0, 1, 5, 5000}, {1, 0, 5, 5000}, {2, 3, 5, 5000}, {3, 2, 5, 5000}};
     profile_t *p4 = profile_create (4, 4, pairs, &e);
-    int block[] = { 0, 0, 1, 1 }, plan_[] = { 0, 1, 2, 3 };
+    int block[] = {0, 0, 1, 1}, plan_[] = {0, 1, 2, 3};
     map_candidate_t cand[2] = {
-        { .name = "topomap", .node = plan_, .cost_s = 0.001 },
-        { .name = "block", .node = block, .cost_s = 0.004 },
+        {.name = "topomap", .node = plan_, .cost_s = 0.001},
+        {.name = "block", .node = block, .cost_s = 0.004},
     };
-    map_result_t res = { .ntasks = 4, .ncandidates = 2, .cand = cand, .chosen = 0 };
+    map_result_t res = {.ntasks = 4, .ncandidates = 2, .cand = cand, .chosen = 0};
     in_dir (path, "place.svg");
     ok (draw_placement (p4, nm, &res, path, &e) == 0, "a placement is drawn");
     s = slurp (path);
@@ -195,7 +194,8 @@ int main (void)
     /* Without an inferred topology: one group, still drawn. */
     netmap_t *flat = netmap4 (0);
     in_dir (path, "flat.svg");
-    ok (draw_placement (p4, flat, &res, path, &e) == 0, "a netmap without topology draws one group");
+    ok (draw_placement (p4, flat, &res, path, &e) == 0,
+        "a netmap without topology draws one group");
     s = slurp (path);
     ok (s && strstr (s, "no topology") == NULL && count (s, ">switch 1<") == 2,
         "both layouts show the single group");

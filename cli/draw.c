@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/draw.h"
+#include "cli/draw.h"
 #include "lib/file.h"
 #include "lib/jsonfile.h"
 
@@ -29,7 +29,7 @@ enum { CELL_MAX = 28, MAP_PX = 448, FONT = 12, MARGIN = 16, LABEL_W = 72, AXIS_W
 
 /* Viridis, sampled: dark for little, yellow for much. */
 static const unsigned char viridis[][3] = {
-    { 68, 1, 84 }, { 59, 82, 139 }, { 33, 145, 140 }, { 94, 201, 98 }, { 253, 231, 37 },
+    {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37},
 };
 
 static const char GREY[] = "#e4e4e4";
@@ -457,7 +457,8 @@ nomem:
 /* Hosts ordered by group, then by index; grp[i] the group of host i. */
 static int *host_order (const netmap_t *nm, int **grpp)
 {
-    int n = nm->n, *ord = calloc ((size_t)n, sizeof (*ord)), *grp = calloc ((size_t)n, sizeof (*grp));
+    int n = nm->n, *ord = calloc ((size_t)n, sizeof (*ord)),
+        *grp = calloc ((size_t)n, sizeof (*grp));
     int k = 0, ngroups = nm->topo ? nm->topo->ngroups : 1;
 
     if (!ord || !grp) {
