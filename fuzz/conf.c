@@ -19,7 +19,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     tm_error_t e;
     int ac = 0;
 
-    for (char *a = strtok_r (text, "\n", &save); a && ac < ARGS_MAX; a = strtok_r (NULL, "\n", &save))
+    for (char *a = strtok_r (text, "\n", &save); a && ac < ARGS_MAX;
+         a = strtok_r (NULL, "\n", &save))
         av[ac++] = a;
     conf_default (&c, "/usr/bin/topomap-probe", "/usr/bin/topomap-probe-mpich", "/usr/lib/topomap");
     (void)conf_parse (&c, ac, av, &e);

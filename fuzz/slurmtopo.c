@@ -15,7 +15,7 @@ FUZZ_SLURM_HOSTLIST
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    static char *nodes[] = {"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8",
+    static char *nodes[] = {"n1", "n2",  "n3",  "n4",  "n5",  "n6",  "n7",  "n8",
                             "n9", "n10", "n11", "n12", "n13", "n14", "n15", "n16"};
     char *text = fuzz_text (data, size), *conf = NULL, name[64], why[256];
     topoconf_level_t levels[TOPOCONF_LEVELS];

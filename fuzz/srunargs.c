@@ -13,22 +13,14 @@
 
 static const char optstring[] = "+A:b:c:D:e:HI::J:kKlm:n:N:o:Op:Qst:uvw:x:XZ";
 static const struct option table[] = {
-    { "account", required_argument, NULL, 'A' },
-    { "cpus-per-task", required_argument, NULL, 'c' },
-    { "chdir", required_argument, NULL, 'D' },
-    { "distribution", required_argument, NULL, 'm' },
-    { "exclusive", optional_argument, NULL, 256 },
-    { "immediate", optional_argument, NULL, 'I' },
-    { "label", no_argument, NULL, 'l' },
-    { "mpi", required_argument, NULL, 257 },
-    { "multi-prog", no_argument, NULL, 258 },
-    { "nodes", required_argument, NULL, 'N' },
-    { "ntasks", required_argument, NULL, 'n' },
-    { "overlap", no_argument, NULL, 259 },
-    { "topo-map", optional_argument, NULL, 260 },
-    { "topo-profile", required_argument, NULL, 261 },
-    { "verbose", no_argument, NULL, 'v' },
-    { NULL, 0, NULL, 0 },
+    {"account", required_argument, NULL, 'A'},   {"cpus-per-task", required_argument, NULL, 'c'},
+    {"chdir", required_argument, NULL, 'D'},     {"distribution", required_argument, NULL, 'm'},
+    {"exclusive", optional_argument, NULL, 256}, {"immediate", optional_argument, NULL, 'I'},
+    {"label", no_argument, NULL, 'l'},           {"mpi", required_argument, NULL, 257},
+    {"multi-prog", no_argument, NULL, 258},      {"nodes", required_argument, NULL, 'N'},
+    {"ntasks", required_argument, NULL, 'n'},    {"overlap", no_argument, NULL, 259},
+    {"topo-map", optional_argument, NULL, 260},  {"topo-profile", required_argument, NULL, 261},
+    {"verbose", no_argument, NULL, 'v'},         {NULL, 0, NULL, 0},
 };
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -278,8 +278,13 @@ static struct {
 int compat_srun_open (tm_error_t *errp)
 {
     static const char *const names[] = {
-        "opt",        "slurm_option_get",          "slurm_option_isset",         "slurm_option_set",
-        "slurm_xfree", "slurm_option_table_create", "slurm_option_table_destroy",
+        "opt",
+        "slurm_option_get",
+        "slurm_option_isset",
+        "slurm_option_set",
+        "slurm_xfree",
+        "slurm_option_table_create",
+        "slurm_option_table_destroy",
     };
     void *sym[sizeof (names) / sizeof (names[0])];
 

@@ -411,8 +411,7 @@ static int conf_set_cache_sticky (conf_t *c, const char *val, const char *arg, t
     return 0;
 }
 
-static int conf_set_cache_max_files (conf_t *c, const char *val, const char *arg,
-                                     tm_error_t *errp)
+static int conf_set_cache_max_files (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
     if (!conf_int (val, 1, 1000000, &c->cache_max_files))
         return conf_fail (errp, arg, "expected a count of files 1..1000000");

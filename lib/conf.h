@@ -114,23 +114,23 @@ typedef enum {
 #define CONF_LEVELS 16
 
 typedef struct {
-    char cache[CONF_PATH_MAX];         /* "" = the user's cache, resolved by the plugin */
-    int cache_sticky;                  /* a 1777 cache= allowed */
-    int cache_max_files;               /* bounds of a user's netmap directory */
+    char cache[CONF_PATH_MAX]; /* "" = the user's cache, resolved by the plugin */
+    int cache_sticky;          /* a 1777 cache= allowed */
+    int cache_max_files;       /* bounds of a user's netmap directory */
     int cache_max_mib;
     char site_profiles[CONF_PATH_MAX]; /* "" = none */
-    char probe[CONF_PATH_MAX];       /* over pmix */
-    char probe_mpich[CONF_PATH_MAX]; /* over pmi2 */
-    char mpi[CONF_MPI_MAX + 1];      /* "" = picked per step */
-    int probe_ttl;     /* seconds >= 0 */
-    int probe_timeout; /* seconds 1..86400 */
-    int probe_pairs;   /* probe --concurrency, 0 a whole round */
-    char probe_plan[8]; /* probe --plan: "auto", "all" or "sampled" */
-    double min_gain;   /* 0..1 */
+    char probe[CONF_PATH_MAX];         /* over pmix */
+    char probe_mpich[CONF_PATH_MAX];   /* over pmi2 */
+    char mpi[CONF_MPI_MAX + 1];        /* "" = picked per step */
+    int probe_ttl;                     /* seconds >= 0 */
+    int probe_timeout;                 /* seconds 1..86400 */
+    int probe_pairs;                   /* probe --concurrency, 0 a whole round */
+    char probe_plan[8];                /* probe --plan: "auto", "all" or "sampled" */
+    double min_gain;                   /* 0..1 */
     conf_map_mode_t map;
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */
     char recorder_dir[CONF_PATH_MAX];
-    char topology[CONF_PATH_MAX]; /* a topology.conf, "auto", or "" = none */
+    char topology[CONF_PATH_MAX];      /* a topology.conf, "auto", or "" = none */
     double level_lat_us[CONF_LEVELS];  /* topology_levels=: one-way latency */
     double level_bw_MBps[CONF_LEVELS]; /* and bandwidth of level 1.. (0: none) */
     conf_bind_t bind;

@@ -122,8 +122,8 @@ static int file_fill (int fd, const char *data, size_t len, int mode)
     return close (fd);
 }
 
-int file_createat (int dirfd, const char *prefix, const char *suffix, const char *data,
-                   size_t len, int mode, char *name, size_t namelen, tm_error_t *errp)
+int file_createat (int dirfd, const char *prefix, const char *suffix, const char *data, size_t len,
+                   int mode, char *name, size_t namelen, tm_error_t *errp)
 {
     int fd;
 
@@ -188,13 +188,12 @@ int file_replaceat (int dirfd, const char *name, const char *what, const char *d
         goto fail;
     }
     return 0;
-fail:
-    {
-        int saved = errno;
+fail : {
+    int saved = errno;
 
-        unlinkat (dirfd, tmp, 0);
-        errno = saved;
-    }
+    unlinkat (dirfd, tmp, 0);
+    errno = saved;
+}
     return -1;
 }
 
@@ -273,8 +272,7 @@ fail:
     return -1;
 }
 
-int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t uid,
-                         tm_error_t *errp)
+int file_openat_trusted (int dirfd, const char *name, const char *what, uid_t uid, tm_error_t *errp)
 {
     struct stat st;
     int fd;
@@ -490,8 +488,7 @@ int file_mkdirs (const char *dir, int mode, tm_error_t *errp)
     }
 }
 
-int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t uid,
-                           tm_error_t *errp)
+int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t uid, tm_error_t *errp)
 {
     struct stat st;
     int fd;
@@ -499,7 +496,7 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
     if ((fd = openat (atfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return errprintf (errp, "%s: %s", what,
                           errno == ELOOP || errno == ENOTDIR ? "not a directory (or a link to one)"
-                                                              : strerror (errno));
+                                                             : strerror (errno));
     if (fstat (fd, &st) < 0) {
         errprintf (errp, "%s: %s", what, strerror (errno));
         goto fail;
@@ -534,8 +531,7 @@ static int file_walk_check (int fd, const char *path, const char *comp, uid_t ui
         return errprintf (errp, "%s: %s: owned by uid %lu, not %s%lu", path, comp,
                           (unsigned long)st.st_uid, last ? "" : "root nor ", (unsigned long)uid);
     }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-        (last || st.st_uid != 0 || !(st.st_mode & S_ISVTX))) {
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (last || st.st_uid != 0 || !(st.st_mode & S_ISVTX))) {
         errno = EPERM;
         return errprintf (errp, "%s: %s: mode %04o: writable by %s", path, comp,
                           (unsigned)(st.st_mode & 07777),
@@ -608,8 +604,8 @@ int file_open_trusted_dir (const char *path, uid_t uid, int create_mode, tm_erro
              * directory so checked: walked to its target. */
             if (st.st_uid != 0 && st.st_uid != uid) {
                 errno = EPERM;
-                errprintf (errp, "%s: %s: a symbolic link owned by uid %lu, not root nor %lu",
-                           path, comp, (unsigned long)st.st_uid, (unsigned long)uid);
+                errprintf (errp, "%s: %s: a symbolic link owned by uid %lu, not root nor %lu", path,
+                           comp, (unsigned long)st.st_uid, (unsigned long)uid);
                 goto out;
             }
             n = readlinkat (stack[depth], comp, target, sizeof (target) - 1);

@@ -38,8 +38,8 @@ int file_replaceat (int dirfd, const char *name, const char *what, const char *d
  * mode, len bytes of data written and synced.  Its name (without the
  * directory) in name.  On failure nothing is left behind.
  */
-int file_createat (int dirfd, const char *prefix, const char *suffix, const char *data,
-                   size_t len, int mode, char *name, size_t namelen, tm_error_t *errp);
+int file_createat (int dirfd, const char *prefix, const char *suffix, const char *data, size_t len,
+                   int mode, char *name, size_t namelen, tm_error_t *errp);
 
 /* Whether name is prefix, six characters of [A-Za-z0-9], suffix: a name
  * file_createat could have made.

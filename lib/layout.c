@@ -721,7 +721,8 @@ int layout_pmi_mapping (int ntasks, const int *node_of_rank, char *buf, size_t l
         buf[0] = '\0';
         errno = E2BIG;
         return errprintf (errp, "the process mapping takes %zu bytes, more than the %zu %s", used,
-                          cap - 1, cap - 1 == LAYOUT_PMI_MAPPING_MAX ? "PMI passes whole" : "given");
+                          cap - 1,
+                          cap - 1 == LAYOUT_PMI_MAPPING_MAX ? "PMI passes whole" : "given");
     }
     return 0;
 }

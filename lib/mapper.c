@@ -410,10 +410,10 @@ static int map_price_links (const profile_t *p, const netmap_t *nm, map_metric_t
         comm += (double)e->bytes / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
         if (t && t->group[a] != t->group[b]) {
             if (shared[t->group[a]] || shared[t->group[b]]) {
-                time_a = map_cost_own_link (&m, a, b, l->rate[a], (double)e->msgs,
-                                            (double)e->bytes, time);
-                time_b = map_cost_own_link (&m, a, b, l->rate[b], (double)e->msgs,
-                                            (double)e->bytes, time);
+                time_a = map_cost_own_link (&m, a, b, l->rate[a], (double)e->msgs, (double)e->bytes,
+                                            time);
+                time_b = map_cost_own_link (&m, a, b, l->rate[b], (double)e->msgs, (double)e->bytes,
+                                            time);
             }
             gout[t->group[a]] += time;
             gin[t->group[b]] += time;
@@ -1021,8 +1021,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
         !(ord = malloc ((size_t)nslots * sizeof (*ord))) ||
         !(count = calloc ((size_t)nslots, sizeof (*count))) ||
         !(key = calloc ((size_t)nslots, sizeof (*key))) ||
-        map_candidate_init (out, "consecutive", ntasks) < 0 ||
-        map_links_find (nm, &links) < 0) {
+        map_candidate_init (out, "consecutive", ntasks) < 0 || map_links_find (nm, &links) < 0) {
         errno = ENOMEM;
         errprintf (errp, "out of memory");
         goto out;

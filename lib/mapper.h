@@ -53,34 +53,34 @@ typedef struct {
     double comm_s;            /* CloudMap Eq. 4: inter-node bytes / bandwidth */
     uint64_t internode_bytes; /* CloudMap Eq. 2 */
     uint64_t internode_msgs;
-    double link_s;            /* the busiest link: the model's time of what
-                                 one node, or one group of the netmap's
-                                 topology behind an uplink of its own, sends
-                                 or receives over the network, the most of
-                                 any */
+    double link_s; /* the busiest link: the model's time of what
+                      one node, or one group of the netmap's
+                      topology behind an uplink of its own, sends
+                      or receives over the network, the most of
+                      any */
 } map_candidate_t;
 
 typedef struct {
     int ntasks;
     map_metric_t metric;
     int ncandidates;
-    map_candidate_t *cand;    /* the plan first, then block, cyclic, previous */
-    int chosen;               /* index of the cheapest in cand that loads the
-                                 busiest link less than block; block on a tie */
-    double time_s;            /* wall time spent planning */
-    double scotch_s;          /* of it: Scotch's mapping (on big steps, the
-                                 greedy start is made and refined beside
-                                 it, on a thread of its own), */
-    double repair_s;          /* making it fit the capacities, */
-    double refine_s;          /* refining it and the other starts */
+    map_candidate_t *cand; /* the plan first, then block, cyclic, previous */
+    int chosen;            /* index of the cheapest in cand that loads the
+                              busiest link less than block; block on a tie */
+    double time_s;         /* wall time spent planning */
+    double scotch_s;       /* of it: Scotch's mapping (on big steps, the
+                              greedy start is made and refined beside
+                              it, on a thread of its own), */
+    double repair_s;       /* making it fit the capacities, */
+    double refine_s;       /* refining it and the other starts */
 } map_result_t;
 
 typedef struct {
     map_metric_t metric;
-    const int *previous;      /* [ntasks] a previous plan to price, or NULL */
-    int refine;               /* swap refinement after Scotch (default 1) */
-    int exact;                /* exact capacities (default 1); 0: Scotch as is */
-    unsigned seed;            /* Scotch's random seed, fixed for determinism */
+    const int *previous; /* [ntasks] a previous plan to price, or NULL */
+    int refine;          /* swap refinement after Scotch (default 1) */
+    int exact;           /* exact capacities (default 1); 0: Scotch as is */
+    unsigned seed;       /* Scotch's random seed, fixed for determinism */
 } map_params_t;
 
 void map_params_default (map_params_t *p);
@@ -146,16 +146,16 @@ int map_overfull (const netmap_t *nm, int nslots, const map_slot_t *slots, int n
  * meet (the inside's figures); pairs on two nodes are not its concern.
  */
 typedef struct {
-    int nlocal;     /* local task ids: the most ranks a node takes */
-    int cpt;        /* CPUs per task */
-    int *cpus;      /* [nlocal * cpt] the plan: local id k's CPUs (OS
-                       indexes) at k * cpt */
-    int *block;     /* [nlocal * cpt] block binding likewise */
-    double cost_s;  /* the in-node pairs' cost under the plan */
-    double block_s; /* the same under block */
+    int nlocal;      /* local task ids: the most ranks a node takes */
+    int cpt;         /* CPUs per task */
+    int *cpus;       /* [nlocal * cpt] the plan: local id k's CPUs (OS
+                        indexes) at k * cpt */
+    int *block;      /* [nlocal * cpt] block binding likewise */
+    double cost_s;   /* the in-node pairs' cost under the plan */
+    double block_s;  /* the same under block */
     double cyclic_s; /* under Slurm's own binding; NaN where pairs meet
                         at a level not measured */
-    int changed;    /* the plan binds differently from block */
+    int changed;     /* the plan binds differently from block */
 } map_inside_t;
 
 /* The inside pass for the step of profile p whose rank i runs on node

@@ -42,12 +42,12 @@ typedef struct {
 typedef struct {
     const netmap_t *nm;
     int nslots;
-    const int *host;       /* [nslots] netmap host of each slot */
-    const int *cap;        /* [nslots] ranks each slot takes */
-    int use_lat;           /* the metric prices messages */
-    int use_bw;            /* the metric prices bytes */
-    double typ_lat_s;      /* mean latency between two slots, seconds */
-    double typ_s_per_byte; /* mean 1 / bandwidth between two slots */
+    const int *host;            /* [nslots] netmap host of each slot */
+    const int *cap;             /* [nslots] ranks each slot takes */
+    int use_lat;                /* the metric prices messages */
+    int use_bw;                 /* the metric prices bytes */
+    double typ_lat_s;           /* mean latency between two slots, seconds */
+    double typ_s_per_byte;      /* mean 1 / bandwidth between two slots */
     struct map_pair_figs *pair; /* [nslots * nslots] slot pair figures for
                                    map_pair_cost, or NULL (too many slots) */
 } map_model_t;

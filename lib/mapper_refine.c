@@ -341,7 +341,8 @@ static double map_refine_rank (map_refine_t *r, int i)
 
     if (ncand > 0) {
         if (g->self_msgs[i] != 0 || g->self_bytes[i] != 0)
-            here_self = map_cost_hosts (m, m->host[a], m->host[a], g->self_msgs[i], g->self_bytes[i]);
+            here_self =
+                map_cost_hosts (m, m->host[a], m->host[a], g->self_msgs[i], g->self_bytes[i]);
         for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
             r->here[k - g->row[i]] = map_pair_cost (m, a, r->slot[g->col[k]], &g->w[k]);
     }
@@ -699,7 +700,7 @@ typedef struct {
     atomic_uint posted;   /* the last work posted */
     atomic_uint finished; /* the last work done */
     atomic_bool quit;
-    int a, nb;            /* the work: candidates b[0..nb) of group a */
+    int a, nb; /* the work: candidates b[0..nb) of group a */
     const int *b;
     double best; /* the result */
     int bestb;

@@ -118,8 +118,8 @@ static const char *const netmap_keys_2[] = {
 };
 
 static const char *const netmap_param_keys[] = {
-    "lat_bytes", "bw_bytes", "bw_messages", "bw_enough_ms", "min_samples",
-    "max_samples", "ci_rel", "budget_s",    "concurrency",  NULL,
+    "lat_bytes",   "bw_bytes", "bw_messages", "bw_enough_ms", "min_samples",
+    "max_samples", "ci_rel",   "budget_s",    "concurrency",  NULL,
 };
 
 static const char *const netmap_topo_keys[] = {
@@ -281,8 +281,8 @@ static int netmap_check_topo (const netmap_t *nm, tm_error_t *errp)
         if (t->model == TOPO_TREE && v < t->nhosts && h != 0)
             return errprintf (errp, "topology.height[%d]: not 0, a host's", v);
         if (t->model == TOPO_TREE && !(h >= lo && h <= hi && h == floor (h)))
-            return errprintf (errp, "topology.height[%d]: not a whole number from %d to %d", v,
-                              lo, hi);
+            return errprintf (errp, "topology.height[%d]: not a whole number from %d to %d", v, lo,
+                              hi);
     }
     if (t->signal != TOPO_SIGNAL_LATENCY && t->signal != TOPO_SIGNAL_BANDWIDTH &&
         t->signal != TOPO_SIGNAL_SITE)
@@ -305,24 +305,25 @@ static int netmap_check (const netmap_t *nm, tm_error_t *errp)
         for (int j = 0; j < n; j++) {
             if (netmap_check_entry (nm, "latency_us", nm->lat_us, false, NETMAP_MAX_LAT_US, i, j,
                                     errp) < 0 ||
-                netmap_check_entry (nm, "latency_ci_us", nm->lat_ci_us, false, NETMAP_MAX_LAT_US,
-                                    i, j, errp) < 0 ||
-                netmap_check_entry (nm, "bandwidth_MBps", nm->bw_MBps, true, NETMAP_MAX_BW_MBPS,
-                                    i, j, errp) < 0)
+                netmap_check_entry (nm, "latency_ci_us", nm->lat_ci_us, false, NETMAP_MAX_LAT_US, i,
+                                    j, errp) < 0 ||
+                netmap_check_entry (nm, "bandwidth_MBps", nm->bw_MBps, true, NETMAP_MAX_BW_MBPS, i,
+                                    j, errp) < 0)
                 return -1;
             if (NETMAP_AT (nm, samples, i, j) < 0)
                 return errprintf (errp, "samples[%d][%d]: negative (%s to %s)", i, j, nm->hosts[i],
                                   nm->hosts[j]);
             if (NETMAP_AT (nm, measured, i, j) < 0)
-                return errprintf (errp, "measured[%d][%d]: negative (%s to %s)", i, j,
-                                  nm->hosts[i], nm->hosts[j]);
+                return errprintf (errp, "measured[%d][%d]: negative (%s to %s)", i, j, nm->hosts[i],
+                                  nm->hosts[j]);
             if (NETMAP_AT (nm, measured, i, j) != NETMAP_AT (nm, measured, j, i))
                 return errprintf (errp, "measured[%d][%d]: %d, but %d from %s to %s", i, j,
                                   NETMAP_AT (nm, measured, i, j), NETMAP_AT (nm, measured, j, i),
                                   nm->hosts[j], nm->hosts[i]);
             if (i == j && isnan (NETMAP_AT (nm, lat_us, i, i)) && NETMAP_AT (nm, measured, i, i))
-                return errprintf (errp, "measured[%d][%d]: %d, but %s's intra-node figures are null",
-                                  i, i, NETMAP_AT (nm, measured, i, i), nm->hosts[i]);
+                return errprintf (errp,
+                                  "measured[%d][%d]: %d, but %s's intra-node figures are null", i,
+                                  i, NETMAP_AT (nm, measured, i, i), nm->hosts[i]);
         }
     if (netmap_check_params (&nm->params, errp) < 0)
         return -1;
@@ -638,7 +639,6 @@ out:
 }
 
 /* Reading */
-
 
 /* A finite number; null gives NaN when null_ok. */
 static int netmap_json_number (json_object *v, const char *what, bool null_ok, double *xp,

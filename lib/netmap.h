@@ -31,36 +31,36 @@
 #define NETMAP_MAX_BW_MBPS 1e7
 
 typedef struct {
-    size_t lat_bytes;      /* ping-pong message size */
-    size_t bw_bytes;       /* bandwidth stream message size */
-    int bw_messages;       /* messages per bandwidth stream */
-    double bw_enough_ms;   /* a lead message of bw_bytes / 4 first: when it
-                              alone takes this long, its figure stands and
-                              the stream is skipped; 0: no lead, stream */
-    int min_samples;       /* latency samples before the CI test */
-    int max_samples;       /* cap on latency samples */
-    double ci_rel;         /* stop when the 95% CI half-width < ci_rel * mean */
-    double budget_s;       /* total time budget */
-    int concurrency;       /* pairs measured at once; 0: a whole round */
+    size_t lat_bytes;    /* ping-pong message size */
+    size_t bw_bytes;     /* bandwidth stream message size */
+    int bw_messages;     /* messages per bandwidth stream */
+    double bw_enough_ms; /* a lead message of bw_bytes / 4 first: when it
+                            alone takes this long, its figure stands and
+                            the stream is skipped; 0: no lead, stream */
+    int min_samples;     /* latency samples before the CI test */
+    int max_samples;     /* cap on latency samples */
+    double ci_rel;       /* stop when the 95% CI half-width < ci_rel * mean */
+    double budget_s;     /* total time budget */
+    int concurrency;     /* pairs measured at once; 0: a whole round */
 } netmap_params_t;
 
 typedef struct {
-    int n;                 /* hosts */
-    char **hosts;          /* [n] Slurm node names, probe rank order */
-    double *lat_us;        /* [n*n] one-way latency: median round trip / 2 */
-    double *lat_ci_us;     /* [n*n] 95% CI half-width of lat_us */
-    double *bw_MBps;       /* [n*n] bandwidth, 1e6 bytes/s */
-    int *samples;          /* [n*n] latency samples taken */
-    int *measured;         /* [n*n] times the probe measured the pair: 0 for
-                              a pair not measured (its figures inferred
-                              from the tree), 2 for one measured again */
+    int n;             /* hosts */
+    char **hosts;      /* [n] Slurm node names, probe rank order */
+    double *lat_us;    /* [n*n] one-way latency: median round trip / 2 */
+    double *lat_ci_us; /* [n*n] 95% CI half-width of lat_us */
+    double *bw_MBps;   /* [n*n] bandwidth, 1e6 bytes/s */
+    int *samples;      /* [n*n] latency samples taken */
+    int *measured;     /* [n*n] times the probe measured the pair: 0 for
+                          a pair not measured (its figures inferred
+                          from the tree), 2 for one measured again */
     netmap_params_t params;
-    double measure_s;      /* wall time spent measuring */
-    char jobid[32];        /* Slurm job id, "" when unknown */
-    time_t timestamp;      /* when measured */
-    topo_t *topo;          /* inferred topology, NULL when none */
-    inside_t **inside;     /* [n] each host's inside (inside.h), NULL
-                              where not read (schema 4) */
+    double measure_s;  /* wall time spent measuring */
+    char jobid[32];    /* Slurm job id, "" when unknown */
+    time_t timestamp;  /* when measured */
+    topo_t *topo;      /* inferred topology, NULL when none */
+    inside_t **inside; /* [n] each host's inside (inside.h), NULL
+                          where not read (schema 4) */
 } netmap_t;
 
 #define NETMAP_AT(nm, m, a, b) ((nm)->m[(size_t)(a) * (size_t)(nm)->n + (size_t)(b)])

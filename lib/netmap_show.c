@@ -188,8 +188,9 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
         if (p->bw_enough_ms > 0)
             snprintf (lead, sizeof (lead), "lead %zu B, enough after %g ms, then ",
                       netmap_lead_bytes (p), p->bw_enough_ms);
-        fprintf (f, "probe: ping-pong %zu B, %d to %d samples to a 95%% CI within %g%%; "
-                    "%sstream %d x %zu B; %s; budget %g s\n",
+        fprintf (f,
+                 "probe: ping-pong %zu B, %d to %d samples to a 95%% CI within %g%%; "
+                 "%sstream %d x %zu B; %s; budget %g s\n",
                  p->lat_bytes, p->min_samples, p->max_samples, p->ci_rel * 100, lead,
                  p->bw_messages, p->bw_bytes, concurrency, p->budget_s);
         double bound = netmap_measure_bound (nm);
@@ -210,8 +211,8 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
     else {
         const topo_t *t = nm->topo;
         fprintf (f, "model: %s, %d %s, %d group%s:",
-                 t->model == TOPO_GROUPS ? "groups (hierarchical clustering on latency)"
-                 : t->signal == TOPO_SIGNAL_SITE      ? "tree (the site's topology.conf)"
+                 t->model == TOPO_GROUPS         ? "groups (hierarchical clustering on latency)"
+                 : t->signal == TOPO_SIGNAL_SITE ? "tree (the site's topology.conf)"
                  : t->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (the bandwidths fit a switch tree)"
                                                       : "tree (the latencies fit a switch tree)",
                  t->nvertices - t->nhosts,

@@ -54,7 +54,7 @@ static void place_default (place_out_t *out, int failed, const char *fmt, ...)
 /* How long the plugin works silently before it says, unasked, what it is
  * doing (srun -v says it at once), and from how many ranks a plan takes
  * about that long. */
-#define PLACE_QUIET_S 2.0
+#define PLACE_QUIET_S         2.0
 #define PLACE_SLOW_PLAN_RANKS 32768
 
 #define SAY(in, ...)                                                                               \
@@ -274,7 +274,8 @@ static int place_mpi_installed (const char *dirs, const char *type)
         size_t n = strcspn (d, ":");
 
         if (n > 0 && n < CONF_PATH_MAX &&
-            snprintf (path, sizeof (path), "%.*s/mpi_%s.so", (int)n, d, type) < (int)sizeof (path) &&
+            snprintf (path, sizeof (path), "%.*s/mpi_%s.so", (int)n, d, type) <
+                (int)sizeof (path) &&
             access (path, R_OK) == 0)
             return 1;
         d += n + (d[n] == ':');
@@ -282,8 +283,8 @@ static int place_mpi_installed (const char *dirs, const char *type)
     return 0;
 }
 
-int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi,
-                      size_t mpilen, tm_error_t *errp)
+int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi, size_t mpilen,
+                      tm_error_t *errp)
 {
     const conf_t *c = in->conf;
     const char *type = NULL, *from = NULL, *path, *mpi_default = NULL, *plugin_dir = NULL;
@@ -315,11 +316,13 @@ int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *
     else if (!strcmp (type, "pmi2"))
         path = c->probe_mpich;
     else
-        return errprintf (errp, "no probe for --mpi=%s (from %s): topomap's probes run over "
-                          "pmix (Open MPI) and pmi2 (MPICH)", type, from);
+        return errprintf (errp,
+                          "no probe for --mpi=%s (from %s): topomap's probes run over "
+                          "pmix (Open MPI) and pmi2 (MPICH)",
+                          type, from);
     if (!path[0])
-        return errprintf (errp, "no probe for --mpi=%s: this topomap was built without %s",
-                          type, !strcmp (type, "pmi2") ? "MPICH" : "Open MPI");
+        return errprintf (errp, "no probe for --mpi=%s: this topomap was built without %s", type,
+                          !strcmp (type, "pmi2") ? "MPICH" : "Open MPI");
     if (snprintf (probe, probelen, "%s", path) >= (int)probelen ||
         snprintf (mpi, mpilen, "%s", type) >= (int)mpilen)
         return errprintf (errp, "the probe's path is too long");
@@ -658,8 +661,10 @@ static int place_dir_at (int dirfd, const char *name, const char *path, uid_t ui
         return fd;
     if (mkdirat (dirfd, name, 0700) < 0 && errno != EEXIST) {
         if (errno == EACCES)
-            return errprintf (errp, "%s: missing, and only root may make it (topomap-prolog, "
-                              "topomap-admin(7))", path);
+            return errprintf (errp,
+                              "%s: missing, and only root may make it (topomap-prolog, "
+                              "topomap-admin(7))",
+                              path);
         return errprintf (errp, "%s: cannot create: %s", path, strerror (errno));
     }
     return file_open_private_dir (dirfd, name, path, uid, errp);
@@ -726,7 +731,7 @@ static int place_site_trusted (const place_in_t *in, tm_error_t *errp)
  */
 static profile_t *place_profile_named (const place_in_t *in, tm_error_t *errp)
 {
-    const char *dirs[] = { in->user_cache, in->conf->site_profiles };
+    const char *dirs[] = {in->user_cache, in->conf->site_profiles};
     char name[NAME_MAX + 1], path[8192];
     profile_t *p;
 

@@ -44,30 +44,30 @@
 #include "lib/netmap.h"
 
 /* Environment the plugin sets for the re-executed srun and the tasks. */
-#define PLACE_ENV_REEXEC   "TOPOMAP_REEXEC"    /* the hostfile; stops a second round */
-#define PLACE_ENV_PROBE    "TOPOMAP_PROBE_STEP" /* set in the probe step's srun */
-#define PLACE_ENV_MODE     "TOPOMAP_MODE"      /* tasks: applied, default, dry-run, record */
-#define PLACE_ENV_PLAN     "TOPOMAP_PLAN"      /* tasks: the plan (hostfile) applied */
-#define PLACE_ENV_GAIN     "TOPOMAP_GAIN"      /* tasks: predicted gain over srun's layout */
-#define PLACE_ENV_REASON   "TOPOMAP_REASON"    /* tasks: why the default placement */
-#define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"  /* slurmstepd: preload this into the tasks */
+#define PLACE_ENV_REEXEC   "TOPOMAP_REEXEC"      /* the hostfile; stops a second round */
+#define PLACE_ENV_PROBE    "TOPOMAP_PROBE_STEP"  /* set in the probe step's srun */
+#define PLACE_ENV_MODE     "TOPOMAP_MODE"        /* tasks: applied, default, dry-run, record */
+#define PLACE_ENV_PLAN     "TOPOMAP_PLAN"        /* tasks: the plan (hostfile) applied */
+#define PLACE_ENV_GAIN     "TOPOMAP_GAIN"        /* tasks: predicted gain over srun's layout */
+#define PLACE_ENV_REASON   "TOPOMAP_REASON"      /* tasks: why the default placement */
+#define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"    /* slurmstepd: preload this into the tasks */
 #define PLACE_ENV_PMI      "TOPOMAP_PMI_MAPPING" /* slurmstepd: the plan's PMI_process_mapping */
 
 #define PLACE_CPU_BIND_MAX 32767 /* the longest --cpu-bind value a plan sets */
 
 typedef enum {
-    PLACE_DEFAULT = 0,  /* leave srun's placement (reason says why) */
-    PLACE_APPLY,        /* hostfile written: set SLURM_HOSTFILE, re-execute srun */
-    PLACE_DRYRUN,       /* a plan was made and reported, nothing placed */
-    PLACE_RECORD,       /* default placement, and this run records a profile */
+    PLACE_DEFAULT = 0, /* leave srun's placement (reason says why) */
+    PLACE_APPLY,       /* hostfile written: set SLURM_HOSTFILE, re-execute srun */
+    PLACE_DRYRUN,      /* a plan was made and reported, nothing placed */
+    PLACE_RECORD,      /* default placement, and this run records a profile */
 } place_action_t;
 
 typedef struct {
     const conf_t *conf;
     conf_map_mode_t map;
     const conf_profile_t *profile;
-    const char *jobid;            /* SLURM_JOB_ID */
-    const char *alloc_nodelist;   /* SLURM_JOB_NODELIST, for the probe step */
+    const char *jobid;          /* SLURM_JOB_ID */
+    const char *alloc_nodelist; /* SLURM_JOB_NODELIST, for the probe step */
     const layout_alloc_t *alloc;
     const layout_request_t *req;  /* its node_rank: Slurm's topology's ranks (26.05+) */
     const char *order_name;       /* the order of node_rank, for people ("topology order
@@ -85,36 +85,36 @@ typedef struct {
     int netmap_dirfd;             /* netmap_dir, opened by place_cache_open; -1 when */
     const char *netmap_dir_error; /* that failed, saying why */
     int (*job_alive) (void *arg, unsigned long jobid);
-                                  /* whether a job of the user's is pending or running:
-                                   * 1, 0, or -1 unknown (place_alive_f); NULL unknown */
+    /* whether a job of the user's is pending or running:
+     * 1, 0, or -1 unknown (place_alive_f); NULL unknown */
     void *job_alive_arg;
-    uid_t uid;                    /* the user's: every file of theirs is checked */
-    const char *srun;             /* srun to run the probe step with */
-    const char *mpi;              /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
+    uid_t uid;        /* the user's: every file of theirs is checked */
+    const char *srun; /* srun to run the probe step with */
+    const char *mpi;  /* srun's MPI plugin type (--mpi, MpiDefault); NULL unknown */
     void (*slurm_mpi) (const char **mpi_default, const char **plugin_dir);
-                                  /* Slurm's MpiDefault and PluginDir (':'-
-                                   * separated), asked only when a probe is
-                                   * to run; NULL, or either left NULL: unknown */
+    /* Slurm's MpiDefault and PluginDir (':'-
+     * separated), asked only when a probe is
+     * to run; NULL, or either left NULL: unknown */
     netmap_t *(*site_netmap) (const char *topology, const layout_alloc_t *alloc, char *path,
                               size_t len, char **text, tm_error_t *errp);
-                                  /* conf->topology's netmap over the
-                                   * allocation's nodes (lib/topoconf.h;
-                                   * "auto" resolved); NULL with errp
-                                   * saying why, and errno ENODATA when
-                                   * the topology is a tree over them but
-                                   * lacks a level's figures: path[len]
-                                   * then names its file, or *text (a new
-                                   * string) holds it as a topology.conf
-                                   * (Slurm's own, from slurmctld), which
-                                   * place_decide writes beside the
-                                   * netmap, for the probe's --topology;
-                                   * path[len] says where the netmap came
-                                   * from when there is one; NULL: none */
+    /* conf->topology's netmap over the
+     * allocation's nodes (lib/topoconf.h;
+     * "auto" resolved); NULL with errp
+     * saying why, and errno ENODATA when
+     * the topology is a tree over them but
+     * lacks a level's figures: path[len]
+     * then names its file, or *text (a new
+     * string) holds it as a topology.conf
+     * (Slurm's own, from slurmctld), which
+     * place_decide writes beside the
+     * netmap, for the probe's --topology;
+     * path[len] says where the netmap came
+     * from when there is one; NULL: none */
     void (*say) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-                                  /* stage messages for srun -v, or NULL */
+    /* stage messages for srun -v, or NULL */
     void (*note) (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-                                  /* a line always shown (a site file not
-                                   * used, and why), or NULL */
+    /* a line always shown (a site file not
+     * used, and why), or NULL */
     const char *cpu_bind; /* the user's binding of the step, for
                            * people ("--cpu-bind given": the
                            * option or SLURM_CPU_BIND), NULL when
@@ -125,28 +125,28 @@ typedef struct {
 
 typedef struct {
     place_action_t action;
-    int failed;             /* PLACE_DEFAULT for a fault (strict mode fails) */
-    char reason[512];       /* one line for people */
-    int ntasks;             /* the step's task count */
-    double gain;            /* predicted gain of the plan over srun's layout */
-    double link_gain;       /* the same at the busiest link (a node's, or an uplink) */
-    char hostfile[4096];    /* PLACE_APPLY: in netmap_dir, a name place_plan_name accepts */
+    int failed;          /* PLACE_DEFAULT for a fault (strict mode fails) */
+    char reason[512];    /* one line for people */
+    int ntasks;          /* the step's task count */
+    double gain;         /* predicted gain of the plan over srun's layout */
+    double link_gain;    /* the same at the busiest link (a node's, or an uplink) */
+    char hostfile[4096]; /* PLACE_APPLY: in netmap_dir, a name place_plan_name accepts */
     char pmi_mapping[LAYOUT_PMI_MAPPING_MAX + 1];
-                            /* PLACE_APPLY of a --mpi=pmi2 step: the plan's
-                             * PMI_process_mapping, nodes in allocation order
-                             * (layout.h); else "" */
+    /* PLACE_APPLY of a --mpi=pmi2 step: the plan's
+     * PMI_process_mapping, nodes in allocation order
+     * (layout.h); else "" */
     char cpu_bind[PLACE_CPU_BIND_MAX + 1];
     /* PLACE_APPLY that binds: srun's --cpu-bind value,
      * "map_cpu:C0,C1,..." or "mask_cpu:0xM0,..."
      * (one CPU a task, or several), one entry a
      * local task id; else "" */
-    double bind_gain;       /* the binding's predicted gain over Slurm's own
-                             * (map_inside_t.cyclic_s) for the pairs inside
-                             * the nodes */
-    int record_check;       /* PLACE_RECORD: this recording is to check the
-                             * user's cached profile of one (profile.h) */
-    char record[4096];      /* PLACE_RECORD: where rank 0 writes the profile */
-    char recorder[4096];    /* PLACE_RECORD: the recorder to preload */
+    double bind_gain;    /* the binding's predicted gain over Slurm's own
+                          * (map_inside_t.cyclic_s) for the pairs inside
+                          * the nodes */
+    int record_check;    /* PLACE_RECORD: this recording is to check the
+                          * user's cached profile of one (profile.h) */
+    char record[4096];   /* PLACE_RECORD: where rank 0 writes the profile */
+    char recorder[4096]; /* PLACE_RECORD: the recorder to preload */
 } place_out_t;
 
 /* The directory of the user's netmaps, locks and plans, as a descriptor;
@@ -190,11 +190,11 @@ int place_site_dir_open (const char *site, int sticky, uid_t uid, char *path, si
  * (neither "none"); else what the step's executable links: pmi2 for
  * MPICH, pmix otherwise, the other of the two when Slurm's PluginDir has
  * no plugin for it.  The program: the Open MPI probe (plugstack probe=)
- * for pmix, the MPICH probe (probe_mpich=) for pmi2.  -1 with errp naming what is missing: a type no probe speaks, or
- * a plugin PluginDir lacks.
+ * for pmix, the MPICH probe (probe_mpich=) for pmi2.  -1 with errp naming what is missing: a type
+ * no probe speaks, or a plugin PluginDir lacks.
  */
-int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi,
-                      size_t mpilen, tm_error_t *errp);
+int place_probe_pick (const place_in_t *in, char *probe, size_t probelen, char *mpi, size_t mpilen,
+                      tm_error_t *errp);
 
 /* Whether a plan of the step (counts[a->nnodes] tasks a node, cpt CPUs a
  * task) may bind its ranks to CPUs: NULL when it may, else why not, for

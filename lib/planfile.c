@@ -36,7 +36,6 @@ const char *plan_format_name (plan_format_t fmt)
     return (unsigned)fmt < sizeof (plan_names) / sizeof (plan_names[0]) ? plan_names[fmt] : "?";
 }
 
-
 static int plan_check (int ntasks, const int *node, int nnodes, char *const *names,
                        tm_error_t *errp)
 {

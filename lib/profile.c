@@ -422,8 +422,7 @@ profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *e
 
         if (!y)
             continue;
-        bytes = fmin ((double)x->bytes,
-                      profile_scaled (y->bytes, b->total_bytes, a->total_bytes));
+        bytes = fmin ((double)x->bytes, profile_scaled (y->bytes, b->total_bytes, a->total_bytes));
         msgs = fmin ((double)x->msgs, profile_scaled (y->msgs, b->total_msgs, a->total_msgs));
         t[n].src = x->src;
         t[n].dst = x->dst;
@@ -671,8 +670,7 @@ static int profile_json_entry (json_object *a, const char *prefix, size_t k, pro
         int64_t hi = f < 2 ? p->ntasks - 1 : INT64_MAX;
 
         snprintf (what, sizeof (what), "%sentries[%zu] %s", prefix, k, fields[f]);
-        if (jsonfile_int (json_object_array_get_idx (t, (size_t)f), what, 0, hi, &x[f], errp) <
-            0)
+        if (jsonfile_int (json_object_array_get_idx (t, (size_t)f), what, 0, hi, &x[f], errp) < 0)
             return -1;
     }
     e->src = (int)x[0];

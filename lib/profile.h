@@ -20,42 +20,42 @@
 
 #define PROFILE_SCHEMA       1 /* a profile of one recording */
 #define PROFILE_SCHEMA_CHECK 2 /* one with its check (profile.c) */
-#define PROFILE_MAX_TASKS (1 << 24)
+#define PROFILE_MAX_TASKS    (1 << 24)
 
 /* One sparse matrix entry (in rows, src is the row's rank), or a triplet
  * on input.  Counts fit in 63 bits in a file.
  */
 typedef struct {
-    int src;           /* sending world rank */
-    int dst;           /* receiving world rank */
-    uint64_t msgs;     /* messages sent */
-    uint64_t bytes;    /* bytes sent */
+    int src;        /* sending world rank */
+    int dst;        /* receiving world rank */
+    uint64_t msgs;  /* messages sent */
+    uint64_t bytes; /* bytes sent */
 } profile_entry_t;
 
 typedef struct profile {
-    int ntasks;                /* world size of the recorded run */
-    size_t nentries;           /* nonzero (src, dst) pairs */
-    size_t *row;               /* [ntasks + 1]: row i is entries[row[i] .. row[i+1]) */
-    profile_entry_t *entries;  /* [nentries], by src then dst */
-    uint64_t total_msgs;       /* sums over entries */
+    int ntasks;               /* world size of the recorded run */
+    size_t nentries;          /* nonzero (src, dst) pairs */
+    size_t *row;              /* [ntasks + 1]: row i is entries[row[i] .. row[i+1]) */
+    profile_entry_t *entries; /* [nentries], by src then dst */
+    uint64_t total_msgs;      /* sums over entries */
     uint64_t total_bytes;
-    char *exe_id;              /* executable identity (exeid.h), "" if unknown */
-    char *exe_path;            /* where it was when recorded, "" if unknown */
-    char *mpi;                 /* MPI library that recorded it, "" if unknown */
-    char *source;              /* "recorder", "import:csv", "import:mat",
-                                  "import:ompi-monitoring" */
-    int collectives;           /* 1 if collectives were attributed to pairs */
-    double record_s;           /* wall time of the recorded run, 0 if unknown */
-    char jobid[32];            /* Slurm job id, "" when unknown */
-    time_t timestamp;          /* when recorded */
-    struct profile *recheck;   /* a later recording of the same program
-                                  and task count: the plan is made from
-                                  what the two share and priced on each
-                                  (place.h), or NULL:
-                                  its matrix, totals, record_s, jobid and
-                                  timestamp count, nothing else; it has no
-                                  check of its own.  profile_destroy frees
-                                  it with p */
+    char *exe_id;            /* executable identity (exeid.h), "" if unknown */
+    char *exe_path;          /* where it was when recorded, "" if unknown */
+    char *mpi;               /* MPI library that recorded it, "" if unknown */
+    char *source;            /* "recorder", "import:csv", "import:mat",
+                                "import:ompi-monitoring" */
+    int collectives;         /* 1 if collectives were attributed to pairs */
+    double record_s;         /* wall time of the recorded run, 0 if unknown */
+    char jobid[32];          /* Slurm job id, "" when unknown */
+    time_t timestamp;        /* when recorded */
+    struct profile *recheck; /* a later recording of the same program
+                                and task count: the plan is made from
+                                what the two share and priced on each
+                                (place.h), or NULL:
+                                its matrix, totals, record_s, jobid and
+                                timestamp count, nothing else; it has no
+                                check of its own.  profile_destroy frees
+                                it with p */
 } profile_t;
 
 /* A profile of ntasks ranks from n triplets in any order: duplicates are

@@ -118,12 +118,12 @@ struct sample {
     int *skel, nskel, maxskel; /* the skeleton's hosts, and twice as many */
     vert_t *v;
     int nv, capv, root;
-    double *fig[2];       /* [level]: median latency, transfer time of the
-                             pairs joined there */
-    int nlevels;          /* fig has levels 0..nlevels */
-    long fig_ndone;       /* pairs measured when fig was taken */
-    long fig_gen;         /* how many times it was taken */
-    double *dfig;         /* [2 * ndone]: done_figures */
+    double *fig[2]; /* [level]: median latency, transfer time of the
+                       pairs joined there */
+    int nlevels;    /* fig has levels 0..nlevels */
+    long fig_ndone; /* pairs measured when fig was taken */
+    long fig_gen;   /* how many times it was taken */
+    double *dfig;   /* [2 * ndone]: done_figures */
     long nfig;
     pend_t *pend;         /* [n] */
     pairs_t *ask;         /* the last batch */
@@ -407,7 +407,6 @@ static double dist (const sample_t *s, int l, int a, int b)
     double f[2] = {figure (s, TOPO_SIGNAL_LATENCY, a, b), figure (s, TOPO_SIGNAL_BANDWIDTH, a, b)};
     return dist_of (s, l, f);
 }
-
 
 /* The placed host under switch c whose index is nearest h's (skip 0),
  * or the skip-th after it in index order, round. */
@@ -738,9 +737,10 @@ static int spread_hosts (const sample_t *s, int x, int c, int m, int *y)
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < u->n && k < m; i++) {
             /* first from scattered places, then in order */
-            int h = pass ? u->v[i]
-                         : u->v[(at + (int)(((uint64_t)i * 0x9E3779B97F4A7C15ULL) >> 40) % u->n) %
-                                u->n];
+            int h =
+                pass
+                    ? u->v[i]
+                    : u->v[(at + (int)(((uint64_t)i * 0x9E3779B97F4A7C15ULL) >> 40) % u->n) % u->n];
             bool dup = false;
             for (int j = 0; j < k; j++)
                 dup |= y[j] == h;
@@ -1608,8 +1608,7 @@ static int verify_merge_siblings (sample_t *s, note_t *nt, note_t *tmp)
             ;
         select_val (nt + i, e - i, (e - i) / 2);
         med = nt[i + (e - i) / 2].val;
-        if (s->v[c1].parent != j || s->v[c2].parent != j ||
-            med >= (e - i < 3 ? SAMPLE_CLEAR : 0))
+        if (s->v[c1].parent != j || s->v[c2].parent != j || med >= (e - i < 3 ? SAMPLE_CLEAR : 0))
             continue;
         int a[3], b[3];
         /* every pair between them measured: the median's sign decides */
@@ -1651,7 +1650,8 @@ static int verify_hosts (sample_t *s, note_t *nt, note_t *tmp)
             continue;
         l = join_level (s, a, b);
         for (int w = 0; w < 2; w++)
-            nt[k++] = (note_t){{w ? b : a, l, 0}, dist_of (s, l, s->dfig + 2 * d),
+            nt[k++] = (note_t){{w ? b : a, l, 0},
+                               dist_of (s, l, s->dfig + 2 * d),
                                dist_of (s, l + 1, s->dfig + 2 * d)};
     }
     if (sort_notes (nt, tmp, k, s->nv) < 0)

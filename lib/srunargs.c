@@ -129,7 +129,8 @@ char *srunargs_read (const char *path, size_t *len, tm_error_t *errp)
             if (buf)
                 size *= 2;
             if (size > SRUNARGS_MAX || !(more = realloc (buf, size))) {
-                errprintf (errp, "%s: %s", path, size > SRUNARGS_MAX ? "too long" : "out of memory");
+                errprintf (errp, "%s: %s", path,
+                           size > SRUNARGS_MAX ? "too long" : "out of memory");
                 goto fail;
             }
             buf = more;

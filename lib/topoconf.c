@@ -157,8 +157,8 @@ static int parse_figures (conf_t *c, int line, char *text, topoconf_level_t *lev
                 return conf_error (c, line, "level=%s: not a level from 1 to %d", errsafe (eq, 40),
                                    TOPOCONF_LEVELS - 1);
         } else if (!strcmp (w, "latency_us") || !strcmp (w, "bandwidth_MBps")) {
-            double v = strtod (eq, &end), max = w[0] == 'l' ? NETMAP_MAX_LAT_US
-                                                            : NETMAP_MAX_BW_MBPS;
+            double v = strtod (eq, &end),
+                   max = w[0] == 'l' ? NETMAP_MAX_LAT_US : NETMAP_MAX_BW_MBPS;
             if (errno || *end || end == eq || !isfinite (v) || v <= 0 || v > max)
                 return conf_error (c, line, "%s=%s: not a number above 0 and at most %g", w,
                                    errsafe (eq, 40), max);
@@ -841,8 +841,10 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
     }
     if ((nsw = t->nvertices - n) < 1) {
         errno = EINVAL;
-        return errprintf (errp, "the netmap's tree has no switch (%d host%s): nothing for "
-                          "topology.conf", n, n == 1 ? "" : "s");
+        return errprintf (errp,
+                          "the netmap's tree has no switch (%d host%s): nothing for "
+                          "topology.conf",
+                          n, n == 1 ? "" : "s");
     }
     depth = topo_depths (t);
     low = malloc ((size_t)t->nvertices * sizeof (*low));

@@ -59,7 +59,7 @@
  * its levels, shaped 1 Gbit/s : 300 : 100 Mbit/s, stand 3 to 3.3 apart
  * and spread at most 1.25.
  */
-#define LEVEL_GAP 2.5
+#define LEVEL_GAP    2.5
 #define LEVEL_SPREAD 1.5
 
 /* topo_infer: the latencies of a pair in its two directions differ by at
@@ -154,8 +154,8 @@ int topo_check (const topo_t *t, tm_error_t *errp)
             return errprintf (errp, "vertex %d has parent %d, not a switch or cluster", v, p);
     }
     if (topo_reaches_all (t) < 0)
-        return errprintf (errp, "%s",
-                          errno == ENOMEM ? "out of memory" : "the parents form a cycle, not a tree");
+        return errprintf (
+            errp, "%s", errno == ENOMEM ? "out of memory" : "the parents form a cycle, not a tree");
     if (roots != 1)
         return errprintf (errp, "%d roots, need exactly one", roots);
     /* A cluster joins two subtrees, so a dendrogram of n hosts has at
@@ -168,8 +168,8 @@ int topo_check (const topo_t *t, tm_error_t *errp)
                           t->nhosts, 2 * t->nhosts - 1);
     if (t->model == TOPO_TREE) {
         if (t->nvertices / TOPO_MAX_DEPTH > t->nhosts)
-            return errprintf (errp, "%d vertices for %d hosts, at most %d in a tree",
-                              t->nvertices, t->nhosts, TOPO_MAX_DEPTH * t->nhosts);
+            return errprintf (errp, "%d vertices for %d hosts, at most %d in a tree", t->nvertices,
+                              t->nhosts, TOPO_MAX_DEPTH * t->nhosts);
         for (int v = 0; v < t->nvertices; v++) {
             int d = 0;
             for (int u = t->parent[v]; u != -1; u = t->parent[u])
@@ -1163,7 +1163,8 @@ static topo_t *levels_tree (const topo_t *d, const int *band, int nb, tm_error_t
      * hangs from band 0, and each switch from the band above its own. */
     for (int h = 0; h < n; h++)
         if (band[d->parent[h] - n] != 0) {
-            errinval (errp, "host %d joins at level %d, not at the edge", h, band[d->parent[h] - n]);
+            errinval (errp, "host %d joins at level %d, not at the edge", h,
+                      band[d->parent[h] - n]);
             goto done;
         }
     for (int s = 0; s < nm; s++) {
@@ -1584,8 +1585,7 @@ static bool fit_accepts (int k, double res, double sep)
  */
 static void keep_better (topo_t **best, int *kbest, bool *best_ok, topo_t *cand, int k)
 {
-    if (*best && *best_ok &&
-        !(k > *kbest || (k == *kbest && cand->residual < (*best)->residual))) {
+    if (*best && *best_ok && !(k > *kbest || (k == *kbest && cand->residual < (*best)->residual))) {
         topo_destroy (cand);
         return;
     }

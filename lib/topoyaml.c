@@ -20,8 +20,8 @@
 typedef struct {
     yaml_document_t *doc;
     const char *path;
-    FILE *out;      /* the topology.conf text */
-    int *lines;     /* the file's line of each line of out */
+    FILE *out;  /* the topology.conf text */
+    int *lines; /* the file's line of each line of out */
     int nlines, cap;
     tm_error_t *errp;
 } ty_t;
@@ -82,7 +82,7 @@ static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
     FILE *f;
 
     if (s)
-        return ty_word (y, n, what, s) < 0  ? -1
+        return ty_word (y, n, what, s) < 0   ? -1
                : (*out = strdup (s)) != NULL ? 0
                                              : errprintf (y->errp, "out of memory");
     if (!n || n->type != YAML_SEQUENCE_NODE)
@@ -133,7 +133,8 @@ static int ty_tree (ty_t *y, yaml_node_t *tree)
 
     if (!sw || sw->type != YAML_SEQUENCE_NODE)
         return ty_error (y, sw ? sw : tree, "tree: no list of switches");
-    for (yaml_node_item_t *i = sw->data.sequence.items.start; i < sw->data.sequence.items.top; i++) {
+    for (yaml_node_item_t *i = sw->data.sequence.items.start; i < sw->data.sequence.items.top;
+         i++) {
         yaml_node_t *e = yaml_document_get_node (y->doc, *i);
         yaml_node_t *children = ty_get (y, e, "children"), *nodes = ty_get (y, e, "nodes");
         const char *name = ty_scalar (ty_get (y, e, "switch"));
@@ -267,8 +268,8 @@ static int ty_block (ty_t *y, yaml_node_t *block)
     return 0;
 }
 
-int topoyaml_conf (const char *text, size_t len, const char *path, const char *name,
-                   char **conf, int **lines, int *nlines, tm_error_t *errp)
+int topoyaml_conf (const char *text, size_t len, const char *path, const char *name, char **conf,
+                   int **lines, int *nlines, tm_error_t *errp)
 {
     yaml_parser_t parser;
     yaml_document_t doc;

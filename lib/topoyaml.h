@@ -31,8 +31,8 @@
  * host list with a blank; ENOENT: no such topology, or one of a kind
  * without switches (flat, ring, torus3d); ENOMEM.
  */
-int topoyaml_conf (const char *text, size_t len, const char *path, const char *name,
-                   char **conf, int **lines, int *nlines, tm_error_t *errp);
+int topoyaml_conf (const char *text, size_t len, const char *path, const char *name, char **conf,
+                   int **lines, int *nlines, tm_error_t *errp);
 
 /* topoconf_read (topoconf.h) of the topology.yaml at path (topology name,
  * NULL: the cluster default): the tree over hosts (*n, *hosts as there),

@@ -49,15 +49,15 @@ enum {
     EXIT_TIMEOUT = 3,
 };
 
-#define NAME_LEN MPI_MAX_PROCESSOR_NAME
-#define BOOT_LEN 40 /* a boot id: 36 characters and a NUL */
-#define TAG_PING 11
+#define NAME_LEN   MPI_MAX_PROCESSOR_NAME
+#define BOOT_LEN   40 /* a boot id: 36 characters and a NUL */
+#define TAG_PING   11
 #define TAG_STREAM 12
-#define TAG_ACK 13
-#define TAG_TOKEN 14
-#define TAG_MORE 15
+#define TAG_ACK    13
+#define TAG_TOKEN  14
+#define TAG_MORE   15
 #define TAG_BIND   16
-#define WARMUP 2
+#define WARMUP     2
 
 static const char *prog = "topomap-probe";
 static int rank, size;
@@ -164,15 +164,24 @@ static int parse_double (const char *s, double lo, double hi, double *out)
 static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *verbose)
 {
     static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'},      {"lat-size", required_argument, 0, 's'},
-        {"bw-size", required_argument, 0, 'b'},     {"bw-messages", required_argument, 0, 'm'},
-        {"min-samples", required_argument, 0, 1},   {"max-samples", required_argument, 0, 2},
-        {"ci", required_argument, 0, 'c'},          {"budget", required_argument, 0, 't'},
-        {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
-        {"doubt", required_argument, 0, 3},         {"plan", required_argument, 0, 4},
-        {"topology", required_argument, 0, 5},      {"inside", no_argument, 0, 6},
-        {"no-doorbell", no_argument, 0, 7},         {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},              {"version", no_argument, 0, 'V'},
+        {"output", required_argument, 0, 'o'},
+        {"lat-size", required_argument, 0, 's'},
+        {"bw-size", required_argument, 0, 'b'},
+        {"bw-messages", required_argument, 0, 'm'},
+        {"min-samples", required_argument, 0, 1},
+        {"max-samples", required_argument, 0, 2},
+        {"ci", required_argument, 0, 'c'},
+        {"budget", required_argument, 0, 't'},
+        {"concurrency", required_argument, 0, 'j'},
+        {"bw-enough", required_argument, 0, 'e'},
+        {"doubt", required_argument, 0, 3},
+        {"plan", required_argument, 0, 4},
+        {"topology", required_argument, 0, 5},
+        {"inside", no_argument, 0, 6},
+        {"no-doorbell", no_argument, 0, 7},
+        {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     const char *out = NULL;
@@ -202,8 +211,8 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             break;
         case 'e':
             if (parse_double (optarg, -1, 60000, &p->bw_enough_ms) < 0 || p->bw_enough_ms < 0)
-                leave (EXIT_USAGE, "--bw-enough: '%s' is not a number of milliseconds in [0, 60000]",
-                       optarg);
+                leave (EXIT_USAGE,
+                       "--bw-enough: '%s' is not a number of milliseconds in [0, 60000]", optarg);
             break;
         case 1:
             if (parse_long (optarg, 2, 100000, &v) < 0)
@@ -246,7 +255,8 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             break;
         case 't':
             if (parse_double (optarg, 0, 3600, &p->budget_s) < 0)
-                leave (EXIT_USAGE, "--budget: '%s' is not a number of seconds in (0, 3600]", optarg);
+                leave (EXIT_USAGE, "--budget: '%s' is not a number of seconds in (0, 3600]",
+                       optarg);
             break;
         case 'j':
             if (parse_long (optarg, 0, INT_MAX, &v) < 0)
@@ -332,7 +342,7 @@ static int output_writable (const char *path, char *why, size_t len)
 typedef struct {
     double lat_us, ci_us, bw_MBps;
     int samples;
-    int lead_only;  /* the lead message alone measured the bandwidth */
+    int lead_only; /* the lead message alone measured the bandwidth */
 } pair_result_t;
 
 typedef struct {
@@ -358,8 +368,8 @@ static doorbell_addr_t *bells;
 static uint32_t bell_gen;
 static int bell_misses;
 #define BELL_MISSES 3
-#define NAP_MIN_NS (20 * 1000)
-#define NAP_MAX_NS (2560 * 1000)
+#define NAP_MIN_NS  (20 * 1000)
+#define NAP_MAX_NS  (2560 * 1000)
 
 /* Wake rank r for the turn of pair j of this generation: a hint that its
  * MPI message is on its way or it is about to be (lib/doorbell.h). */
@@ -1232,7 +1242,8 @@ int main (int argc, char **argv)
      * only; and how many times each pair was measured. */
     double *all = calloc (FIGS * mm, sizeof (double));
     int *measured = calloc (mm, sizeof (int)), *peer = malloc ((size_t)m * sizeof (int));
-    int sampled = !topology && (plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS));
+    int sampled =
+        !topology && (plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS));
     if (!buf || !stream || !rtt || !all || !measured || !peer)
         leave (EXIT_FAIL, "out of memory");
 
@@ -1257,8 +1268,8 @@ int main (int argc, char **argv)
     topo_t *topo = NULL;
     tm_error_t serr = {""};
     if (sampled) {
-        topo = measure_sampled (m, leader, &p, &tp, buf, stream, rtt, all, measured, &nbatches,
-                                &serr);
+        topo =
+            measure_sampled (m, leader, &p, &tp, buf, stream, rtt, all, measured, &nbatches, &serr);
         ok = rank != 0 || topo;
         MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (!ok)

@@ -54,24 +54,24 @@
 SPANK_PLUGIN (topomap, 1);
 
 static struct {
-    int disabled;           /* plugstack.conf arguments were bad */
+    int disabled; /* plugstack.conf arguments were bad */
     conf_t conf;
     int map_given;
     char *map_arg;
     int profile_given;
     char *profile_arg;
-    int verbose;            /* srun -v, or verbose= in plugstack.conf */
-    int recording;          /* this srun records: file the profile at exit */
-    int record_check;       /* as the check of the cached one (place.h) */
+    int verbose;      /* srun -v, or verbose= in plugstack.conf */
+    int recording;    /* this srun records: file the profile at exit */
+    int record_check; /* as the check of the cached one (place.h) */
     char record[4096];
     char exe[4096];
     int ntasks;
     char user_cache[4096];
-    int user_cache_fd;      /* user_cache held from cache_open to exit, or -1 */
+    int user_cache_fd;           /* user_cache held from cache_open to exit, or -1 */
     tm_error_t user_cache_error; /* why it is -1 */
-    char hostfile[4096];    /* the re-executed srun's plan: removed at exit */
-    int set_vars;           /* this srun set the variables of exported[] */
-    char note[512];         /* why the site cache was not used, said with the outcome */
+    char hostfile[4096];         /* the re-executed srun's plan: removed at exit */
+    int set_vars;                /* this srun set the variables of exported[] */
+    char note[512];              /* why the site cache was not used, said with the outcome */
 } tm;
 
 static int opt_map (int val, const char *arg, int remote)
@@ -91,16 +91,15 @@ static int opt_profile (int val, const char *arg, int remote)
 }
 
 static struct spank_option options[] = {
-    { "topo-map", "MODE",
-      "place ranks by the measured network and the program's communication profile; "
-      "MODE: auto (default), bandwidth, latency, off, strict, dry-run",
-      2, 0, opt_map },
-    { "topo-profile", "auto|record|off|PATH|NAME",
-      "communication profile to place by: auto (cached, recorded when missing), record, off, "
-      "a file or a cached name",
-      1, 0, opt_profile },
-    SPANK_OPTIONS_TABLE_END
-};
+    {"topo-map", "MODE",
+     "place ranks by the measured network and the program's communication profile; "
+     "MODE: auto (default), bandwidth, latency, off, strict, dry-run",
+     2, 0, opt_map},
+    {"topo-profile", "auto|record|off|PATH|NAME",
+     "communication profile to place by: auto (cached, recorded when missing), record, off, "
+     "a file or a cached name",
+     1, 0, opt_profile},
+    SPANK_OPTIONS_TABLE_END};
 
 /* Every line the plugin logs goes through here: what it says may hold
  * paths, names and values the user chose, so control characters are
@@ -372,8 +371,7 @@ static void remove_plan (const char *plan)
     int fd;
 
     if (!slash || !jobid || !place_plan_name (slash + 1, jobid)) {
-        log_error ("topomap: %s=%s: not a plan of this job's, not removed", PLACE_ENV_REEXEC,
-                   plan);
+        log_error ("topomap: %s=%s: not a plan of this job's, not removed", PLACE_ENV_REEXEC, plan);
         return;
     }
     if ((fd = cache_open (dir, sizeof (dir), note, sizeof (note), &e)) < 0)
@@ -541,8 +539,9 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
     }
     if ((nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
         snprintf (site, len, "%s",
-                  yaml ? "the site's topology.yaml" : from_file ? "the site's topology.conf"
-                                                                : "Slurm's topology");
+                  yaml        ? "the site's topology.yaml"
+                  : from_file ? "the site's topology.conf"
+                              : "Slurm's topology");
     else {
         int err = errno;
         errprintf (errp, "%s: %s", source, e.text);
@@ -836,7 +835,8 @@ static int post_opt_local (void)
         tm.exe[0] = '\0';
     /* Without a directory for netmaps, a step may still record. */
     if ((dirfd = cache_open (netmaps, sizeof (netmaps), tm.note, sizeof (tm.note), &dir_error)) <
-        0 && !tm.user_cache[0]) {
+            0 &&
+        !tm.user_cache[0]) {
         rc = pass (mode, 1, "%s", dir_error.text);
         goto out;
     }
@@ -941,20 +941,20 @@ static void pmi_mapping_remote (spank_t sp)
         return;
     if (rc != ESPANK_SUCCESS) {
         log_error ("topomap: %s is longer than PMI passes: ranks see no node shared",
-                     PLACE_ENV_PMI);
+                   PLACE_ENV_PMI);
         return;
     }
     if (spank_getenv (sp, "SLURM_TASKS_PER_NODE", tpn, sizeof (tpn)) != ESPANK_SUCCESS) {
         log_error ("topomap: no SLURM_TASKS_PER_NODE to check %s by", PLACE_ENV_PMI);
         return;
     }
-    if (!(node = malloc (ntasks * sizeof (*node))) || !(counts = malloc (nnodes * sizeof (*counts)))) {
+    if (!(node = malloc (ntasks * sizeof (*node))) ||
+        !(counts = malloc (nnodes * sizeof (*counts)))) {
         log_error ("topomap: %s: out of memory", PLACE_ENV_PMI);
         goto out;
     }
     if (layout_parse_cpus (tpn, (int)nnodes, counts, &e) < 0) {
-        log_error ("topomap: SLURM_TASKS_PER_NODE, read as %s: ranks see no node shared",
-                     e.text);
+        log_error ("topomap: SLURM_TASKS_PER_NODE, read as %s: ranks see no node shared", e.text);
         goto out;
     }
     if (layout_pmi_mapping_parse (want, (int)ntasks, node, &e) < 0 ||
@@ -1056,8 +1056,8 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
 
     if (spank_context () == S_CTX_LOCAL) {
         if (tm.recording) {
-            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache_fd,
-                                      tm.user_cache, tm.record_check, msg, sizeof (msg), &e) == 0)
+            if (place_file_recording (tm.record, tm.exe, tm.ntasks, tm.user_cache_fd, tm.user_cache,
+                                      tm.record_check, msg, sizeof (msg), &e) == 0)
                 log_info ("topomap: %s", msg);
             else
                 log_info ("topomap: no profile filed: %s", e.text);

@@ -116,8 +116,7 @@ static void test_arguments (void)
 
     ok (parse1 (&c, "probe_ttl=2147483647", &e) == 0 && c.probe_ttl == 2147483647,
         "probe_ttl up to INT_MAX is accepted");
-    ok (parse1 (&c, "probe_pairs=1", &e) == 0 && c.probe_pairs == 1,
-        "probe_pairs=1 is accepted");
+    ok (parse1 (&c, "probe_pairs=1", &e) == 0 && c.probe_pairs == 1, "probe_pairs=1 is accepted");
     ok (parse1 (&c, "probe_pairs=-1", &e) < 0 && strstr (e.text, "probe_pairs=-1"),
         "probe_pairs=-1 is refused: %s", e.text);
     conf_default (&c, NULL, NULL, NULL);

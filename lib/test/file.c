@@ -80,8 +80,7 @@ static void test_replace (void)
     if (mkfifo (fifo, 0600) == 0) {
         errno = 0;
         alarm (10);
-        ok (file_replace (fifo, "x", 1, 0600, &e) < 0 && errno == EINVAL &&
-                strstr (e.text, "FIFO"),
+        ok (file_replace (fifo, "x", 1, 0600, &e) < 0 && errno == EINVAL && strstr (e.text, "FIFO"),
             "file_replace over a FIFO fails at once: %s", e.text);
         alarm (0);
         ok (lstat (fifo, &st) == 0 && S_ISFIFO (st.st_mode), "the FIFO is left a FIFO");
@@ -92,8 +91,8 @@ static void test_replace (void)
     /* A directory, /dev/null: refused, nothing left behind. */
     in_dir (path, "sub");
     mkdir (path, 0700);
-    ok (file_replace (path, "x", 1, 0600, &e) < 0 && errno == EISDIR,
-        "a directory is refused: %s", e.text);
+    ok (file_replace (path, "x", 1, 0600, &e) < 0 && errno == EISDIR, "a directory is refused: %s",
+        e.text);
     rmdir (path);
     if (getuid () == 0)
         ok (file_replace ("/dev/null", "x", 1, 0600, &e) < 0 && errno == EINVAL &&

@@ -542,12 +542,12 @@ static void test_pmi_mapping (void)
         int nodes[16];
         const char *want;
     } cases[] = {
-        { 16, { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 }, "(vector,(0,8,2))" },
-        { 8, { 0, 1, 2, 3, 0, 1, 2, 3 }, "(vector,(0,4,1),(0,4,1))" },
-        { 8, { 0, 1, 0, 1, 2, 3, 2, 3 }, "(vector,(0,2,1),(0,4,1),(2,2,1))" },
-        { 6, { 0, 0, 0, 1, 2, 2 }, "(vector,(0,1,3),(1,1,1),(2,1,2))" },
-        { 4, { 3, 3, 1, 1 }, "(vector,(3,1,2),(1,1,2))" },
-        { 1, { 0 }, "(vector,(0,1,1))" },
+        {16, {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7}, "(vector,(0,8,2))"},
+        {8, {0, 1, 2, 3, 0, 1, 2, 3}, "(vector,(0,4,1),(0,4,1))"},
+        {8, {0, 1, 0, 1, 2, 3, 2, 3}, "(vector,(0,2,1),(0,4,1),(2,2,1))"},
+        {6, {0, 0, 0, 1, 2, 2}, "(vector,(0,1,3),(1,1,1),(2,1,2))"},
+        {4, {3, 3, 1, 1}, "(vector,(3,1,2),(1,1,2))"},
+        {1, {0}, "(vector,(0,1,1))"},
     };
     char buf[LAYOUT_PMI_MAPPING_MAX + 1];
     int back[1000], nodes[1000];
@@ -598,25 +598,25 @@ static void test_pmi_mapping (void)
         int n;
         const char *fault;
     } bad[] = {
-        { "", 1, "does not start" },
-        { "(vector)", 1, "fewer ranks" },
-        { "(vector,(0,2,1))", 3, "fewer ranks" },
-        { "(vector,(0,2,1),(0,1,1))", 2, "more ranks" },
-        { "(vector,(0,2,1)", 2, "does not end" },
-        { "(vector,(0,2,1)) ", 2, "does not end" },
-        { "(vector,(0,2,1))x", 2, "does not end" },
-        { "(vector, (0,2,1))", 2, "does not start with (" },
-        { "(vector,(0,0,1))", 1, "no nodes or no ranks" },
-        { "(vector,(0,1,0))", 1, "no nodes or no ranks" },
-        { "(vector,(-1,1,1))", 1, "three decimal numbers" },
-        { "(vector,(01,1,1))", 1, "three decimal numbers" },
-        { "(vector,(0x1,1,1))", 1, "three decimal numbers" },
-        { "(vector,(0,1))", 1, "three decimal numbers" },
-        { "(vector,(0,1,1,1))", 1, "three decimal numbers" },
-        { "(vector,(0,99999999999,1))", 1, "three decimal numbers" },
-        { "(vector,(2147483647,2,1))", 2, "beyond node 2147483647" },
-        { "(vector,(0,2,1073741824))", 2, "more ranks" },
-        { "(hostname,(0,1,1))", 1, "does not start" },
+        {"", 1, "does not start"},
+        {"(vector)", 1, "fewer ranks"},
+        {"(vector,(0,2,1))", 3, "fewer ranks"},
+        {"(vector,(0,2,1),(0,1,1))", 2, "more ranks"},
+        {"(vector,(0,2,1)", 2, "does not end"},
+        {"(vector,(0,2,1)) ", 2, "does not end"},
+        {"(vector,(0,2,1))x", 2, "does not end"},
+        {"(vector, (0,2,1))", 2, "does not start with ("},
+        {"(vector,(0,0,1))", 1, "no nodes or no ranks"},
+        {"(vector,(0,1,0))", 1, "no nodes or no ranks"},
+        {"(vector,(-1,1,1))", 1, "three decimal numbers"},
+        {"(vector,(01,1,1))", 1, "three decimal numbers"},
+        {"(vector,(0x1,1,1))", 1, "three decimal numbers"},
+        {"(vector,(0,1))", 1, "three decimal numbers"},
+        {"(vector,(0,1,1,1))", 1, "three decimal numbers"},
+        {"(vector,(0,99999999999,1))", 1, "three decimal numbers"},
+        {"(vector,(2147483647,2,1))", 2, "beyond node 2147483647"},
+        {"(vector,(0,2,1073741824))", 2, "more ranks"},
+        {"(hostname,(0,1,1))", 1, "does not start"},
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         e.text[0] = '\0';

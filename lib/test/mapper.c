@@ -454,8 +454,7 @@ static void test_uplink (void)
     for (int r = 0; r < 8; r++)
         add (&t, r, (r + 1) % 8, 1, 1000000);
     p = profile_of (8, &t);
-    if (!ok (map_plan (p, nm, 4, slots, NULL, &res, &err) == 0, "uplink: plan made (%s)",
-             err.text))
+    if (!ok (map_plan (p, nm, 4, slots, NULL, &res, &err) == 0, "uplink: plan made (%s)", err.text))
         goto out;
     ok (res.chosen == 1 &&
             cand_named (&res, "topomap")->cost_s < cand_named (&res, "block")->cost_s,
@@ -642,8 +641,8 @@ static void test_consecutive (void)
     free (cons.node);
     memcpy (bad, res.cand[0].node, sizeof (bad));
     bad[3] = 99;
-    ok (map_consecutive (p, nm, MAP_COMBINED, 8, slots, bad, &cons, &err) == -1 && errno == EINVAL &&
-            strstr (err.text, "rank 3 of the plan"),
+    ok (map_consecutive (p, nm, MAP_COMBINED, 8, slots, bad, &cons, &err) == -1 &&
+            errno == EINVAL && strstr (err.text, "rank 3 of the plan"),
         "consecutive: a plan off the step's nodes: %s", err.text);
     free (block.node);
     map_result_free (&res);
@@ -1171,7 +1170,8 @@ static void test_explain (void)
             all = all && strstr (buf, want);
         }
         ok (all && strstr (buf, "vs_block") && strstr (buf, "link_vs"),
-            "explain on the plan's own profile: every candidate at its own cost, the choice marked");
+            "explain on the plan's own profile: every candidate at its own cost, the choice "
+            "marked");
         diag ("%s", buf);
         free (buf);
     }

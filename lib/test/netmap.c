@@ -20,7 +20,6 @@
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
 
-
 static int write_str (const char *path, const char *text)
 {
     return write_file (path, text, strlen (text), 0644);
@@ -197,9 +196,9 @@ static void test_create (void)
     tm_error_t e;
 
     netmap_params_default (&p);
-    ok (p.lat_bytes == 1024 && p.bw_bytes == 262144 && p.bw_messages == 1 &&
-            p.bw_enough_ms == 2 && p.concurrency == 0 && p.min_samples == 5 &&
-            p.max_samples == 200 && p.ci_rel == 0.03 && p.budget_s == 10,
+    ok (p.lat_bytes == 1024 && p.bw_bytes == 262144 && p.bw_messages == 1 && p.bw_enough_ms == 2 &&
+            p.concurrency == 0 && p.min_samples == 5 && p.max_samples == 200 && p.ci_rel == 0.03 &&
+            p.budget_s == 10,
         "netmap_params_default gives the documented defaults");
 
     nm = netmap_create (2, names, &e);
@@ -271,7 +270,8 @@ static void test_layout (void)
         text = read_file (path, &len);
     ok (text && strstr (text, "\"schema\":4,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
-    ok (text && strstr (text, "\"measured\":[\n    [1, 1, 1],\n    [1, 0, 2],\n    [1, 2, 0]\n  ],"),
+    ok (text &&
+            strstr (text, "\"measured\":[\n    [1, 1, 1],\n    [1, 0, 2],\n    [1, 2, 0]\n  ],"),
         "how often each pair was measured is written, a row a line");
     ok (text && strstr (text, "\"timestamp\":\"2026-11-20T21:44:50Z\""),
         "the timestamp is written in UTC ISO 8601");
@@ -343,12 +343,14 @@ static void test_bound (void)
     ok (netmap_lead_bytes (&nm->params) == 100000 &&
             fabs (b - (ping + 100000 / 1e6 + 500000 / 1e8)) < 1e-12,
         "bound with a lead: the slow pair's lead alone (100 ms), the fast pair's lead and "
-        "stream (%g s)", b);
+        "stream (%g s)",
+        b);
     NETMAP_AT (nm, measured, 1, 2) = 2;
     b = netmap_measure_bound (nm);
     ok (fabs (b - (ping + 100000 / 1e6 + 2 * 500000 / 1e8)) < 1e-12,
         "bound of a pair measured twice: its samples once (all of both), its lead and stream "
-        "twice (%g s)", b);
+        "twice (%g s)",
+        b);
     NETMAP_AT (nm, measured, 1, 2) = 0;
     b = netmap_measure_bound (nm);
     ok (fabs (b - (10 * 2 * 50e-6 + 100000 / 1e6)) < 1e-12,
@@ -388,7 +390,8 @@ static void test_old_years (void)
         nm->timestamp = years[i].t;
         in_dir (path, "old.json");
         snprintf (want, sizeof (want), "\"%s\"", years[i].text);
-        if (!ok (netmap_write (nm, path, 0644, &e) == 0, "a netmap of %s is written", years[i].text))
+        if (!ok (netmap_write (nm, path, 0644, &e) == 0, "a netmap of %s is written",
+                 years[i].text))
             diag ("%s", e.text);
         ok (file_slurp (path, 1 << 20, &text, &len, NULL) == 0 && strstr (text, want),
             "its timestamp is written %s", years[i].text);
@@ -428,7 +431,8 @@ static void test_write_refuses (void)
         "netmap_write refuses a zero bandwidth it could not read back: %s", e.text);
     NETMAP_AT (nm, bw_MBps, 1, 2) = 1;
     nm->topo->parent[4] = 3;
-    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, "topology") && strstr (e.text, "cycle"),
+    ok (netmap_write (nm, path, 0644, &e) < 0 && strstr (e.text, "topology") &&
+            strstr (e.text, "cycle"),
         "netmap_write refuses an invalid topology: %s", e.text);
     nm->topo->parent[4] = -1;
     nm->timestamp = (time_t)1 << 60;
@@ -480,7 +484,8 @@ static void test_write_fails (void)
     if (pid == 0) {
         if (forked && (setgid (65534) < 0 || setuid (65534) < 0))
             _exit (2);
-        int failed = netmap_write (nm, path, 0644, &e) < 0 && errno == EACCES && strstr (e.text, path);
+        int failed =
+            netmap_write (nm, path, 0644, &e) < 0 && errno == EACCES && strstr (e.text, path);
         if (forked)
             _exit (failed ? 0 : 1);
         ok (failed && list_dir (sub, names, sizeof (names)) == 0,
@@ -565,7 +570,8 @@ static const struct {
     {SET, "/topology/ngroups", "9", "topology.ngroups: 9, too large"},
     {SET, "/topology/height/3", "null", "topology.height[3]: not a finite number"},
     {SET, "/topology/height/3", "1e30", "topology.height[3]: not a whole number from 1 to 64"},
-    {SET, "/topology/height/4", "2147483647", "topology.height[4]: not a whole number from 1 to 64"},
+    {SET, "/topology/height/4", "2147483647",
+     "topology.height[4]: not a whole number from 1 to 64"},
     {SET, "/topology/height/4", "4e8", "topology.height[4]: not a whole number from 1 to 64"},
     {SET, "/topology/height/4", "1.5", "topology.height[4]: not a whole number from 1 to 64"},
     {SET, "/topology/height/3", "0", "topology.height[3]: not a whole number from 1 to 64"},
@@ -645,8 +651,8 @@ static void test_read_schema1 (const char *good)
         edit_json (p1, p3, DEL, "/topology", "signal") == 0 &&
         edit_json (p3, p2, DEL, "/topology", "residual") == 0)
         nm = netmap_read (p2, &e);
-    ok (nm && nm->topo && nm->topo->model == TOPO_TREE &&
-            nm->topo->signal == TOPO_SIGNAL_LATENCY && isnan (nm->topo->residual),
+    ok (nm && nm->topo && nm->topo->model == TOPO_TREE && nm->topo->signal == TOPO_SIGNAL_LATENCY &&
+            isnan (nm->topo->residual),
         "netmap_read reads schema 1: a tree from latency, residual not known (%s)", e.text);
     netmap_destroy (nm);
     unlink (p1);

@@ -124,8 +124,7 @@ static void test_cache (void)
     chown (site, 0, 0);
     chmod (site, 0777);
     fd = place_cache_open (site, 1, own, me, path, sizeof (path), note, sizeof (note), &e);
-    ok (fd >= 0 && strstr (note, "mode 0777"), "a 0777 SITE without the sticky bit too: %s",
-        note);
+    ok (fd >= 0 && strstr (note, "mode 0777"), "a 0777 SITE without the sticky bit too: %s", note);
     close (fd);
     ok (access (sub, F_OK) < 0, "and nothing is made in it");
 
@@ -137,7 +136,8 @@ static void test_cache (void)
         in_dir (oown, "other/netmaps");
         chmod (site, 01777);
         mkdir (osub, 0700);
-        fd = place_cache_open (site, 1, oown, OTHER_UID, path, sizeof (path), note, sizeof (note), &e);
+        fd = place_cache_open (site, 1, oown, OTHER_UID, path, sizeof (path), note, sizeof (note),
+                               &e);
         ok (strstr (note, osub) && strstr (note, "owned by uid 0, not 65534"),
             "SITE/UID of root's is refused for the user: %s", note);
         if (fd >= 0)
@@ -164,8 +164,8 @@ static void test_cache (void)
     chmod (site, 01777);
     chown (own, OTHER_UID, OTHER_UID);
     fd = place_cache_open ("", 0, own, me, path, sizeof (path), note, sizeof (note), &e);
-    ok (fd < 0 && strstr (e.text, "owned by uid 65534"),
-        "an own cache of another user's fails: %s", e.text);
+    ok (fd < 0 && strstr (e.text, "owned by uid 65534"), "an own cache of another user's fails: %s",
+        e.text);
     chown (own, me, me);
     rmdir (sub);
 }
@@ -325,8 +325,8 @@ static int write_recording (const char *path, uint64_t b01, uint64_t b23, int co
 /* File the recording at rec (check as given) and read back what the cache
  * holds at stored: NULL when either fails, with the reason in e.
  */
-static profile_t *file_and_read (const char *rec, const char *cache, const char *stored,
-                                 int check, char *msg, size_t len, tm_error_t *e)
+static profile_t *file_and_read (const char *rec, const char *cache, const char *stored, int check,
+                                 char *msg, size_t len, tm_error_t *e)
 {
     int fd = open (cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
@@ -438,8 +438,14 @@ static int fake_alive (void *arg, unsigned long id)
 
 static void test_tidy (void)
 {
-    const char *old[] = {"job5.json", "job5.json.lock", "job5.json.log", "job5.Ab3xYz.hosts",
-                         ".job5.json.probe.Qw3rTy", "job6.json", "job8.json", "notes.txt"};
+    const char *old[] = {"job5.json",
+                         "job5.json.lock",
+                         "job5.json.log",
+                         "job5.Ab3xYz.hosts",
+                         ".job5.json.probe.Qw3rTy",
+                         "job6.json",
+                         "job8.json",
+                         "notes.txt"};
     char d[PATH_MAX], p[PATH_MAX + 64];
     struct timespec then[2] = {{.tv_sec = time (NULL) - 7200}, {.tv_sec = time (NULL) - 7200}};
     long files;
@@ -455,8 +461,8 @@ static void test_tidy (void)
     snprintf (p, sizeof (p), "%s/job7.json", d);
     write_file (p, "young", 5, 0600);
     dfd = open (d, O_RDONLY | O_DIRECTORY);
-    ok (place_cache_tidy (dfd, 8, 3600, fake_alive, (void *)1, &files, &bytes) == 0 &&
-            files == 9 && bytes == 85,
+    ok (place_cache_tidy (dfd, 8, 3600, fake_alive, (void *)1, &files, &bytes) == 0 && files == 9 &&
+            bytes == 85,
         "slurmctld not answering: nothing removed, 9 files of 85 bytes counted");
     ok (place_cache_tidy (dfd, 8, 3600, fake_alive, NULL, &files, &bytes) == 5 && files == 4 &&
             bytes == 35,

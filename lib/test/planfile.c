@@ -57,7 +57,8 @@ static void test_hostfile (void)
     ok (plan_write (path, 0600, PLAN_HOSTFILE, 0, (int[]){0}, 4, names, &e) == -1,
         "a hostfile of no ranks is refused");
     snprintf (other, sizeof (other), "%s/missing/hostfile", dir);
-    ok (plan_write (other, 0600, PLAN_HOSTFILE, 1, (int[]){0}, 4, names, &e) == -1 && strstr (e.text, other),
+    ok (plan_write (other, 0600, PLAN_HOSTFILE, 1, (int[]){0}, 4, names, &e) == -1 &&
+            strstr (e.text, other),
         "a hostfile in a missing directory fails naming it: %s", e.text);
     unlink (path);
 }

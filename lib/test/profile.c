@@ -20,7 +20,6 @@
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
 
-
 static const char *write_str (const char *name, const char *text)
 {
     static char path[PATH_MAX];
@@ -174,7 +173,7 @@ static void test_create (void)
     ok (!profile_create (2, 2, big, &e) && errno == EOVERFLOW && strstr (e.text, "(0, 1)"),
         "profile_create refuses duplicates whose sum overflows: %s", e.text);
     {
-        const profile_entry_t nomsg[] = { { 0, 1, 0, 8 } };
+        const profile_entry_t nomsg[] = {{0, 1, 0, 8}};
 
         errno = 0;
         ok (!profile_create (2, 1, nomsg, &e) && errno == EINVAL &&
@@ -495,7 +494,10 @@ static void test_read_edits (const char *good)
 static profile_t *make_checked (void)
 {
     const profile_entry_t t[] = {
-        {0, 1, 5, 2048}, {1, 0, 5, 2048}, {2, 3, 5, 1 << 19}, {3, 0, 2, 4096},
+        {0, 1, 5, 2048},
+        {1, 0, 5, 2048},
+        {2, 3, 5, 1 << 19},
+        {3, 0, 2, 4096},
     };
     profile_t *p = make_profile ();
 
@@ -516,7 +518,8 @@ static const edit_t check_edits[] = {
     {SET, "/check", "[]", "check: not an object"},
     {SET, "/check/exe", "{}", "unknown key 'check.exe'"},
     {SET, "/check/entries/0/0", "4", "check.entries[0] src: 4, too large"},
-    {SET, "/check/entries/1", "[0, 1, 5, 2048]", "check.entries[1]: (0, 1) repeats check.entries[0]"},
+    {SET, "/check/entries/1", "[0, 1, 5, 2048]",
+     "check.entries[1]: (0, 1) repeats check.entries[0]"},
     {SET, "/check/totals/msgs", "16", "check.totals.msgs: 16, but the entries sum to 17"},
     {SET, "/check/record_s", "-2", "check.record_s: not a finite number >= 0"},
     {SET, "/check/jobid", "\"1\\t2\"", "check.jobid: control character"},
@@ -595,8 +598,8 @@ static void test_check (void)
             "profile_common: the pairs both sent on, each at its lesser share, in the first's "
             "scale; the first's strings and times, no check; its bytes the recurring share");
         ok (d && d->nentries == 3 && (x = profile_get (d, 0, 1)) && x->bytes == 1035 &&
-                x->msgs == 4 && (x = profile_get (d, 2, 3)) && x->bytes == 524288 &&
-                x->msgs == 5 && !strcmp (d->jobid, "4243"),
+                x->msgs == 4 && (x = profile_get (d, 2, 3)) && x->bytes == 524288 && x->msgs == 5 &&
+                !strcmp (d->jobid, "4243"),
             "profile_common the other way: in the check's scale");
         profile_destroy (c);
         profile_destroy (d);

@@ -19,12 +19,11 @@
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
 
-
 /* profile_cache_lookup of the user's cache at user (NULL or missing:
  * none), as the plugin makes it: the directory held open.
  */
-static int lookup (const char *user, const char *site, const char *id, int ntasks,
-                   profile_t **pp, char *path, size_t len, tm_error_t *e)
+static int lookup (const char *user, const char *site, const char *id, int ntasks, profile_t **pp,
+                   char *path, size_t len, tm_error_t *e)
 {
     int fd = user ? open (user, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc;
 
@@ -242,13 +241,11 @@ static void test_round_trip (void)
         "the lookup finds it again, with its path and no warning");
     profile_destroy (back);
     back = NULL;
-    ok (lookup (user, NULL, "sha256:00fe", 4, &back, found, sizeof (found), &e) ==
-                0 &&
-            !back && found[0] == '\0' && e.text[0] == '\0',
+    ok (lookup (user, NULL, "sha256:00fe", 4, &back, found, sizeof (found), &e) == 0 && !back &&
+            found[0] == '\0' && e.text[0] == '\0',
         "another exe id is not found, quietly");
     ok (lookup (NULL, NULL, "sha256:00ff", 4, &back, NULL, 0, &e) == 0 &&
-            lookup (in_dir (p1, "nonexistent"), NULL, "sha256:00ff", 4, &back, NULL,
-                                  0, &e) == 0 &&
+            lookup (in_dir (p1, "nonexistent"), NULL, "sha256:00ff", 4, &back, NULL, 0, &e) == 0 &&
             e.text[0] == '\0',
         "no directory, or one that does not exist, finds nothing quietly");
     ok (lookup (user, NULL, "../x", 4, &back, NULL, 0, &e) < 0 && errno == EINVAL &&
@@ -316,8 +313,7 @@ static void test_exeid_keys (void)
     p = make_profile (id, 4, 0);
     ok (p && profile_cache_store (cache, p, NULL, 0, &e) == 0, "its profile is stored");
     ok (copy_file (exe, copy, 0755) == 0 && exeid_compute (copy, id2, sizeof (id2), &e) == 0 &&
-            lookup (cache, NULL, id2, 4, &back, NULL, 0, &e) == 1 &&
-            same_profile (p, back),
+            lookup (cache, NULL, id2, 4, &back, NULL, 0, &e) == 1 && same_profile (p, back),
         "a copy of the program elsewhere finds the profile");
     profile_destroy (back);
     back = NULL;
@@ -333,8 +329,7 @@ static void test_exeid_keys (void)
     p = make_profile (id, 8, 1);
     ok (p && profile_cache_store (cache, p, NULL, 0, &e) == 0 && copy_file (exe, copy, 0755) == 0 &&
             exeid_compute (copy, id2, sizeof (id2), &e) == 0 &&
-            lookup (cache, NULL, id2, 8, &back, NULL, 0, &e) == 1 &&
-            same_profile (p, back),
+            lookup (cache, NULL, id2, 8, &back, NULL, 0, &e) == 1 && same_profile (p, back),
         "a copy of a program without build-id finds its profile");
     profile_destroy (back);
     back = NULL;
@@ -608,8 +603,7 @@ static void test_concurrent (void)
                 pid[i] = 0;
             }
         }
-        if (lookup (cache, NULL, "sha256:1234", 3, &back, NULL, 0, &e) != 1 ||
-            e.text[0] != '\0')
+        if (lookup (cache, NULL, "sha256:1234", 3, &back, NULL, 0, &e) != 1 || e.text[0] != '\0')
             bad_lookups++;
         profile_destroy (back);
         back = NULL;

@@ -43,18 +43,20 @@ static int load (const char *version)
     while (fgets (line, sizeof (line), f) && n < MAXOPTS - 3) {
         if (line[0] == '#' || sscanf (line, "%127s %d %c", name, &arg, &letter) != 3)
             continue;
-        table[n] = (struct option){ strdup (name), arg, NULL, letter == '-' ? 256 + n : letter };
+        table[n] = (struct option){strdup (name), arg, NULL, letter == '-' ? 256 + n : letter};
         if (letter != '-') {
             size_t l = strlen (optstring);
             snprintf (optstring + l, sizeof (optstring) - l, "%c%s", letter,
-                      arg == 1 ? ":" : arg == 2 ? "::" : "");
+                      arg == 1   ? ":"
+                      : arg == 2 ? "::"
+                                 : "");
         }
         n++;
     }
     fclose (f);
-    table[n] = (struct option){ strdup ("topo-map"), optional_argument, NULL, 256 + n };
+    table[n] = (struct option){strdup ("topo-map"), optional_argument, NULL, 256 + n};
     n++;
-    table[n] = (struct option){ strdup ("topo-profile"), required_argument, NULL, 256 + n };
+    table[n] = (struct option){strdup ("topo-profile"), required_argument, NULL, 256 + n};
     return n + 1;
 }
 
@@ -78,24 +80,24 @@ static const struct {
     int want; /* the command's index */
     const char *what;
 } alike[] = {
-    { "srun hostname", 1, "a command alone" },
-    { "srun -n 4 hostname", 3, "a short option with its value apart" },
-    { "srun -n4 -N2 hostname", 3, "short options with their values attached" },
-    { "srun -lv -n4 hostname", 3, "short options run together" },
-    { "srun --ntasks 4 --mpi pmix ./a.out -n 3", 5, "long options with their values apart" },
-    { "srun --ntasks=4 --mpi=pmix ./a.out", 3, "long options with '='" },
-    { "srun -J hostname hostname", 3, "a command named like the option value before it" },
-    { "srun --job-name hostname -l hostname", 4, "a long option's value named like the command" },
-    { "srun -n4 -- -n", 3, "'--' ends the options; the command may look like one" },
-    { "srun --multi-prog -n4 multi.conf", 3, "--multi-prog: the configuration file stands first" },
-    { "srun --topo-map hostname", 2, "an optional value must be attached: --topo-map hostname" },
-    { "srun --topo-map=dry-run --topo-profile auto ./app", 4, "a SPANK option's value apart" },
-    { "srun -K hostname", 2, "a short optional value must be attached: -K hostname" },
-    { "srun -K1 hostname", 2, "a short optional value attached" },
-    { "srun --lab --mp pmix hostname", 4, "long options shortened as getopt_long allows" },
-    { "srun ./a.out --ntasks 4 -J x", 1, "options after the command are the command's" },
-    { "srun --pty bash", 2, "--pty with no value" },
-    { "srun --export=ALL,A=b -n2 ./a", 3, "a value with '=' and ','" },
+    {"srun hostname", 1, "a command alone"},
+    {"srun -n 4 hostname", 3, "a short option with its value apart"},
+    {"srun -n4 -N2 hostname", 3, "short options with their values attached"},
+    {"srun -lv -n4 hostname", 3, "short options run together"},
+    {"srun --ntasks 4 --mpi pmix ./a.out -n 3", 5, "long options with their values apart"},
+    {"srun --ntasks=4 --mpi=pmix ./a.out", 3, "long options with '='"},
+    {"srun -J hostname hostname", 3, "a command named like the option value before it"},
+    {"srun --job-name hostname -l hostname", 4, "a long option's value named like the command"},
+    {"srun -n4 -- -n", 3, "'--' ends the options; the command may look like one"},
+    {"srun --multi-prog -n4 multi.conf", 3, "--multi-prog: the configuration file stands first"},
+    {"srun --topo-map hostname", 2, "an optional value must be attached: --topo-map hostname"},
+    {"srun --topo-map=dry-run --topo-profile auto ./app", 4, "a SPANK option's value apart"},
+    {"srun -K hostname", 2, "a short optional value must be attached: -K hostname"},
+    {"srun -K1 hostname", 2, "a short optional value attached"},
+    {"srun --lab --mp pmix hostname", 4, "long options shortened as getopt_long allows"},
+    {"srun ./a.out --ntasks 4 -J x", 1, "options after the command are the command's"},
+    {"srun --pty bash", 2, "--pty with no value"},
+    {"srun --export=ALL,A=b -n2 ./a", 3, "a value with '=' and ','"},
 };
 
 static void versions_alike (const char *version)
@@ -131,7 +133,7 @@ static void versions_alike (const char *version)
 
 int main (void)
 {
-    const char *versions[] = { "22.05.8", "24.11.5", "26.05.3" };
+    const char *versions[] = {"22.05.8", "24.11.5", "26.05.3"};
     char path[PATH_MAX], mark[] = "mark", *buf, **argv;
     tm_error_t e;
     size_t len;
@@ -202,7 +204,8 @@ int main (void)
         "srunargs_read names a file it cannot open: %s", e.text);
     buf = srunargs_read ("/proc/self/cmdline", &len, &e);
     argv = buf ? srunargs_split (buf, len, &argc) : NULL;
-    ok (argv && argc == 1 && strstr (argv[0], "srunargs"), "srunargs_read reads /proc/self/cmdline");
+    ok (argv && argc == 1 && strstr (argv[0], "srunargs"),
+        "srunargs_read reads /proc/self/cmdline");
     free (argv);
     free (buf);
     remove_tree (dir);

@@ -32,8 +32,8 @@ static char dir[256];
 static inline int scratch_dir (const char *name)
 {
     const char *tmpdir = getenv ("TMPDIR");
-    int len = snprintf (dir, sizeof (dir), "%s/%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp",
-                        name);
+    int len =
+        snprintf (dir, sizeof (dir), "%s/%s.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp", name);
 
     if (len >= (int)sizeof (dir) || !mkdtemp (dir)) {
         ok (0, "a temporary directory is made in %s: %s", dir, strerror (errno));

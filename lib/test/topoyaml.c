@@ -100,14 +100,15 @@ int main (void)
                  "SwitchName=s2 Nodes=n[2,4,6,8]\n",
                  "17,19,21"),
         "the cluster default: a tree's switches, each from its line");
-    ok (conf_is (two, "blocks",
-                 "SwitchName=b1 Nodes=n[1-2]\nSwitchName=b2 Nodes=n[3-4]\nSwitchName=b3 Nodes=n5,n6\n"
-                 "SwitchName=topomap-agg4-0 Switches=b1,b2\nSwitchName=topomap-agg4-1 Switches=b3\n"
-                 "SwitchName=topomap-blocks Switches=topomap-agg4-0,topomap-agg4-1\n",
-                 "5,7,9,3,3,3"),
+    ok (conf_is (
+            two, "blocks",
+            "SwitchName=b1 Nodes=n[1-2]\nSwitchName=b2 Nodes=n[3-4]\nSwitchName=b3 Nodes=n5,n6\n"
+            "SwitchName=topomap-agg4-0 Switches=b1,b2\nSwitchName=topomap-agg4-1 Switches=b3\n"
+            "SwitchName=topomap-blocks Switches=topomap-agg4-0,topomap-agg4-1\n",
+            "5,7,9,3,3,3"),
         "blocks: each a leaf, aggregates of block_sizes over consecutive blocks, one top");
-    ok (conf_is ("- topology: b\n  block:\n    blocks:\n      - block: x\n        nodes: n1\n", NULL,
-                 "SwitchName=x Nodes=n1\n", "4"),
+    ok (conf_is ("- topology: b\n  block:\n    blocks:\n      - block: x\n        nodes: n1\n",
+                 NULL, "SwitchName=x Nodes=n1\n", "4"),
         "the only topology is the default; one block without sizes is the tree");
     ok (fails (two, "flat", ENOENT, "t.yaml:23: topology flat is flat: no switches or blocks"),
         "a flat topology has no switches");
@@ -115,8 +116,8 @@ int main (void)
     ok (fails ("- topology: a\n  tree: {switches: []}\n- topology: b\n  flat: true\n", NULL, ENOENT,
                "no topology with cluster_default: true"),
         "two topologies and no default");
-    ok (fails ("- topology: t\n  tree:\n    switches:\n      - switch: s1\n        nodes: [n1\n", NULL,
-               EINVAL, "t.yaml:6: "),
+    ok (fails ("- topology: t\n  tree:\n    switches:\n      - switch: s1\n        nodes: [n1\n",
+               NULL, EINVAL, "t.yaml:6: "),
         "malformed YAML: its line");
     ok (fails ("topology: t\n", NULL, EINVAL, "t.yaml:1: not a list of topologies"),
         "a mapping at the top");

@@ -49,7 +49,8 @@ static void expect_write_one (const char *prefix, const char *what, const uint64
     }
     for (int i = 0; i < expect_size; i++)
         for (int j = 0; j < expect_size; j++)
-            fprintf (f, "%llu%c", (unsigned long long)all[(size_t)i * (size_t)expect_size + (size_t)j],
+            fprintf (f, "%llu%c",
+                     (unsigned long long)all[(size_t)i * (size_t)expect_size + (size_t)j],
                      j + 1 < expect_size ? ',' : '\n');
     if (fclose (f) != 0) {
         perror (path);
@@ -65,8 +66,8 @@ static void expect_write (const char *prefix)
 
     if (!prefix)
         return;
-    if (expect_rank == 0 && (!(msgs = malloc (n * sizeof (*msgs))) ||
-                             !(bytes = malloc (n * sizeof (*bytes)))))
+    if (expect_rank == 0 &&
+        (!(msgs = malloc (n * sizeof (*msgs))) || !(bytes = malloc (n * sizeof (*bytes)))))
         MPI_Abort (MPI_COMM_WORLD, 1);
     PMPI_Gather (expect_msgs, expect_size, MPI_UINT64_T, msgs, expect_size, MPI_UINT64_T, 0,
                  MPI_COMM_WORLD);

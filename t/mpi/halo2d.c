@@ -17,7 +17,7 @@ enum { NX = 100, NY = 60, STEPS = 10, IDLE = 48 };
 
 int main (int argc, char **argv)
 {
-    int size, dims[2] = { 0, 0 }, periods[2] = { 0, 0 };
+    int size, dims[2] = {0, 0}, periods[2] = {0, 0};
     int nb[4], len[4], peer = MPI_PROC_NULL;
     double *sbuf[4], *rbuf[4];
     MPI_Request req[8], idle[IDLE];
@@ -48,8 +48,7 @@ int main (int argc, char **argv)
     for (int round = 0; round < 2; round++) {
         for (int d = 0; d < 4; d++) {
             MPI_Recv_init (rbuf[d], len[d] >> round, MPI_DOUBLE, nb[d], d ^ 1, cart, &req[2 * d]);
-            MPI_Send_init (sbuf[d], len[d] >> round, MPI_DOUBLE, nb[d], d, cart,
-                           &req[2 * d + 1]);
+            MPI_Send_init (sbuf[d], len[d] >> round, MPI_DOUBLE, nb[d], d, cart, &req[2 * d + 1]);
         }
         for (int i = 0; i < IDLE; i++)
             MPI_Send_init (sbuf[0], 1, MPI_DOUBLE, peer, 100 + i, cart, &idle[i]);

@@ -147,8 +147,8 @@ static void compute (double us)
 
 int main (int argc, char **argv)
 {
-    int rank, size, opt, nd = 2, grid[MAXD] = { 1, 1, 1 }, have_grid = 0;
-    long dom[MAXD] = { 4096, 1536, 1 }, bytes = -1, steps = 50, warmup = 2, v[MAXD];
+    int rank, size, opt, nd = 2, grid[MAXD] = {1, 1, 1}, have_grid = 0;
+    long dom[MAXD] = {4096, 1536, 1}, bytes = -1, steps = 50, warmup = 2, v[MAXD];
     unsigned long seed = 0;
     double compute_us = 0;
     const char *pattern = "halo2d";
@@ -210,9 +210,9 @@ int main (int argc, char **argv)
 
     MPI_Comm comm = MPI_COMM_WORLD;
     int nb[2 * MAXD];
-    long face[MAXD] = { 0, 0, 0 };
+    long face[MAXD] = {0, 0, 0};
     if (halo) {
-        int periods[MAXD] = { 0, 0, 0 };
+        int periods[MAXD] = {0, 0, 0};
 
         nd = pattern[4] == '3' ? 3 : 2;
         if (nd == 3 && !have_dom)
@@ -278,8 +278,8 @@ int main (int argc, char **argv)
             }
             MPI_Waitall (n, req, MPI_STATUSES_IGNORE);
         } else if (ring) {
-            MPI_Sendrecv (sbuf, (int)bytes, MPI_BYTE, next, 0, rbuf, (int)bytes, MPI_BYTE, prev,
-                          0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Sendrecv (sbuf, (int)bytes, MPI_BYTE, next, 0, rbuf, (int)bytes, MPI_BYTE, prev, 0,
+                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             sent += bytes;
         } else {
             MPI_Alltoall (sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);

@@ -64,7 +64,7 @@ int main (int argc, char **argv)
 {
     int bind = 0, ab = 0, a = 1;
     int rank, size, peer, iters = 2000, nblocks = 0, nquads = 0, block = 1;
-    char sbuf[WINDOW][8] = { { 0 } }, rbuf[WINDOW][8];
+    char sbuf[WINDOW][8] = {{0}}, rbuf[WINDOW][8];
     MPI_Request req[2 * WINDOW];
     double t, tmax, t0 = 0, *blk = NULL, *blkmax = NULL;
 

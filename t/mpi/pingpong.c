@@ -62,9 +62,9 @@ int main (int argc, char **argv)
     MPI_Get_processor_name (host, &len);
     memset (peer, 0, sizeof (peer));
     if (rank < 2)
-        MPI_Sendrecv (host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1 - rank, 0,
-                      peer, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1 - rank, 0,
-                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv (host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1 - rank, 0, peer,
+                      MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 1 - rank, 0, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE);
 
     char *buf = calloc ((size_t)bytes, 1);
     double *t = calloc ((size_t)iters, sizeof (double));
@@ -88,8 +88,8 @@ int main (int argc, char **argv)
     if (rank == 0) {
         qsort (t, (size_t)iters, sizeof (double), cmp_double);
         double med = t[iters / 2];
-        printf ("pingpong a=%s b=%s bytes=%ld iters=%ld rtt_us=%.1f bw_MBps=%.1f\n",
-                host, peer, bytes, iters, med * 1e6, 2.0 * (double)bytes / med / 1e6);
+        printf ("pingpong a=%s b=%s bytes=%ld iters=%ld rtt_us=%.1f bw_MBps=%.1f\n", host, peer,
+                bytes, iters, med * 1e6, 2.0 * (double)bytes / med / 1e6);
     }
     free (buf);
     free (t);

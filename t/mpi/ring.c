@@ -25,8 +25,8 @@ int main (int argc, char **argv)
     MPI_Comm_size (MPI_COMM_WORLD, &size);
     next = (rank + 1) % size;
     prev = (rank + size - 1) % size;
-    n = (rank + 1) * 8;          /* what this rank sends, in ints */
-    pn = (prev + 1) * 8;         /* what it receives */
+    n = (rank + 1) * 8;  /* what this rank sends, in ints */
+    pn = (prev + 1) * 8; /* what it receives */
     sbuf = calloc ((size_t)(size + 1) * 8, sizeof (int));
     rbuf = calloc ((size_t)(size + 1) * 8, sizeof (int));
     if (!sbuf || !rbuf)
@@ -73,12 +73,14 @@ int main (int argc, char **argv)
      * for a type of another size.
      */
     {
-        MPI_Datatype named[] = {MPI_CHAR,     MPI_SHORT,     MPI_INT,          MPI_LONG,
-                                MPI_LONG_LONG, MPI_FLOAT,    MPI_DOUBLE,       MPI_LONG_DOUBLE,
-                                MPI_BYTE,     MPI_INT8_T,    MPI_INT16_T,      MPI_INT32_T,
-                                MPI_INT64_T,  MPI_UINT8_T,   MPI_UINT16_T,     MPI_UINT32_T,
-                                MPI_UINT64_T, MPI_C_BOOL,    MPI_WCHAR,        MPI_UNSIGNED,
-                                MPI_2INT,     MPI_DOUBLE_INT, MPI_C_DOUBLE_COMPLEX};
+        MPI_Datatype named[] = {MPI_CHAR,       MPI_SHORT,           MPI_INT,
+                                MPI_LONG,       MPI_LONG_LONG,       MPI_FLOAT,
+                                MPI_DOUBLE,     MPI_LONG_DOUBLE,     MPI_BYTE,
+                                MPI_INT8_T,     MPI_INT16_T,         MPI_INT32_T,
+                                MPI_INT64_T,    MPI_UINT8_T,         MPI_UINT16_T,
+                                MPI_UINT32_T,   MPI_UINT64_T,        MPI_C_BOOL,
+                                MPI_WCHAR,      MPI_UNSIGNED,        MPI_2INT,
+                                MPI_DOUBLE_INT, MPI_C_DOUBLE_COMPLEX};
         int nnamed = (int)(sizeof (named) / sizeof (named[0]));
 
         for (int round = 0; round < 2; round++)
@@ -94,8 +96,8 @@ int main (int argc, char **argv)
             MPI_Type_contiguous (k, k % 2 ? MPI_INT : MPI_DOUBLE, &derived);
             MPI_Type_commit (&derived);
             for (int again = 0; again < 2; again++) {
-                MPI_Sendrecv (sbuf, 1, derived, next, 7, rbuf, 1, derived, prev, 7,
-                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Sendrecv (sbuf, 1, derived, next, 7, rbuf, 1, derived, prev, 7, MPI_COMM_WORLD,
+                              MPI_STATUS_IGNORE);
                 expect_send (next, (uint64_t)k * (k % 2 ? sizeof (int) : sizeof (double)));
             }
             MPI_Type_free (&derived);

@@ -31,7 +31,7 @@ static int members (int c, int size)
 int main (int argc, char **argv)
 {
     int rank, size, color, sub, q;
-    char buf[64] = { 0 };
+    char buf[64] = {0};
     MPI_Comm half, dup;
 
     MPI_Init (&argc, &argv);

@@ -135,8 +135,8 @@ int main (int argc, char **argv)
     MPI_Comm_rank (graph, &newrank);
     MPI_Get_processor_name (host, &len);
 
-    if (rank == 0 &&
-        (!(hosts = calloc ((size_t)size, sizeof (host))) || !(newof = malloc ((size_t)size * sizeof (int)))))
+    if (rank == 0 && (!(hosts = calloc ((size_t)size, sizeof (host))) ||
+                      !(newof = malloc ((size_t)size * sizeof (int)))))
         MPI_Abort (MPI_COMM_WORLD, 1);
     MPI_Gather (host, (int)sizeof (host), MPI_CHAR, hosts, (int)sizeof (host), MPI_CHAR, 0,
                 MPI_COMM_WORLD);

@@ -60,7 +60,8 @@ int main (void)
     if (PMI2_Info_GetJobAttr ("PMI_process_mapping", mapping, sizeof (mapping) - 1, &found) !=
             PMI2_SUCCESS ||
         !found) {
-        fprintf (stderr, "pmimap: rank %d: no PMI_process_mapping (not an srun --mpi=pmi2 step?)\n", rank);
+        fprintf (stderr, "pmimap: rank %d: no PMI_process_mapping (not an srun --mpi=pmi2 step?)\n",
+                 rank);
         return 1;
     }
     if (!(node_of = malloc ((size_t)size * sizeof (*node_of))) ||
