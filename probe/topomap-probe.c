@@ -124,6 +124,29 @@ static void usage (FILE *f)
              TOPOLOGY_PAIRS);
 }
 
+/* The options usage () describes. */
+static const struct option probe_opts[] = {
+    {"output", required_argument, 0, 'o'},
+    {"lat-size", required_argument, 0, 's'},
+    {"bw-size", required_argument, 0, 'b'},
+    {"bw-messages", required_argument, 0, 'm'},
+    {"min-samples", required_argument, 0, 1},
+    {"max-samples", required_argument, 0, 2},
+    {"ci", required_argument, 0, 'c'},
+    {"budget", required_argument, 0, 't'},
+    {"concurrency", required_argument, 0, 'j'},
+    {"bw-enough", required_argument, 0, 'e'},
+    {"doubt", required_argument, 0, 3},
+    {"plan", required_argument, 0, 4},
+    {"topology", required_argument, 0, 5},
+    {"inside", no_argument, 0, 6},
+    {"no-doorbell", no_argument, 0, 7},
+    {"verbose", no_argument, 0, 'v'},
+    {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},
+    {0, 0, 0, 0},
+};
+
 /* Report a usage or setup error once (from rank 0) and leave. */
 static void __attribute__ ((noreturn)) leave (int code, const char *fmt, ...)
 {
@@ -163,33 +186,12 @@ static int parse_double (const char *s, double lo, double hi, double *out)
 
 static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *verbose)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'},
-        {"lat-size", required_argument, 0, 's'},
-        {"bw-size", required_argument, 0, 'b'},
-        {"bw-messages", required_argument, 0, 'm'},
-        {"min-samples", required_argument, 0, 1},
-        {"max-samples", required_argument, 0, 2},
-        {"ci", required_argument, 0, 'c'},
-        {"budget", required_argument, 0, 't'},
-        {"concurrency", required_argument, 0, 'j'},
-        {"bw-enough", required_argument, 0, 'e'},
-        {"doubt", required_argument, 0, 3},
-        {"plan", required_argument, 0, 4},
-        {"topology", required_argument, 0, 5},
-        {"inside", no_argument, 0, 6},
-        {"no-doorbell", no_argument, 0, 7},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
     const char *out = NULL;
     long v;
     int c;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, ":o:s:b:m:e:c:t:j:vhV", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":o:s:b:m:e:c:t:j:vhV", probe_opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -1221,7 +1223,6 @@ int main (int argc, char **argv)
     signal (SIGALRM, on_alarm);
     alarm ((unsigned)ceil (p.budget_s));
     double t_start = MPI_Wtime ();
-
     int ok = rank != 0 || output_writable (out, why, sizeof (why)) == 0;
     MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make distcheck: the tarball builds out of tree, passes the unit tests,
-# installs and uninstalls cleanly.  With TOPOMAP_DISTCHECK=no the suite
+# installs and uninstalls cleanly.  With TOPOMAP_ONCE=no the suite
 # leaves it out (t/Makefile.am): in a Debian root (t/check-generations)
 # the same tarball was checked on this machine, and the root builds the
 # tree afresh and its packages from the tarball (t0050).
