@@ -3,7 +3,9 @@
 # The C sources are as clang-format writes them with the tree's
 # .clang-format (100 columns).  clang-format's output differs between its
 # releases: this is Debian 12's, clang-format 14, and the suite runs on the
-# first generation only (TOPOMAP_ONCE=no in the roots, t/Makefile.am).
+# first generation only (tagged once: TOPOMAP_ONCE=no in the roots).
+
+# bats file_tags=once
 
 @test "every C source is as clang-format 14 writes it with the tree's .clang-format" {
 	cd "${TOPOMAP_SRCDIR:-$BATS_TEST_DIRNAME/..}"

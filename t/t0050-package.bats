@@ -9,7 +9,9 @@
 # files alone; they are purged at the end.  RPM's
 # (topomap.spec): the spec parses, builds a source rpm from the tarball,
 # and, with this Debian's MPI paths and no dependency check (this is no
-# RPM distribution), binary rpms with the Debian packages' files.
+# RPM distribution), binary rpms with the Debian packages' files.  The
+# spec is the same on every generation: its tests are tagged once (run on
+# the first generation only, t/check-generations).
 
 load lib/cluster
 load lib/plugin
@@ -64,6 +66,7 @@ debs() {
 	[ "$(debs | wc -l)" -eq 5 ]
 }
 
+# bats test_tags=once
 @test "topomap.spec parses and builds a source rpm from the tarball" {
 	local version
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$TOPOMAP_BUILDDIR/Makefile")
@@ -76,6 +79,7 @@ debs() {
 	[ -s "$PKGDIR/rpm/SRPMS/topomap-$version-1.src.rpm" ]
 }
 
+# bats test_tags=once
 @test "rpmbuild -tb builds the same packages with the same files" {
 	local version p deb rpm
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$TOPOMAP_BUILDDIR/Makefile")
