@@ -451,7 +451,7 @@ int draw_profile (const profile_t *p, const char *path, tm_error_t *errp)
 nomem:
     labels_free (lab, nb);
     free (v);
-    return errprintf (errp, "out of memory");
+    return errnomem (errp);
 }
 
 /* Hosts ordered by group, then by index; grp[i] the group of host i. */
@@ -510,7 +510,7 @@ int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
     hb.unit = UNIT_MBPS;
     hb.reverse = 0;
     if (!(ord = host_order (nm, &grp)))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     if (!(lat = binned (nm->lat_us, n, ord, nm->hosts, grp, 1, &nb, &cl, &cg)) ||
         !(bw = binned (nm->bw_MBps, n, ord, nm->hosts, NULL, 1, &nb, NULL, NULL)) ||
         !(f = open_memstream (&buf, &len))) {
@@ -520,7 +520,7 @@ int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
         free (grp);
         free (cg);
         labels_free (cl, nb);
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     w = map_width (nb);
     h = map_height (nb);
@@ -762,13 +762,13 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     if (res->ntasks != p->ntasks)
         return errprintf (errp, "the plan has %d ranks, the profile %d", res->ntasks, p->ntasks);
     if (!(ord = host_order (nm, &grp)))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     if (!(vb = node_bytes (p, nm, &res->cand[block])) ||
         !(vc = node_bytes (p, nm, &res->cand[res->chosen])) ||
         !(cb = binned (vb, nm->n, ord, nm->hosts, grp, 0, &nb, &cl, &cg)) ||
         !(cc = binned (vc, nm->n, ord, nm->hosts, NULL, 0, &nb, NULL, NULL)) ||
         !(f = open_memstream (&buf, &len))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     /* One scale for both layouts, so that a colour is the same bytes. */

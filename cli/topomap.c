@@ -890,12 +890,12 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
     if (price_named (res, c->name))
         return errprintf (errp, "--price: a candidate is named '%s' already", c->name);
     if (!(c->node = malloc ((size_t)p->ntasks * sizeof (*c->node))))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     if (!(hostfile = input (eq + 1, errp)) ||
         plan_read_hostfile (hostfile, p->ntasks, nm->n, nm->hosts, c->node, errp) < 0 ||
         map_price (p, nm, metric, c) < 0) {
         if (errno == ENOMEM)
-            errprintf (errp, "out of memory");
+            errnomem (errp);
         free (c->node);
         c->node = NULL;
         return -1;

@@ -90,7 +90,7 @@ char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
                 free (h);
                 compat_names_free (names, *n);
                 names = NULL;
-                errprintf (errp, "out of memory");
+                errnomem (errp);
                 break;
             }
             names = more;
@@ -135,7 +135,7 @@ char *compat_hostlist_ranged (const char *const *names, int n, tm_error_t *errp)
         if (len > ((size_t)1 << 28) || !(more = realloc (buf, len))) {
             free (buf);
             buf = NULL;
-            errprintf (errp, "out of memory");
+            errnomem (errp);
             break;
         }
         buf = more;
@@ -175,7 +175,7 @@ static int compat_topo_name (const char *partition, char **name, tm_error_t *err
         if (pi->name && !strcmp (pi->name, partition) && pi->topology_name &&
             pi->topology_name[0] && !(*name = strdup (pi->topology_name))) {
             slurm_free_partition_info_msg (parts);
-            return errprintf (errp, "out of memory");
+            return errnomem (errp);
         }
     }
     slurm_free_partition_info_msg (parts);
@@ -209,13 +209,13 @@ int compat_topo_text (const char *partition, char **text, tm_error_t *errp)
     }
     rc = -1;
     if (!(f = open_memstream (&buf, &size))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     /* Whole lines: SLURM_TOPO_LEN would cut them (topology_tree.c). */
     if ((len = getenv ("SLURM_TOPO_LEN")) && !(len = strdup (len))) {
         fclose (f);
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     unsetenv ("SLURM_TOPO_LEN");
@@ -230,7 +230,7 @@ int compat_topo_text (const char *partition, char **text, tm_error_t *errp)
     if (len)
         setenv ("SLURM_TOPO_LEN", len, 1);
     if (fclose (f) != 0 || !buf) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     *text = buf;

@@ -57,7 +57,7 @@ doorbell_t *doorbell_open (const char *toward, uint64_t cookie, tm_error_t *errp
         return NULL;
     }
     if (!(d = calloc (1, sizeof (*d)))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto fail;
     }
     d->fd = -1;

@@ -21,6 +21,13 @@ int errprintf (tm_error_t *errp, const char *fmt, ...)
     return -1;
 }
 
+int errnomem (tm_error_t *errp)
+{
+    errprintf (errp, "out of memory");
+    errno = ENOMEM;
+    return -1;
+}
+
 void errclear (tm_error_t *errp)
 {
     if (errp)

@@ -19,6 +19,11 @@ typedef struct {
  */
 int errprintf (tm_error_t *errp, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
+/* errprintf (errp, "out of memory") with errno ENOMEM: the one way an
+ * allocation's failure is said.  Returns -1.
+ */
+int errnomem (tm_error_t *errp);
+
 /* Untrusted text in a one-line message.  errquote copies s into buf (size
  * bytes), control characters and bytes >= 0x7f escaped as \xNN, cut with
  * "..." after max bytes; size 4 * max + 8 is always enough.  errsafe

@@ -132,7 +132,7 @@ inside_t *inside_create (int ncpus, const int *cpu, const int *dom, const int *p
     }
     goto out;
 nomem:
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 out:
     free (t);
     free (doms);
@@ -146,7 +146,7 @@ inside_t *inside_copy (const inside_t *in, tm_error_t *errp)
     inside_t *c = inside_alloc (in->ncpus, in->nl3);
 
     if (!c) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         return NULL;
     }
     memcpy (c->cpu, in->cpu, (size_t)in->ncpus * sizeof (int));

@@ -20,7 +20,7 @@ inside_hw_t *inside_hw_open (tm_error_t *errp)
     inside_hw_t *hw = calloc (1, sizeof (*hw));
 
     if (!hw) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         return NULL;
     }
     if (hwloc_topology_init (&hw->topo) < 0) {
@@ -69,7 +69,7 @@ inside_t *inside_hw_read (inside_hw_t *hw, tm_error_t *errp)
     dom = malloc ((size_t)npu * sizeof (int));
     pkg = malloc ((size_t)npu * sizeof (int));
     if (!cpu || !dom || !pkg) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (int i = 0; i < npu; i++) {
@@ -112,7 +112,7 @@ int inside_hw_bind (inside_hw_t *hw, int cpu, tm_error_t *errp)
                    ? errprintf (errp, "hwloc: restoring the binding: %s", strerror (errno))
                    : 0;
     if (!(set = hwloc_bitmap_alloc ()))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     hwloc_bitmap_only (set, (unsigned)cpu);
     rc = hwloc_set_cpubind (hw->topo, set, HWLOC_CPUBIND_PROCESS);
     if (rc < 0)

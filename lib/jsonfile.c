@@ -115,7 +115,7 @@ json_object *jsonfile_parse (const char *buf, size_t len, tm_error_t *errp)
         goto error;
     }
     if (!(tok = json_tokener_new ())) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto error;
     }
     json_tokener_set_flags (tok, JSON_TOKENER_STRICT

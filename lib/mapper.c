@@ -189,7 +189,7 @@ int map_validate (const profile_t *p, const netmap_t *nm, int nslots, const map_
         return errprintf (errp, "profile: empty, no point-to-point traffic between its %d ranks",
                           p->ntasks);
     if (!(seen = malloc ((size_t)nm->n * sizeof (*seen))))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     for (int h = 0; h < nm->n; h++)
         seen[h] = -1;
     for (int s = 0; s < nslots; s++) {
@@ -555,7 +555,7 @@ nomem:
     free (fill);
     map_graph_free (g);
     errno = ENOMEM;
-    return errprintf (errp, "out of memory");
+    return errnomem (errp);
 }
 
 double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *slot)
@@ -786,7 +786,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     if (params->exact && params->refine) {
         if (!(alt = malloc (2 * (size_t)g->n * sizeof (*alt)))) {
             errno = ENOMEM;
-            return errprintf (errp, "out of memory");
+            return errnomem (errp);
         }
         st[0].slot = alt;
         st[1].slot = alt + g->n;
@@ -962,7 +962,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     return 0;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 error:
     map_result_free (&r);
     free (m.pair);
@@ -1023,7 +1023,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
         !(key = calloc ((size_t)nslots, sizeof (*key))) ||
         map_candidate_init (out, "consecutive", ntasks) < 0 || map_links_find (nm, &links) < 0) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (int h = 0; h < nm->n; h++)
@@ -1090,7 +1090,7 @@ priced:
     goto out;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 out:
     if (rc < 0) {
         free (out->node);

@@ -108,7 +108,7 @@ static netmap_t *inside_netmap (const inside_t *in, int nslots, const int *dom, 
     netmap_t *nm = NULL;
 
     if (!names || !buf) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (int d = 0; d < in->nl3; d++) {
@@ -225,7 +225,7 @@ static int inside_hand_out (const map_candidate_t *c, int nl3, const int *ldom, 
 
     if (!cur) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int k = 0; k < nlocal; k++) {
         int d = c->node[k], u;
@@ -347,7 +347,7 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
     goto out;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 out:
     if (rc < 0)
         map_inside_free (out);
@@ -377,7 +377,7 @@ int map_inside_netmap (const profile_t *p, const netmap_t *nm, const int *node, 
 
     memset (out, 0, sizeof (*out));
     if (!used || !v) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (int i = 0; i < p->ntasks; i++)

@@ -196,7 +196,7 @@ int map_repair (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
     goto out;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 out:
     heap_free (&h);
     free (r.occ);
@@ -419,7 +419,7 @@ int map_refine (const map_graph_t *g, const map_model_t *m, int *slot, int maxpa
     goto out;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 out:
     free (r.occ);
     free (r.start);
@@ -540,7 +540,7 @@ nomem:
     free (w);
     map_graph_free (q);
     errno = ENOMEM;
-    return errprintf (errp, "out of memory");
+    return errnomem (errp);
 }
 
 /* near[y * MAP_NEAR ..]: the slots nearest slot y, nearest first, -1
@@ -780,7 +780,7 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
     s.adj = calloc ((size_t)ns, sizeof (*s.adj));
     if (!s.pos || !s.at || !s.cur || !s.adj || !(near = map_near_slots (g, m))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (int a = 0; a < ns; a++)
@@ -887,7 +887,7 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
      */
     if (!room || !stamp || !key || !total || heap_reserve (&heap, (size_t)n + g->row[n]) < 0) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (size_t e = 0; e < g->row[n]; e++) {

@@ -135,7 +135,7 @@ static int map_scotch_source (map_scotch_t *sc, const map_graph_t *g, const map_
     sc->edlotab = malloc ((narcs ? narcs : 1) * sizeof (*sc->edlotab));
     if (!sc->verttab || !sc->edgetab || !sc->edlotab) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     if (wsum > 0 && narcs < MAP_LOAD_MAX)
         scale = (double)(MAP_LOAD_MAX - narcs) / wsum;
@@ -183,7 +183,7 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
 
     if (!(sc->tvelotab = malloc ((size_t)n * sizeof (*sc->tvelotab)))) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int s = 0; s < n; s++)
         sc->tvelotab[s] = m->cap[s];
@@ -213,7 +213,7 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
     sc->tedlotab = malloc ((narcs ? narcs : 1) * sizeof (*sc->tedlotab));
     if (!sc->tverttab || !sc->tedgetab || !sc->tedlotab) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int a = 0; a < n; a++) {
         sc->tverttab[a] = (SCOTCH_Num)k;
@@ -294,7 +294,7 @@ int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *
     }
     if (!(sc.parttab = malloc ((size_t)g->n * sizeof (*sc.parttab)))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     if (SCOTCH_graphMap (&sc.src_ctx, &sc.arch, &sc.strat, sc.parttab) != 0) {

@@ -190,7 +190,7 @@ static int netmap_check_hosts (int n, const char *const *hosts, tm_error_t *errp
         }
     }
     if (!(sorted = malloc ((size_t)n * sizeof (*sorted)))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         err = ENOMEM;
         goto out;
     }
@@ -385,7 +385,7 @@ netmap_t *netmap_create (int n, const char *const *hosts, tm_error_t *errp)
     return nm;
 nomem:
     netmap_destroy (nm);
-    errprintf (errp, "out of memory");
+    errnomem (errp);
     errno = ENOMEM;
     return NULL;
 }
@@ -728,7 +728,7 @@ static int netmap_json_hosts (json_object *o, const char ***namesp, int *np, tm_
     if (n > INT_MAX)
         return errprintf (errp, "hosts: too many");
     if (!(names = calloc (n, sizeof (*names)))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto error;
     }
     for (size_t i = 0; i < n; i++) {
@@ -960,7 +960,7 @@ static int netmap_json_inside_read (json_object *e, int i, inside_t **inp, tm_er
         return errprintf (errp, "%scpus: %zu CPUs, expected 1 to %d", pre, ncpus, INSIDE_MAX_CPUS);
     if (!(in = calloc (1, sizeof (*in))) || !(in->cpu = calloc (ncpus, sizeof (int))) ||
         !(in->l3 = calloc (ncpus, sizeof (int)))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto error;
     }
     in->ncpus = (int)ncpus;
@@ -972,7 +972,7 @@ static int netmap_json_inside_read (json_object *e, int i, inside_t **inp, tm_er
             nl3 = in->l3[k] + 1;
     in->nl3 = nl3;
     if (!(in->package = calloc ((size_t)nl3, sizeof (int)))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto error;
     }
     if (netmap_json_ints (e, pre, "package", (size_t)nl3, 0, nl3 - 1, in->package, errp) < 0)
@@ -1226,7 +1226,7 @@ int netmap_plan_figures (netmap_t *nm, tm_error_t *errp)
         !(med[1] = malloc ((size_t)max * sizeof (double))) ||
         netmap_level_medians (nm, t, depth, false, max, med[0], med[1]) < 0) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (int a = 0; a < n; a++)

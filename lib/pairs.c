@@ -159,7 +159,7 @@ int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *
     }
     if ((size_t)n > SIZE_MAX / sizeof (double) / (size_t)n) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     r = calloc ((size_t)n * (size_t)n, sizeof (*r));
     d = malloc ((size_t)n * (size_t)n / 2 * sizeof (*d) + sizeof (*d));
@@ -168,7 +168,7 @@ int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *
         free (r);
         free (d);
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
@@ -207,7 +207,7 @@ int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *m
         free (size);
         free (val);
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int h = 0; h < n; h++)
         size[group[h]]++;
@@ -271,7 +271,7 @@ int pairs_rounds (int n, pairs_t *p, int np, tm_error_t *errp)
     if (!next || !round || !count || !sorted) {
         nrounds = -1;
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     /* next[h]: the round after host h's latest pair so far */

@@ -835,7 +835,7 @@ static int place_pmi_mapping (const netmap_t *nm, const int *node, int ntasks,
     int *step_node = malloc ((size_t)ntasks * sizeof (*step_node)), rc = -1;
 
     if (!slot_of || !step_node)
-        errprintf (errp, "out of memory");
+        errnomem (errp);
     else {
         for (int h = 0; h < nm->n; h++)
             slot_of[h] = -1;

@@ -119,7 +119,7 @@ int plan_text (char **bufp, size_t *lenp, plan_format_t fmt, int ntasks, const i
     FILE *f;
 
     if (!(f = open_memstream (&buf, &len)))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     if (plan_print (f, fmt, ntasks, node, nnodes, names, errp) < 0) {
         fclose (f);
         free (buf);
@@ -127,7 +127,7 @@ int plan_text (char **bufp, size_t *lenp, plan_format_t fmt, int ntasks, const i
     }
     if (fclose (f) != 0) {
         free (buf);
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     *bufp = buf;
     *lenp = len;

@@ -227,7 +227,7 @@ static profile_t *profile_new (int ntasks, size_t nentries, tm_error_t *errp)
     return p;
 nomem:
     profile_destroy (p);
-    errprintf (errp, "out of memory");
+    errnomem (errp);
     errno = ENOMEM;
     return NULL;
 }
@@ -347,7 +347,7 @@ int profile_set_string (char **field, const char *value, tm_error_t *errp)
     }
     if (!(copy = strdup (value ? value : ""))) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     free (*field);
     *field = copy;
@@ -413,7 +413,7 @@ profile_t *profile_common (const profile_t *a, const profile_t *b, tm_error_t *e
         return NULL;
     }
     if (!(t = calloc (a->nentries ? a->nentries : 1, sizeof (*t)))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         return NULL;
     }
     for (size_t k = 0; k < a->nentries; k++) {

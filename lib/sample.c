@@ -547,7 +547,7 @@ sample_t *sample_create (int n, double *lat_us, double *bw_MBps, int *measured,
 nomem:
     sample_destroy (s);
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
     return NULL;
 }
 
@@ -631,7 +631,7 @@ static int grow_skeleton (sample_t *s, tm_error_t *errp)
     goto done;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 done:
     topo_destroy (t);
     free (vert);
@@ -1128,7 +1128,7 @@ static int read_asked (sample_t *s, tm_error_t *errp)
     return 0;
 nomem:
     errno = ENOMEM;
-    return errprintf (errp, "out of memory");
+    return errnomem (errp);
 }
 
 static int pair_cmp (const void *x, const void *y)
@@ -1148,7 +1148,7 @@ static int ask_out (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
         pairs_t *d = realloc (s->done, (size_t)cap * sizeof (*d));
         if (!d) {
             errno = ENOMEM;
-            return errprintf (errp, "out of memory");
+            return errnomem (errp);
         }
         s->done = d;
         s->capdone = cap;
@@ -1156,7 +1156,7 @@ static int ask_out (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
     free (s->out);
     if (!(s->out = malloc (((size_t)s->nask + 1) * sizeof (*s->out)))) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int i = 0; i < s->nask; i++) {
         int a = s->ask[i].a, b = s->ask[i].b;
@@ -1761,7 +1761,7 @@ static int place_step (sample_t *s, tm_error_t *errp)
 nomem:
     free (f);
     errno = ENOMEM;
-    return errprintf (errp, "out of memory");
+    return errnomem (errp);
 }
 
 int sample_next (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
@@ -1852,7 +1852,7 @@ int sample_next (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
         }
 nomem:
     errno = ENOMEM;
-    return errprintf (errp, "out of memory");
+    return errnomem (errp);
 }
 
 /* The level nearest l with figures (level_figures'). */
@@ -1878,7 +1878,7 @@ static topo_t *finish_topo (sample_t *s, tm_error_t *errp)
     gid = malloc ((size_t)s->nv * sizeof (*gid));
     if (!id || !gid) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (int v = 0; v < s->nv; v++) {
@@ -1954,7 +1954,7 @@ topo_t *sample_finish (sample_t *s, tm_error_t *errp)
     return t;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 fail:
     topo_destroy (t);
     free (x);

@@ -195,7 +195,7 @@ int slurmtopo_ranks (const char *text, const char *param, int n, char *const *no
     if (!(copy = strdup (text)) || !(by_name = malloc ((size_t)n * sizeof (*by_name))) ||
         !(ranked = calloc ((size_t)n, sizeof (*ranked)))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (int i = 0; i < n; i++)
@@ -274,7 +274,7 @@ static int blocks_conf (block_t *b, int nb, FILE *f, tm_error_t *errp)
     int *parent = malloc ((size_t)(nb ? nb : 1) * sizeof (*parent));
 
     if (!parent)
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     for (int i = 0; i < nb; i++) {
         parent[i] = -1;
         for (int j = 0; j < nb; j++)
@@ -318,7 +318,7 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
     *conf = NULL;
     if (!(copy = strdup (text ? text : "")) || !(f = open_memstream (&buf, &size))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     for (char *s = copy; (prc = next_line (&s, &lineno, &kind, &l, why, sizeof (why), errp)) > 0;) {
@@ -342,7 +342,7 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
 
         if (!more) {
             errno = ENOMEM;
-            errprintf (errp, "out of memory");
+            errnomem (errp);
             goto out;
         }
         b = more;
@@ -367,7 +367,7 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
     if (fclose (f) != 0) {
         f = NULL;
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     f = NULL;

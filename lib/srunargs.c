@@ -62,7 +62,7 @@ int srunargs_command (int argc, char *const argv[], const char *optstring,
         return errprintf (errp, "srun's command line or option table is missing");
     /* getopt_long may permute the vector it is given: give it a copy. */
     if (!(copy = calloc ((size_t)argc + 1, sizeof (*copy))))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     memcpy (copy, argv, (size_t)argc * sizeof (*copy));
     optind = 0; /* glibc: start over, as srun's _set_options does */
     opterr = 0;

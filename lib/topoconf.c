@@ -135,7 +135,7 @@ static int conf_error (conf_t *c, int line, const char *fmt, ...)
 static int nomem (conf_t *c)
 {
     errno = ENOMEM;
-    return errprintf (c->errp, "out of memory");
+    return errnomem (c->errp);
 }
 
 /* "#topomap level=L latency_us=X bandwidth_MBps=Y": into levels. */
@@ -637,7 +637,7 @@ netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
     if (!(depth = topo_depths (t)) || !(nm = netmap_create (n, hosts, errp))) {
         if (!depth) {
             errno = ENOMEM;
-            errprintf (errp, "out of memory");
+            errnomem (errp);
         }
         goto fail;
     }
@@ -731,7 +731,7 @@ int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_er
     uses = calloc ((size_t)t->nhosts, sizeof (*uses));
     if (!sws || !kid || !uses) {
         errno = ENOMEM;
-        np = errprintf (errp, "out of memory");
+        np = errnomem (errp);
         goto done;
     }
     for (int l = 1; l < TOPOCONF_LEVELS; l++) {
@@ -782,7 +782,7 @@ int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t
     }
     if (!(depth = topo_depths (t)) || level_figures (nm, t, depth, true, lv) < 0) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (int a = 0; a < n; a++)
@@ -855,7 +855,7 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
     if (!depth || !low || !extra || !sw || !names || !label ||
         level_figures (nm, t, depth, false, levels) < 0) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (int v = 0; v < t->nvertices; v++)

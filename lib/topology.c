@@ -100,7 +100,7 @@ topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *e
     return t;
 nomem:
     topo_destroy (t);
-    errprintf (errp, "out of memory");
+    errnomem (errp);
     errno = ENOMEM;
     return NULL;
 }
@@ -187,7 +187,7 @@ int topo_check (const topo_t *t, tm_error_t *errp)
     int *used = calloc ((size_t)t->ngroups, sizeof (*used));
     if (!used) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int h = 0; h < t->nhosts; h++) {
         if (t->group[h] < 0 || t->group[h] >= t->ngroups) {
@@ -400,7 +400,7 @@ int topo_ly_classes (int n, const double *rtt, const topo_params_t *p, int *clas
         free (pair);
         free (first);
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     /* Figure 7 line (1): sort the RTTs. */
     for (int i = 0; i < n; i++)
@@ -485,7 +485,7 @@ static int ly_gives_back (int n, const int *hops, const int *parent, int nsw, tm
 
     if (!depth) {
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int v = nv - 1; v >= 0; v--)
         depth[v] = parent[v] == -1 ? 0 : depth[parent[v]] + 1;
@@ -607,7 +607,7 @@ static int ly_build (int n, const int *hops, int **parentp, tm_error_t *errp)
     goto done;
 nomem:
     errno = ENOMEM;
-    rc = errprintf (errp, "out of memory");
+    rc = errnomem (errp);
 done:
     free (w);
     free (node);
@@ -724,7 +724,7 @@ static int ly_centres (int n, const double *rtt, const int *class, int nclasses,
         free (lo);
         free (hi);
         errno = ENOMEM;
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     }
     for (int k = 0; k < nclasses; k++) {
         lo[k] = INFINITY;
@@ -834,7 +834,7 @@ int topo_ly_hops (int n, const double *rtt, const int *class, int nclasses, int 
     goto done;
 nomem:
     errno = ENOMEM;
-    rc = errprintf (errp, "out of memory");
+    rc = errnomem (errp);
 done:
     free (centre);
     free (chops);
@@ -914,7 +914,7 @@ topo_t *topo_ly_tree (int n, const int *hops, tm_error_t *errp)
     gid = malloc ((size_t)nv * sizeof (*gid));
     if (!depth || !lvl || !gid) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     if (nsw > 0) {
@@ -1105,7 +1105,7 @@ nomem:
     topo_destroy (t);
     t = NULL;
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 done:
     free (d);
     free (nnd);
@@ -1148,7 +1148,7 @@ static topo_t *levels_tree (const topo_t *d, const int *band, int nb, tm_error_t
     gid = malloc ((size_t)nm * sizeof (*gid));
     if (!rep || !id || !gid) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
 
@@ -1232,7 +1232,7 @@ topo_t *topo_levels (const topo_t *d, tm_error_t *errp)
     nm = n - 1;
     if (!(band = malloc ((size_t)nm * sizeof (*band)))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         return NULL;
     }
     /* Bands of merge costs: merge s (vertex n + s) opens a new one when it
@@ -1288,7 +1288,7 @@ static topo_t *infer_sym (int n, const double *sym, const topo_params_t *p, tm_e
         hops = malloc ((size_t)n * (size_t)n * sizeof (*hops));
         if (!class || !hops) {
             errno = ENOMEM;
-            errprintf (errp, "out of memory");
+            errnomem (errp);
             goto done;
         }
     }
@@ -1351,7 +1351,7 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
     }
     if (!(sym = malloc ((size_t)n * (size_t)n * sizeof (*sym)))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         return NULL;
     }
     pair_matrix (n, lat_us, true, sym);
@@ -1450,7 +1450,7 @@ static int fit_classes (const int *hop, const double *v, size_t np, double *resi
     goto done;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 done:
     free (val);
     free (dev);
@@ -1473,7 +1473,7 @@ static int *fit_depths (const topo_t *t, int n, tm_error_t *errp)
     }
     if (topo_check (t, &e) < 0) {
         if (errno == ENOMEM) {
-            errprintf (errp, "out of memory");
+            errnomem (errp);
             errno = ENOMEM;
         } else
             errinval (errp, "not a switch tree of %d hosts", n);
@@ -1481,7 +1481,7 @@ static int *fit_depths (const topo_t *t, int n, tm_error_t *errp)
     }
     if (!(depth = calloc ((size_t)t->nvertices, sizeof (*depth)))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         return NULL;
     }
     for (int v = 0; v < t->nvertices; v++)
@@ -1514,7 +1514,7 @@ int topo_fit (const topo_t *t, int n, const double *x, double *residual, double 
     val = malloc (npairs * sizeof (*val));
     if (!hop || !val) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (int i = 0; i < n; i++)
@@ -1549,7 +1549,7 @@ int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, l
     val = malloc ((m + 1) * sizeof (*val));
     if (!hop || !val) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (long k = 0; k < np; k += (long)stride, q++) {
@@ -1887,7 +1887,7 @@ static topo_t *cuts_tree (const topo_t *d, const int *lab, int m0, const int *cu
     cl = malloc ((size_t)n * sizeof (*cl));
     if (!cv || !first || !m || !up || !cl) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     m[0] = m0;
@@ -2008,7 +2008,7 @@ static topo_t *infer_by_gaps (int n, const double *x, const topo_t *dx, topo_sig
     /* join[s]: the hosts whose first merge is s */
     if (!(join = calloc ((size_t)nm, sizeof (*join)))) {
         errno = ENOMEM;
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto done;
     }
     for (int h = 0; h < n; h++)
@@ -2083,7 +2083,7 @@ static topo_t *infer_by_gaps (int n, const double *x, const topo_t *dx, topo_sig
     goto done;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
     topo_destroy (best);
     best = NULL;
 done:
@@ -2171,7 +2171,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     return lat;
 nomem:
     errno = ENOMEM;
-    errprintf (errp, "out of memory");
+    errnomem (errp);
 fail:
     topo_destroy (lat);
     topo_destroy (best);

@@ -84,11 +84,11 @@ static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
     if (s)
         return ty_word (y, n, what, s) < 0   ? -1
                : (*out = strdup (s)) != NULL ? 0
-                                             : errprintf (y->errp, "out of memory");
+                                             : errnomem (y->errp);
     if (!n || n->type != YAML_SEQUENCE_NODE)
         return ty_error (y, n, "%s: neither a string nor a list of strings", what);
     if (!(f = open_memstream (&buf, &len)))
-        return errprintf (y->errp, "out of memory");
+        return errnomem (y->errp);
     for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
         yaml_node_t *e = yaml_document_get_node (y->doc, *i);
 
@@ -103,8 +103,7 @@ static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
     }
     if (fclose (f) != 0 || len == 0) {
         free (buf);
-        return len == 0 ? ty_error (y, n, "%s: an empty list", what)
-                        : errprintf (y->errp, "out of memory");
+        return len == 0 ? ty_error (y, n, "%s: an empty list", what) : errnomem (y->errp);
     }
     *out = buf;
     return 0;
@@ -118,7 +117,7 @@ static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char
         int cap = y->cap ? 2 * y->cap : 64, *l = realloc (y->lines, (size_t)cap * sizeof (*l));
 
         if (!l)
-            return errprintf (y->errp, "out of memory");
+            return errnomem (y->errp);
         y->lines = l;
         y->cap = cap;
     }
@@ -203,7 +202,7 @@ static int ty_block (ty_t *y, yaml_node_t *block)
         return ty_error (y, bl ? bl : block, "block: no list of blocks");
     nb = (int)(bl->data.sequence.items.top - bl->data.sequence.items.start);
     if (!(names = calloc ((size_t)nb, sizeof (*names))))
-        return errprintf (y->errp, "out of memory");
+        return errnomem (y->errp);
     for (int b = 0; b < nb; b++) {
         yaml_node_t *e = yaml_document_get_node (y->doc, bl->data.sequence.items.start[b]);
         const char *bname = ty_scalar (ty_get (y, e, "block"));
@@ -242,7 +241,7 @@ static int ty_block (ty_t *y, yaml_node_t *block)
 
             if (!f) {
                 free (names);
-                return errprintf (y->errp, "out of memory");
+                return errnomem (y->errp);
             }
             for (int c = g * per; c < ntop && c < (g + 1) * per; c++) {
                 if (k == 1)
@@ -258,7 +257,7 @@ static int ty_block (ty_t *y, yaml_node_t *block)
             if (!list || ty_line (y, block, name, "Switches", list) < 0) {
                 free (list);
                 free (names);
-                return list ? -1 : errprintf (y->errp, "out of memory");
+                return list ? -1 : errnomem (y->errp);
             }
             free (list);
         }
@@ -282,7 +281,7 @@ int topoyaml_conf (const char *text, size_t len, const char *path, const char *n
     *lines = NULL;
     *nlines = 0;
     if (!yaml_parser_initialize (&parser))
-        return errprintf (errp, "out of memory");
+        return errnomem (errp);
     yaml_parser_set_input_string (&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load (&parser, &doc)) {
         errno = EINVAL;
@@ -319,7 +318,7 @@ int topoyaml_conf (const char *text, size_t len, const char *path, const char *n
         goto out;
     }
     if (!(y.out = open_memstream (conf, &outlen))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     if ((kind = ty_get (&y, pick, "tree")))
@@ -342,7 +341,7 @@ int topoyaml_conf (const char *text, size_t len, const char *path, const char *n
     }
 out:
     if (y.out && fclose (y.out) != 0 && rc == 0)
-        rc = errprintf (errp, "out of memory");
+        rc = errnomem (errp);
     if (rc == 0) {
         *lines = y.lines;
         *nlines = y.nlines;
@@ -373,7 +372,7 @@ topo_t *topoyaml_read (const char *path, const char *name, int *n, char ***hosts
     if (topoyaml_conf (text, len, path, name, &conftext, &lines, &nl, errp) < 0)
         goto out;
     if (!(copy = strdup (conftext))) {
-        errprintf (errp, "out of memory");
+        errnomem (errp);
         goto out;
     }
     if (!(t = topoconf_parse (copy, path, lines, nl, n, hosts, levels, errp)))

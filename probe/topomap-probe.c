@@ -162,6 +162,12 @@ static void __attribute__ ((noreturn)) leave (int code, const char *fmt, ...)
     exit (code);
 }
 
+/* An allocation failed: say so and leave. */
+static void __attribute__ ((noreturn)) leave_nomem (void)
+{
+    leave (EXIT_FAIL, "out of memory");
+}
+
 static int parse_long (const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -683,7 +689,7 @@ static void measure_inside (int m, const int *leader, const int *second, const c
     /* each leader's CPUs, their domains and packages, to rank 0 */
     n = in ? in->ncpus : 0;
     if (!(mydata = malloc ((size_t)(3 * n + 1) * sizeof (int))))
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     for (int k = 0; k < n; k++) {
         mydata[k] = in->cpu[k];
         mydata[n + k] = in->l3[k];
@@ -691,7 +697,7 @@ static void measure_inside (int m, const int *leader, const int *second, const c
     }
     if (rank == 0 && (!(counts = malloc ((size_t)size * sizeof (int))) ||
                       !(displs = malloc ((size_t)size * sizeof (int)))))
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     MPI_Gather (&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         long total = 0;
@@ -701,7 +707,7 @@ static void measure_inside (int m, const int *leader, const int *second, const c
             counts[r] *= 3;
         }
         if (total > INT_MAX || !(data = malloc ((size_t)(total + 1) * sizeof (int))))
-            leave (EXIT_FAIL, "out of memory");
+            leave_nomem ();
     }
     MPI_Gatherv (mydata, 3 * n, MPI_INT, data, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
     free (mydata);
@@ -711,7 +717,7 @@ static void measure_inside (int m, const int *leader, const int *second, const c
     if (rank == 0) {
         if (!(pairs = malloc ((size_t)m * INSIDE_LEVELS * sizeof (*pairs))) ||
             !(levels = malloc ((size_t)m * INSIDE_LEVELS * sizeof (*levels))))
-            leave (EXIT_FAIL, "out of memory");
+            leave_nomem ();
         for (int h = 0; h < m; h++) {
             int c = counts[leader[h]] / 3, *d = data + displs[leader[h]];
 
@@ -755,7 +761,7 @@ static void measure_inside (int m, const int *leader, const int *second, const c
     if (npairs > 0) {
         if ((rank != 0 && !(pairs = malloc ((size_t)npairs * sizeof (*pairs)))) ||
             !(out = malloc ((size_t)npairs * FIGS * sizeof (*out))))
-            leave (EXIT_FAIL, "out of memory");
+            leave_nomem ();
         MPI_Bcast (pairs, npairs * (int)(sizeof (*pairs) / sizeof (int)), MPI_INT, 0,
                    MPI_COMM_WORLD);
         measure_pairs (pairs, npairs, p, buf, stream, rtt, out);
@@ -810,7 +816,7 @@ static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t 
             if (k > cap) {
                 pairs_t *nq = realloc (q, (size_t)k * sizeof (*q));
                 if (!nq) {
-                    errprintf (errp, "out of memory");
+                    errnomem (errp);
                     k = -1;
                 } else {
                     q = nq;
@@ -886,7 +892,7 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
     tm_error_t e;
 
     if (!doubt)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
         double pace = measure_s / nmeasured;
 
@@ -1062,7 +1068,7 @@ static int gather_hosts (char **namesp, int **leaderp, int **secondp)
         MPI_Get_processor_name (me, &len);
     }
     if (!names || !leader || !second)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     MPI_Allgather (me, NAME_LEN, MPI_CHAR, names, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
     for (int r = 0; r < size; r++) {
         int h;
@@ -1091,7 +1097,7 @@ static int on_shared_machine (int m, const int *leader)
     int shared = 0;
 
     if (!boots)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     read_boot_id (boot);
     MPI_Allgather (boot, BOOT_LEN, MPI_CHAR, boots, BOOT_LEN, MPI_CHAR, MPI_COMM_WORLD);
     for (int a = 0; a < m && !shared; a++)
@@ -1124,7 +1130,7 @@ static int open_doorbells (void)
     nbells = bell != NULL;
     doorbell_address (bell, &my_bell);
     if (!(bells = malloc ((size_t)size * sizeof (*bells))))
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     MPI_Allgather (&my_bell, sizeof (my_bell), MPI_BYTE, bells, sizeof (my_bell), MPI_BYTE,
                    MPI_COMM_WORLD);
     MPI_Reduce (rank == 0 ? MPI_IN_PLACE : &nbells, &nbells, 1, MPI_INT, MPI_SUM, 0,
@@ -1144,13 +1150,13 @@ static int site_levels (int m, const char *names, const int *leader, topo_t **si
     tm_error_t e = {""};
 
     if (!site_pairs)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     if (rank == 0) {
         char **hn = malloc ((size_t)m * sizeof (*hn));
         int n = m;
         topoconf_level_t lv[TOPOCONF_LEVELS];
         if (!hn)
-            leave (EXIT_FAIL, "out of memory");
+            leave_nomem ();
         for (int h = 0; h < m; h++)
             hn[h] = (char *)names + (size_t)leader[h] * NAME_LEN;
         *sitep = topoconf_read (topology, &n, &hn, lv, &e);
@@ -1246,7 +1252,7 @@ int main (int argc, char **argv)
     int sampled =
         !topology && (plan == PLAN_SAMPLED || (plan == PLAN_AUTO && m >= PLAN_AUTO_HOSTS));
     if (!buf || !stream || !rtt || !all || !measured || !peer)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
 
     topo_t *site = NULL;
     pairs_t *site_pairs = NULL;
@@ -1256,7 +1262,7 @@ int main (int argc, char **argv)
     pair_t *pairs = calloc ((size_t)m * (size_t)(m + 1) / 2, sizeof (*pairs));
     double *res = malloc (((size_t)m * (size_t)(m + 1) / 2 * FIGS + 1) * sizeof (*res));
     if (!pairs || !res)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     int npairs =
         first_pairs (m, leader, second, site_pairs, nsite, !sampled && !topology, peer, pairs);
     free (site_pairs);
@@ -1290,7 +1296,7 @@ int main (int argc, char **argv)
      * the pairs of nodes only. */
     inside_t **insides = calloc ((size_t)m, sizeof (*insides));
     if (!insides)
-        leave (EXIT_FAIL, "out of memory");
+        leave_nomem ();
     if (inside)
         measure_inside (m, leader, second, names, &p, t_start, buf, stream, rtt, insides);
 

@@ -517,7 +517,7 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         }
         /* topoconf_parse edits what it reads: the text is kept whole */
         if (!(copy = strdup (*text))) {
-            errprintf (errp, "out of memory");
+            errnomem (errp);
             t = NULL;
         } else
             t = topoconf_parse (copy, source, NULL, 0, &n, &hosts, levels, errp);

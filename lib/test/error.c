@@ -26,6 +26,11 @@ int main (void)
     errprintf (&e, "%s", longarg);
     ok (strlen (e.text) == sizeof (e.text) - 1, "a long message is truncated to the buffer");
 
+    errno = 0;
+    ok (errnomem (&e) == -1 && errno == ENOMEM && !strcmp (e.text, "out of memory"),
+        "errnomem says out of memory, errno ENOMEM");
+    ok (errnomem (NULL) == -1 && errno == ENOMEM, "errnomem accepts a NULL error buffer");
+
     errclear (&e);
     ok (e.text[0] == '\0', "errclear empties the message");
     errclear (NULL);
