@@ -47,6 +47,7 @@
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
 #include "lib/srunargs.h"
+#include "lib/stepopts.h"
 #include "lib/compat.h"
 #include "lib/topoconf.h"
 #include "lib/topoyaml.h"
@@ -272,37 +273,6 @@ static const char *const exported[] = {
 };
 #define NEXPORTED (sizeof (exported) / sizeof (exported[0]))
 
-/* Whether an --export list passes every variable: an ALL before any NONE,
- * its items split and unquoted as srun does (env.c, find_quote_token).
- */
-static int export_all (const char *list)
-{
-    const char *t = list;
-    int single = 0, dbl = 0;
-
-    for (const char *p = list;; p++) {
-        if (*p == '\'')
-            single = !single;
-        else if (*p == '"')
-            dbl = !dbl;
-        else if (*p == '\0' || (*p == ',' && !single && !dbl)) {
-            size_t n = (size_t)(p - t);
-
-            if (n >= 2 && (*t == '\'' || *t == '"') && t[n - 1] == *t)
-                t++, n -= 2;
-            if (n == 4 && !strncasecmp (t, "NONE", 4))
-                return 0;
-            if (n == 3 && !strncasecmp (t, "ALL", 3))
-                return 1;
-            if (*p == '\0')
-                return 0;
-            t = p + 1;
-        }
-        if (*p == '\0')
-            return 0;
-    }
-}
-
 /* srun --export without ALL (or SLURM_EXPORT_ENV) passes the tasks only
  * SLURM_* and the variables it names, up to a NONE: name the plugin's
  * first, so that srun takes their values at launch (launch_slurm.c,
@@ -311,27 +281,17 @@ static int export_all (const char *list)
  */
 static void export_ours (void)
 {
-    size_t len = 0, size;
     char *cur, *val;
     tm_error_t e;
 
     if (!tm.set_vars || compat_srun_open (NULL) < 0 || !(cur = compat_srun_dup ("export")))
         return;
-    if (!export_all (cur)) {
-        size = strlen (cur) + 1;
-        for (size_t i = 0; i < NEXPORTED; i++)
-            size += strlen (exported[i]) + 1;
-        if (!(val = malloc (size)))
-            log_error ("topomap: out of memory");
-        else {
-            for (size_t i = 0; i < NEXPORTED; i++)
-                len += (size_t)snprintf (val + len, size - len, "%s,", exported[i]);
-            snprintf (val + len, size - len, "%s", cur);
-            if (compat_srun_set ("export", val, &e) < 0)
-                log_error ("topomap: cannot add its variables to --export: %s", e.text);
-            free (val);
-        }
-    }
+    if ((val = stepopts_export_with (cur, exported, NEXPORTED))) {
+        if (compat_srun_set ("export", val, &e) < 0)
+            log_error ("topomap: cannot add its variables to --export: %s", e.text);
+        free (val);
+    } else if (errno == ENOMEM)
+        log_error ("topomap: out of memory");
     free (cur);
 }
 
@@ -659,35 +619,24 @@ static void forget_slurm (void)
 static int step_refused (conf_map_mode_t mode, const char *jobid)
 {
     char buf[256];
+    bool fault;
+    stepopts_t o = {
+        .jobid = jobid,
+        .step_id = getenv ("SLURM_STEP_ID"),
+        .hostfile = getenv ("SLURM_HOSTFILE"),
+        .het_size = getenv ("SLURM_HET_SIZE"),
+        .nodelist = compat_srun_get ("nodelist", buf, sizeof (buf)),
+        .distribution = compat_srun_get ("distribution", buf, sizeof (buf)),
+        .het_group = compat_srun_get ("het-group", buf, sizeof (buf)),
+        .exclude = compat_srun_get ("exclude", buf, sizeof (buf)),
+        .relative = compat_srun_isset ("relative"),
+        .segment = compat_srun_isset ("segment"),
+        .async = compat_srun_isset ("async"),
+    };
 
-    if (!jobid)
-        return pass (mode, 0, "srun outside an allocation");
-    if (!place_jobid_valid (jobid)) {
-        char q[96];
-
-        return pass (mode, 1, "SLURM_JOB_ID '%s' is not a job id",
-                     errquote (jobid, 20, q, sizeof (q)));
-    }
-    if (place_inside_step (getenv ("SLURM_STEP_ID")))
-        return pass (mode, 0, "srun inside a job step");
-    if (getenv ("SLURM_HOSTFILE"))
-        return pass (mode, 0, "SLURM_HOSTFILE is set by the user");
-    if (compat_srun_get ("nodelist", buf, sizeof (buf)))
-        return pass (mode, 0, "-w/--nodelist given");
-    if (compat_srun_get ("distribution", buf, sizeof (buf)))
-        return pass (mode, 0, "-m/--distribution given");
-    if (compat_srun_get ("het-group", buf, sizeof (buf)) || getenv ("SLURM_HET_SIZE"))
-        return pass (mode, 0, "a heterogeneous step");
-    if (compat_srun_get ("exclude", buf, sizeof (buf)) || compat_srun_isset ("relative"))
-        return pass (mode, 0, "-x or -r given");
-    /* Options of later releases whose steps a hostfile would not honour
-     * (25.05's --segment, 26.05's --async); unknown to older ones, never
-     * set there. */
-    if (compat_srun_isset ("segment"))
-        return pass (mode, 0, "--segment given");
-    if (compat_srun_isset ("async"))
-        return pass (mode, 0, "--async given");
-    return -1;
+    if (!stepopts_refused (&o, buf, sizeof (buf), &fault))
+        return -1;
+    return pass (mode, fault, "%s", buf);
 }
 
 /* The step's geometry from srun's options into req; -1 when its node
