@@ -59,9 +59,10 @@ plugstack_line_keys() {
 }
 
 # TOPOMAP_ variables the code sets or reads: the plugin, the library, the
-# probe (as quoted names), then the scripts and the build.
+# CLI, the recorder, the probe (as quoted names), then the scripts and the build.
 code_vars() {
-	grep -ohE '"TOPOMAP_[A-Z0-9_]+' "$SRC"/lib/*.[ch] "$SRC"/spank/*.[ch] "$SRC"/probe/*.c | tr -d '"' | sort -u
+	grep -ohE '"TOPOMAP_[A-Z0-9_]+' "$SRC"/lib/*.[ch] "$SRC"/cli/*.[ch] "$SRC"/recorder/*.c \
+		"$SRC"/spank/*.[ch] "$SRC"/probe/*.c | tr -d '"' | sort -u
 }
 script_vars() {
 	grep -ohE 'TOPOMAP_[A-Z0-9_]+' "$SRC"/contrib/topomap-* "$SRC"/t/lib/* "$SRC"/t/check-generations \
@@ -115,7 +116,7 @@ doc_vars() {
 	while IFS= read -r f; do
 		grep -q 'SPDX-License-Identifier: GPL-2.0-or-later' "$f" || { echo "no SPDX line: $f"; missing=1; }
 	done < <(cd "$TOPOMAP_SRCDIR" && {
-		find lib spank probe fuzz t m4 doc -path fuzz/seeds -prune -o -path t/fixtures -prune -o \
+		find lib cli recorder spank probe fuzz t m4 doc -path fuzz/seeds -prune -o -path t/fixtures -prune -o \
 			-path t/logs -prune -o -path '*/.libs' -prune -o -path '*/.deps' -prune -o -type f \
 			\( -name '*.c' -o -name '*.h' -o -name '*.am' -o -name 'x_ac_*.m4' -o -name '*.bats' \
 			-o -name '*.bash' -o -name '*.sh' -o -name '*.map' -o -name '*.[1-8].in' \) -print
