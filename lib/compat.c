@@ -76,7 +76,7 @@ char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
 {
     compat_hostlist_t hl;
     char **names = NULL, **more, *h, said[256] = "";
-    int max = 0;
+    int max = 0, nomem = 0;
 
     *n = 0;
     if (!list || !(hl = hostlist_create (list, said, sizeof (said)))) {
@@ -90,6 +90,8 @@ char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
                 free (h);
                 compat_names_free (names, *n);
                 names = NULL;
+                *n = 0;
+                nomem = 1;
                 errnomem (errp);
                 break;
             }
@@ -98,11 +100,8 @@ char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
         names[(*n)++] = h;
     }
     slurm_hostlist_destroy (hl);
-    if (names && *n == 0) {
-        free (names);
-        names = NULL;
+    if (*n == 0 && !nomem)
         errprintf (errp, "'%s': an empty host list", errsafe (list, 200));
-    }
     return names;
 }
 
