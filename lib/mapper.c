@@ -554,7 +554,6 @@ nomem:
     free (arcs);
     free (fill);
     map_graph_free (g);
-    errno = ENOMEM;
     return errnomem (errp);
 }
 
@@ -785,7 +784,6 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
 
     if (params->exact && params->refine) {
         if (!(alt = malloc (2 * (size_t)g->n * sizeof (*alt)))) {
-            errno = ENOMEM;
             return errnomem (errp);
         }
         st[0].slot = alt;
@@ -961,7 +959,6 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     errclear (errp);
     return 0;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 error:
     map_result_free (&r);
@@ -1022,7 +1019,6 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
         !(count = calloc ((size_t)nslots, sizeof (*count))) ||
         !(key = calloc ((size_t)nslots, sizeof (*key))) ||
         map_candidate_init (out, "consecutive", ntasks) < 0 || map_links_find (nm, &links) < 0) {
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }
@@ -1089,7 +1085,6 @@ priced:
     rc = 0;
     goto out;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 out:
     if (rc < 0) {

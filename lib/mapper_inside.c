@@ -224,7 +224,6 @@ static int inside_hand_out (const map_candidate_t *c, int nl3, const int *ldom, 
     int nlocal = out->nlocal, cpt = out->cpt, *cur = calloc ((size_t)nl3, sizeof (int));
 
     if (!cur) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     for (int k = 0; k < nlocal; k++) {
@@ -346,7 +345,6 @@ int map_inside (const profile_t *p, const int *node, const inside_t *in, int cpt
     rc = 0;
     goto out;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 out:
     if (rc < 0)

@@ -195,7 +195,6 @@ int map_repair (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
     rc = 0;
     goto out;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 out:
     heap_free (&h);
@@ -418,7 +417,6 @@ int map_refine (const map_graph_t *g, const map_model_t *m, int *slot, int maxpa
     rc = 0;
     goto out;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 out:
     free (r.occ);
@@ -539,7 +537,6 @@ nomem:
     free (col);
     free (w);
     map_graph_free (q);
-    errno = ENOMEM;
     return errnomem (errp);
 }
 
@@ -779,7 +776,6 @@ int map_refine_nodes (const map_graph_t *g, const map_model_t *m, int *slot, int
     s.cur = malloc ((size_t)ns * sizeof (*s.cur));
     s.adj = calloc ((size_t)ns, sizeof (*s.adj));
     if (!s.pos || !s.at || !s.cur || !s.adj || !(near = map_near_slots (g, m))) {
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }
@@ -886,7 +882,6 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
      * cannot fail after this.
      */
     if (!room || !stamp || !key || !total || heap_reserve (&heap, (size_t)n + g->row[n]) < 0) {
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }

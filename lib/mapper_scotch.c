@@ -134,7 +134,6 @@ static int map_scotch_source (map_scotch_t *sc, const map_graph_t *g, const map_
     sc->edgetab = malloc ((narcs ? narcs : 1) * sizeof (*sc->edgetab));
     sc->edlotab = malloc ((narcs ? narcs : 1) * sizeof (*sc->edlotab));
     if (!sc->verttab || !sc->edgetab || !sc->edlotab) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     if (wsum > 0 && narcs < MAP_LOAD_MAX)
@@ -182,7 +181,6 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
     double msgs = 0, bytes = 0, msgsize, dmax = 0;
 
     if (!(sc->tvelotab = malloc ((size_t)n * sizeof (*sc->tvelotab)))) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     for (int s = 0; s < n; s++)
@@ -212,7 +210,6 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
     sc->tedgetab = malloc ((narcs ? narcs : 1) * sizeof (*sc->tedgetab));
     sc->tedlotab = malloc ((narcs ? narcs : 1) * sizeof (*sc->tedlotab));
     if (!sc->tverttab || !sc->tedgetab || !sc->tedlotab) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     for (int a = 0; a < n; a++) {
@@ -293,7 +290,6 @@ int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *
         goto out;
     }
     if (!(sc.parttab = malloc ((size_t)g->n * sizeof (*sc.parttab)))) {
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }

@@ -1225,7 +1225,6 @@ int netmap_plan_figures (netmap_t *nm, tm_error_t *errp)
     if (!(depth = topo_depths (t)) || !(med[0] = malloc ((size_t)max * sizeof (double))) ||
         !(med[1] = malloc ((size_t)max * sizeof (double))) ||
         netmap_level_medians (nm, t, depth, false, max, med[0], med[1]) < 0) {
-        errno = ENOMEM;
         errnomem (errp);
         goto done;
     }

@@ -158,7 +158,6 @@ int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *
         return errprintf (errp, "pairs_doubt: bad arguments");
     }
     if ((size_t)n > SIZE_MAX / sizeof (double) / (size_t)n) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     r = calloc ((size_t)n * (size_t)n, sizeof (*r));
@@ -167,7 +166,6 @@ int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *
         (bw_MBps && doubt_signal (n, NULL, bw_MBps, measured, r) < 0)) {
         free (r);
         free (d);
-        errno = ENOMEM;
         return errnomem (errp);
     }
     for (int a = 0; a < n; a++)
@@ -206,7 +204,6 @@ int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *m
     if (!size || !val) {
         free (size);
         free (val);
-        errno = ENOMEM;
         return errnomem (errp);
     }
     for (int h = 0; h < n; h++)
@@ -270,7 +267,6 @@ int pairs_rounds (int n, pairs_t *p, int np, tm_error_t *errp)
     sorted = malloc ((size_t)np * sizeof (*sorted) + 1);
     if (!next || !round || !count || !sorted) {
         nrounds = -1;
-        errno = ENOMEM;
         errnomem (errp);
         goto done;
     }

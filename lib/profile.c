@@ -346,7 +346,6 @@ int profile_set_string (char **field, const char *value, tm_error_t *errp)
         return errprintf (errp, "profile_set_string: no field");
     }
     if (!(copy = strdup (value ? value : ""))) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     free (*field);

@@ -546,7 +546,6 @@ sample_t *sample_create (int n, double *lat_us, double *bw_MBps, int *measured,
     return s;
 nomem:
     sample_destroy (s);
-    errno = ENOMEM;
     errnomem (errp);
     return NULL;
 }
@@ -630,7 +629,6 @@ static int grow_skeleton (sample_t *s, tm_error_t *errp)
     rc = 1;
     goto done;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 done:
     topo_destroy (t);
@@ -1127,7 +1125,6 @@ static int read_asked (sample_t *s, tm_error_t *errp)
     }
     return 0;
 nomem:
-    errno = ENOMEM;
     return errnomem (errp);
 }
 
@@ -1147,7 +1144,6 @@ static int ask_out (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
         long cap = 2 * (s->ndone + s->nask) + 64;
         pairs_t *d = realloc (s->done, (size_t)cap * sizeof (*d));
         if (!d) {
-            errno = ENOMEM;
             return errnomem (errp);
         }
         s->done = d;
@@ -1155,7 +1151,6 @@ static int ask_out (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
     }
     free (s->out);
     if (!(s->out = malloc (((size_t)s->nask + 1) * sizeof (*s->out)))) {
-        errno = ENOMEM;
         return errnomem (errp);
     }
     for (int i = 0; i < s->nask; i++) {
@@ -1760,7 +1755,6 @@ static int place_step (sample_t *s, tm_error_t *errp)
     return left;
 nomem:
     free (f);
-    errno = ENOMEM;
     return errnomem (errp);
 }
 
@@ -1851,7 +1845,6 @@ int sample_next (sample_t *s, const pairs_t **pairs, tm_error_t *errp)
             return 0;
         }
 nomem:
-    errno = ENOMEM;
     return errnomem (errp);
 }
 
@@ -1877,7 +1870,6 @@ static topo_t *finish_topo (sample_t *s, tm_error_t *errp)
 
     gid = malloc ((size_t)s->nv * sizeof (*gid));
     if (!id || !gid) {
-        errno = ENOMEM;
         errnomem (errp);
         goto done;
     }
@@ -1953,7 +1945,6 @@ topo_t *sample_finish (sample_t *s, tm_error_t *errp)
     errclear (errp);
     return t;
 nomem:
-    errno = ENOMEM;
     errnomem (errp);
 fail:
     topo_destroy (t);

@@ -194,7 +194,6 @@ int slurmtopo_ranks (const char *text, const char *param, int n, char *const *no
     }
     if (!(copy = strdup (text)) || !(by_name = malloc ((size_t)n * sizeof (*by_name))) ||
         !(ranked = calloc ((size_t)n, sizeof (*ranked)))) {
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }
@@ -317,7 +316,6 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
 
     *conf = NULL;
     if (!(copy = strdup (text ? text : "")) || !(f = open_memstream (&buf, &size))) {
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }
@@ -341,7 +339,6 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
         tm_error_t e;
 
         if (!more) {
-            errno = ENOMEM;
             errnomem (errp);
             goto out;
         }
@@ -366,7 +363,6 @@ int slurmtopo_conf (const char *text, char **conf, tm_error_t *errp)
         goto out;
     if (fclose (f) != 0) {
         f = NULL;
-        errno = ENOMEM;
         errnomem (errp);
         goto out;
     }

@@ -134,7 +134,6 @@ static int conf_error (conf_t *c, int line, const char *fmt, ...)
 
 static int nomem (conf_t *c)
 {
-    errno = ENOMEM;
     return errnomem (c->errp);
 }
 
@@ -636,7 +635,6 @@ netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
     }
     if (!(depth = topo_depths (t)) || !(nm = netmap_create (n, hosts, errp))) {
         if (!depth) {
-            errno = ENOMEM;
             errnomem (errp);
         }
         goto fail;
@@ -730,7 +728,6 @@ int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_er
     kid = malloc ((size_t)nv * sizeof (*kid));
     uses = calloc ((size_t)t->nhosts, sizeof (*uses));
     if (!sws || !kid || !uses) {
-        errno = ENOMEM;
         np = errnomem (errp);
         goto done;
     }
@@ -781,7 +778,6 @@ int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t
         goto done;
     }
     if (!(depth = topo_depths (t)) || level_figures (nm, t, depth, true, lv) < 0) {
-        errno = ENOMEM;
         errnomem (errp);
         goto done;
     }
@@ -854,7 +850,6 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
     char (*label)[32] = malloc ((size_t)t->nvertices * 2 * sizeof (*label));
     if (!depth || !low || !extra || !sw || !names || !label ||
         level_figures (nm, t, depth, false, levels) < 0) {
-        errno = ENOMEM;
         errnomem (errp);
         goto done;
     }
