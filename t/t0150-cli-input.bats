@@ -144,4 +144,7 @@ one_line() {
 	[ "$status" -eq 2 ]
 	# libslurm's own complaint is in topomap's one line, not before it.
 	[ "$output" = "topomap: netmap import: --hosts: 'n[1-99999999]': not a host list: Too many hosts in range \`1-99999999'" ]
+	run "$TOPOMAP" netmap import --hosts ',' -o "$D/out.json" "$CONF"
+	[ "$status" -eq 2 ]
+	[ "$output" = "topomap: netmap import: --hosts: ',': an empty host list" ]
 }
