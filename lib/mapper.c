@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper.c: the mapper's interface -- metrics, validation, srun's layouts,
- * pricing, the plan and its guard, --explain -- and the hooks that catch
- * Scotch's error messages.
+ * pricing, the plan and its guard, --explain.
  *
  * The plan (map_plan):
  *   1. Scotch's dual recursive bipartitioning of the profile's graph onto
@@ -48,53 +47,6 @@
 
 #include "lib/mapper.h"
 #include "lib/mapper_private.h"
-
-/* Scotch's error hooks.
- *
- * libscotch reports errors by calling SCOTCH_errorPrint() and warnings by
- * SCOTCH_errorPrintW(), which the program linking it defines (Scotch's
- * libscotcherr defines them to print on stderr).  The mapper runs inside
- * srun, so it defines them here instead: the first error of a call is
- * kept for map_scotch_error() to turn into a tm_error_t, warnings are
- * dropped.  The executable or plugin that links libtopomap must export
- * these three symbols (a version script must list them) and must not link
- * -lscotcherr or -lscotcherrexit.
- */
-
-static _Thread_local char map_scotch_msg[192];
-
-void SCOTCH_errorProg (const char *const name)
-{
-    (void)name;
-}
-
-void SCOTCH_errorPrint (const char *const fmt, ...)
-{
-    va_list ap;
-
-    if (map_scotch_msg[0] != '\0')
-        return;
-    va_start (ap, fmt);
-    vsnprintf (map_scotch_msg, sizeof (map_scotch_msg), fmt, ap);
-    va_end (ap);
-    if (map_scotch_msg[0] == '\0')
-        snprintf (map_scotch_msg, sizeof (map_scotch_msg), "unknown error");
-}
-
-void SCOTCH_errorPrintW (const char *const fmt, ...)
-{
-    (void)fmt;
-}
-
-void map_scotch_error_clear (void)
-{
-    map_scotch_msg[0] = '\0';
-}
-
-const char *map_scotch_error (void)
-{
-    return map_scotch_msg[0] != '\0' ? map_scotch_msg : "failed without saying why";
-}
 
 /* Metrics and parameters */
 
@@ -445,130 +397,6 @@ int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_
     rc = map_price_links (p, nm, metric, &links, c);
     map_links_free (&links);
     return rc;
-}
-
-/* The profile's graph */
-
-static int map_weight_cmp (const void *a, const void *b)
-{
-    const int *x = a, *y = b;
-
-    return (*x > *y) - (*x < *y);
-}
-
-typedef struct {
-    int col;
-    map_weight_t w;
-} map_arc_t;
-
-static int map_arc_cmp (const void *a, const void *b)
-{
-    return map_weight_cmp (&((const map_arc_t *)a)->col, &((const map_arc_t *)b)->col);
-}
-
-void map_graph_free (map_graph_t *g)
-{
-    free (g->row);
-    free (g->col);
-    free (g->w);
-    free (g->self_msgs);
-    free (g->self_bytes);
-    memset (g, 0, sizeof (*g));
-}
-
-/* Symmetrise p: every entry (s, d) becomes an arc of row s (out) and one of
- * row d (in); arcs of one row to one rank are merged.
- */
-static int map_graph_build (const profile_t *p, map_graph_t *g, tm_error_t *errp)
-{
-    int n = p->ntasks;
-    size_t *fill = NULL;
-    map_arc_t *arcs = NULL;
-    size_t narcs = 0;
-
-    memset (g, 0, sizeof (*g));
-    g->n = n;
-    g->row = calloc ((size_t)n + 1, sizeof (*g->row));
-    g->self_msgs = calloc ((size_t)n, sizeof (*g->self_msgs));
-    g->self_bytes = calloc ((size_t)n, sizeof (*g->self_bytes));
-    fill = calloc ((size_t)n + 1, sizeof (*fill));
-    if (!g->row || !g->self_msgs || !g->self_bytes || !fill)
-        goto nomem;
-    for (size_t k = 0; k < p->nentries; k++) {
-        const profile_entry_t *e = &p->entries[k];
-        if (e->src == e->dst)
-            continue;
-        fill[e->src + 1]++;
-        fill[e->dst + 1]++;
-        narcs += 2;
-    }
-    for (int i = 0; i < n; i++)
-        fill[i + 1] += fill[i];
-    if (!(arcs = malloc ((narcs ? narcs : 1) * sizeof (*arcs))))
-        goto nomem;
-    for (size_t k = 0; k < p->nentries; k++) {
-        const profile_entry_t *e = &p->entries[k];
-        map_arc_t *a;
-        if (e->src == e->dst) {
-            g->self_msgs[e->src] += (double)e->msgs;
-            g->self_bytes[e->src] += (double)e->bytes;
-            continue;
-        }
-        a = &arcs[fill[e->src]++];
-        a->col = e->dst;
-        a->w = (map_weight_t){(double)e->msgs, (double)e->bytes, 0, 0};
-        a = &arcs[fill[e->dst]++];
-        a->col = e->src;
-        a->w = (map_weight_t){0, 0, (double)e->msgs, (double)e->bytes};
-    }
-    /* fill[i] is now the end of row i: sort each row, merge duplicates. */
-    size_t out = 0, start = 0;
-    for (int i = 0; i < n; i++) {
-        size_t end = fill[i];
-        qsort (arcs + start, end - start, sizeof (*arcs), map_arc_cmp);
-        g->row[i] = out;
-        for (size_t k = start; k < end; k++) {
-            if (out > g->row[i] && arcs[out - 1].col == arcs[k].col) {
-                arcs[out - 1].w.out_msgs += arcs[k].w.out_msgs;
-                arcs[out - 1].w.out_bytes += arcs[k].w.out_bytes;
-                arcs[out - 1].w.in_msgs += arcs[k].w.in_msgs;
-                arcs[out - 1].w.in_bytes += arcs[k].w.in_bytes;
-            } else
-                arcs[out++] = arcs[k];
-        }
-        start = end;
-    }
-    g->row[n] = out;
-    g->col = malloc ((out ? out : 1) * sizeof (*g->col));
-    g->w = malloc ((out ? out : 1) * sizeof (*g->w));
-    if (!g->col || !g->w)
-        goto nomem;
-    for (size_t k = 0; k < out; k++) {
-        g->col[k] = arcs[k].col;
-        g->w[k] = arcs[k].w;
-    }
-    free (arcs);
-    free (fill);
-    return 0;
-nomem:
-    free (arcs);
-    free (fill);
-    map_graph_free (g);
-    return errnomem (errp);
-}
-
-double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *slot)
-{
-    double cost = 0;
-
-    for (int i = 0; i < g->n; i++) {
-        int a = slot[i], h = m->host[a];
-        cost += map_cost_hosts (m, h, h, g->self_msgs[i], g->self_bytes[i]);
-        for (size_t k = g->row[i]; k < g->row[i + 1]; k++)
-            if (g->col[k] > i)
-                cost += map_pair_cost (m, a, slot[g->col[k]], &g->w[k]);
-    }
-    return cost;
 }
 
 /* The plan */

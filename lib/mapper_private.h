@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mapper_private.h: what the parts of the mapper share (mapper.c: the
- * interface, pricing and the guard; mapper_scotch.c: the initial mapping
- * by Scotch; mapper_refine.c: exact capacities, refinement, the greedy
- * start).  Not for callers of the mapper.
+ * interface, pricing and the guard; mapper_graph.c: the profile's graph
+ * and a layout's cost over it; mapper_scotch.c: the initial mapping by
+ * Scotch and its error hooks; mapper_refine.c: exact capacities,
+ * refinement, the greedy start).  Calls go from mapper.c down to the
+ * others, and from them to mapper_graph.c only.  Not for callers of the
+ * mapper.
  *
  * Inside the mapper a layout is a slot index per rank (0..nslots-1), not a
  * netmap host index: slots are the nodes of the step, in srun's order.
@@ -129,7 +132,11 @@ static inline double map_typical_weight (const map_model_t *m, const map_weight_
     return c;
 }
 
-/* mapper.c */
+/* mapper_graph.c */
+
+/* The graph of p: every entry (s, d) an arc of row s (out) and one of row
+ * d (in), arcs of one row to one rank merged.  -1 with errp set. */
+int map_graph_build (const profile_t *p, map_graph_t *g, tm_error_t *errp);
 
 /* Free what g holds (not g); g may be zeroed. */
 void map_graph_free (map_graph_t *g);
@@ -137,13 +144,14 @@ void map_graph_free (map_graph_t *g);
 /* The cost of a slot layout over the graph (what map_price gives). */
 double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *slot);
 
+/* mapper_scotch.c */
+
 /* Forget Scotch's last error; the first error Scotch reported since. */
 void map_scotch_error_clear (void);
 const char *map_scotch_error (void);
 
-/* mapper_scotch.c: an initial layout by Scotch's dual recursive
- * bipartitioning onto the slots; slot[i] for every rank, not necessarily
- * respecting the counts.
+/* An initial layout by Scotch's dual recursive bipartitioning onto the
+ * slots; slot[i] for every rank, not necessarily respecting the counts.
  */
 int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
                 tm_error_t *errp);

@@ -46,6 +46,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,53 @@
 #include <scotch.h>
 
 #include "lib/mapper_private.h"
+
+/* Scotch's error hooks.
+ *
+ * libscotch reports errors by calling SCOTCH_errorPrint() and warnings by
+ * SCOTCH_errorPrintW(), which the program linking it defines (Scotch's
+ * libscotcherr defines them to print on stderr).  The mapper runs inside
+ * srun, so it defines them here instead: the first error of a call is
+ * kept for map_scotch_error() to turn into a tm_error_t, warnings are
+ * dropped.  The executable or plugin that links libtopomap must export
+ * these three symbols (a version script must list them) and must not link
+ * -lscotcherr or -lscotcherrexit.
+ */
+
+static _Thread_local char map_scotch_msg[192];
+
+void SCOTCH_errorProg (const char *const name)
+{
+    (void)name;
+}
+
+void SCOTCH_errorPrint (const char *const fmt, ...)
+{
+    va_list ap;
+
+    if (map_scotch_msg[0] != '\0')
+        return;
+    va_start (ap, fmt);
+    vsnprintf (map_scotch_msg, sizeof (map_scotch_msg), fmt, ap);
+    va_end (ap);
+    if (map_scotch_msg[0] == '\0')
+        snprintf (map_scotch_msg, sizeof (map_scotch_msg), "unknown error");
+}
+
+void SCOTCH_errorPrintW (const char *const fmt, ...)
+{
+    (void)fmt;
+}
+
+void map_scotch_error_clear (void)
+{
+    map_scotch_msg[0] = '\0';
+}
+
+const char *map_scotch_error (void)
+{
+    return map_scotch_msg[0] != '\0' ? map_scotch_msg : "failed without saying why";
+}
 
 #define MAP_DECO_MAX  1024      /* slots up to which the target has distances */
 #define MAP_DIST_MAX  128       /* largest distance given to Scotch */
