@@ -363,6 +363,14 @@ static unsigned long place_file_job (const char *name)
     return *s == '.' ? id : 0;
 }
 
+/* A file's age in seconds, never below 0: a file's time can run ahead of
+ * time() (the kernel's fine-grained file times, a shared file system's
+ * clock), and a TTL of 0 must still mean "always stale". */
+static time_t place_age (const struct stat *st, time_t now)
+{
+    return now > st->st_mtime ? now - st->st_mtime : 0;
+}
+
 int place_cache_tidy (int dfd, unsigned long jobid, int ttl, place_alive_f alive, void *arg,
                       long *files, long long *bytes)
 {
@@ -383,7 +391,7 @@ int place_cache_tidy (int dfd, unsigned long jobid, int ttl, place_alive_f alive
             fstatat (dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
             continue;
         /* A finished job's file, older than a netmap may be reused. */
-        if (id && id != jobid && !S_ISDIR (st.st_mode) && now - st.st_mtime >= ttl && alive &&
+        if (id && id != jobid && !S_ISDIR (st.st_mode) && place_age (&st, now) >= ttl && alive &&
             alive (arg, id) == 0 && unlinkat (dfd, de->d_name, 0) == 0) {
             removed++;
             continue;
@@ -467,10 +475,10 @@ static netmap_t *place_netmap_cached (const place_in_t *in, const place_files_t 
                  e.text);
         return NULL;
     }
-    if (fstat (fd, &st) == 0 && time (NULL) - st.st_mtime < in->conf->probe_ttl) {
+    if (fstat (fd, &st) == 0 && place_age (&st, time (NULL)) < in->conf->probe_ttl) {
         if ((nm = netmap_read_fd (fd, f->path, cap, &e)) && place_covers (nm, in->alloc, &e) == 0)
-            SAY (in, "topomap: netmap %s, measured %ld s ago", f->path,
-                 (long)(time (NULL) - st.st_mtime));
+            SAY (in, "topomap: netmap %s, measured %lld s ago", f->path,
+                 (long long)place_age (&st, time (NULL)));
         else {
             SAY (in, "topomap: cached netmap not used: %s", e.text);
             netmap_destroy (nm);
