@@ -365,13 +365,13 @@ static bool level_band (const sample_t *s, int g, int l, double *hi, double *lo)
  * level l.  On every signal whose two figures stand SAMPLE_SEP apart
  * the largest (a burst can make a far pair's bandwidth look near, its
  * latency stays), else on the one that separates them best.  Where hosts
- * share a machine (topo_params_t.lat_gaps 0), on bandwidth alone.
+ * share a machine (topo_params_t.lat_levels 0), on bandwidth alone.
  */
 static double dist_of (const sample_t *s, int l, const double *f)
 {
     double d = -INFINITY, weak = NAN, weaksep = 0;
 
-    for (int g = s->tp.lat_gaps ? 0 : 1; g < 2; g++) {
+    for (int g = s->tp.lat_levels ? 0 : 1; g < 2; g++) {
         double hi, lo, dg;
         if (!level_band (s, g, l, &hi, &lo))
             continue;
@@ -391,7 +391,7 @@ static double dist_best (const sample_t *s, int l, int a, int b)
 {
     double best = 0, d = 0;
 
-    for (int g = s->tp.lat_gaps ? 0 : 1; g < 2; g++) {
+    for (int g = s->tp.lat_levels ? 0 : 1; g < 2; g++) {
         double hi, lo;
         if (level_band (s, g, l, &hi, &lo) && hi / lo > best) {
             best = hi / lo;

@@ -40,7 +40,7 @@ void topo_params_default (topo_params_t *p)
 {
     p->noise_threshold = 0.05;
     p->inter_threshold = 0.15;
-    p->lat_gaps = 1;
+    p->lat_levels = 1;
 }
 
 topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *errp)
@@ -270,8 +270,8 @@ int topo_params_check (const topo_params_t *p, tm_error_t *errp)
     if (!isfinite (p->inter_threshold) || p->inter_threshold < 0)
         return errinval (errp, "inter-class threshold %g: not a finite number >= 0",
                          p->inter_threshold);
-    if (p->lat_gaps != 0 && p->lat_gaps != 1)
-        return errinval (errp, "lat_gaps %d: not 0 or 1", p->lat_gaps);
+    if (p->lat_levels != 0 && p->lat_levels != 1)
+        return errinval (errp, "lat_levels %d: not 0 or 1", p->lat_levels);
     return 0;
 }
 
@@ -435,7 +435,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     tm_error_t why = {""}, whylat = {""}, whybw = {""};
     double *sym = NULL, *cost = NULL, sep;
     int kbest = 0, k;
-    bool best_ok = false;
+    bool best_ok = false, lat_tells;
     topo_params_t dflt;
 
     if (infer_check (n, lat_us, &p, &dflt, errp) < 0)
@@ -460,8 +460,10 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     /* The latencies' tree as topo_infer found it, their levels by gaps,
      * the transfer times' levels by gaps: topo_keep_better's choice.  (The
      * first may fail topo_fit: Lawrence & Yuan's classes can split levels
-     * the figures do not tell apart.) */
-    if (lat->model == TOPO_TREE) {
+     * the figures do not tell apart.)  Where latency may not tell levels,
+     * the transfer times' alone. */
+    lat_tells = p->lat_levels || !bw_MBps;
+    if (lat->model == TOPO_TREE && lat_tells) {
         if ((k = topo_fit (lat, n, sym, &lat->residual, &sep, &why)) < 0 && errno == ENOMEM)
             goto nomem;
         best = lat;
@@ -469,7 +471,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         best_ok = k >= 0 && topo_fit_accepts (k, lat->residual, sep);
         lat = NULL;
     }
-    if (p->lat_gaps) {
+    if (lat_tells) {
         /* topo_infer's groups are the latencies' dendrogram */
         const topo_t *dlat = lat && lat->model == TOPO_GROUPS ? lat : NULL;
         if ((cand = topo_infer_by_gaps (n, sym, dlat, TOPO_SIGNAL_LATENCY, &k, &whylat)))
@@ -489,13 +491,22 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         else if (errno == ENOMEM)
             goto nomem;
     }
-    free (sym);
-    free (cost);
     if (best) {
         topo_destroy (lat);
+        free (sym);
+        free (cost);
         errclear (errp);
         return best;
     }
+    /* a latency tree not to be trusted: the latencies' groups instead */
+    if (!lat_tells && lat->model == TOPO_TREE) {
+        topo_destroy (lat);
+        if (!(lat = topo_cluster (n, sym, errp)))
+            goto fail;
+        errinval (errp, "latency not weighed for levels: hosts share a machine's CPUs");
+    }
+    free (sym);
+    free (cost);
     /* groups, as topo_infer said, and why no tree */
     if (errp && (whylat.text[0] || whybw.text[0])) {
         tm_error_t first = *errp;

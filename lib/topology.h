@@ -69,12 +69,14 @@ typedef struct {
      */
     double noise_threshold;
     double inter_threshold;
-    /* topo_infer_net may cut the latencies' clustering at its gaps (1, the
-     * default), or not (0): where several hosts share one machine's CPUs
-     * (emulated nodes), a small ping's latency follows which ranks share a
-     * core, and such a pattern can pass for a level.
+    /* Whether latency may tell levels (1, the default): topo_infer_net
+     * then weighs the latencies' tree and their clustering cut at its
+     * gaps.  0 where several hosts share one machine's CPUs (emulated
+     * nodes): a small ping's latency follows which ranks share a core,
+     * and such a pattern can pass for a level; with bandwidths at hand
+     * the levels are theirs alone, and the latencies give only groups.
      */
-    int lat_gaps;
+    int lat_levels;
 } topo_params_t;
 
 /* A topology with every array allocated: parent -1, height 0, group 0,

@@ -1090,7 +1090,7 @@ static int gather_hosts (char **namesp, int **leaderp, int **secondp)
 
 /* Whether hosts share a machine (emulated nodes: one kernel, one boot
  * id), and so its CPUs: their small pings' latencies follow which ranks
- * share a core, and the inference must not cut them into levels. */
+ * share a core, and the inference must not take them for levels. */
 static int on_shared_machine (int m, const int *leader)
 {
     char boot[BOOT_LEN] = "", *boots = calloc ((size_t)size, BOOT_LEN);
@@ -1238,7 +1238,7 @@ int main (int argc, char **argv)
     int *leader, *second, m = gather_hosts (&names, &leader, &second);
     topo_params_t tp;
     topo_params_default (&tp);
-    tp.lat_gaps = !on_shared_machine (m, leader);
+    tp.lat_levels = !on_shared_machine (m, leader);
     int nbells = open_doorbells ();
 
     char *buf = calloc (1, p.lat_bytes > p.bw_bytes ? p.lat_bytes : p.bw_bytes);

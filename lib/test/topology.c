@@ -657,6 +657,51 @@ static void test_two_signals (void)
     topo_destroy (t);
 }
 
+/* Hosts sharing a machine's CPUs: two switches by bandwidth (odd and even
+ * hosts, 10:1), and latencies that follow which ranks share a core, a
+ * three-level pattern across the switches.  Latency tells levels by
+ * default, and its tree (more levels) wins; with lat_levels 0 the levels
+ * are the bandwidths' alone, and without them the latencies give groups.
+ */
+static void test_shared_cpus (void)
+{
+    enum { N = 8 };
+    double lat[N * N], bw[N * N];
+    topo_params_t p;
+    tm_error_t e;
+    topo_t *t;
+    int even = 1;
+
+    seed = 7;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            int core = i / 2 == j / 2 ? 1 : i / 4 == j / 4 ? 2 : 3;
+            lat[i * N + j] = i == j ? NAN : (double[]){0, 5, 10, 20}[core] * noise (0.02);
+            bw[i * N + j] = i == j ? NAN : (i % 2 == j % 2 ? 100 : 10) * noise (0.05);
+        }
+    t = topo_infer_net (N, lat, bw, NULL, &e);
+    ok (t && t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_LATENCY && t->ngroups == 4,
+        "shared CPUs: by default the latencies' three levels win (%s)", e.text);
+    topo_destroy (t);
+    topo_params_default (&p);
+    p.lat_levels = 0;
+    t = topo_infer_net (N, lat, bw, &p, &e);
+    for (int i = 0; t && i < N; i++)
+        even &= t->group[i] == t->group[i % 2];
+    ok (t && t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_BANDWIDTH && t->ngroups == 2 &&
+            even && checks (t),
+        "shared CPUs: lat_levels 0, the bandwidths' two switches (%s)", e.text);
+    topo_destroy (t);
+    for (int i = 0; i < N * N; i++)
+        bw[i] = i % (N + 1) ? 50 * noise (0.05) : NAN;
+    errclear (&e);
+    t = topo_infer_net (N, lat, bw, &p, &e);
+    ok (t && t->model == TOPO_GROUPS && strstr (e.text, "latency not weighed for levels"),
+        "shared CPUs: lat_levels 0, one bandwidth everywhere: the latencies' groups, no tree (%s)",
+        e.text);
+    topo_destroy (t);
+}
+
 /* Levels under +-20 % noise, closer than topo_levels' 2.5: a dragonfly
  * of 128 hosts (4 a router, 8 routers a group; 1.0, 1.4, 2.2 us) comes
  * back exactly from latency by its gaps, and a two-level fat tree whose
@@ -689,16 +734,16 @@ static void test_noisy_levels (void)
     topo_destroy (t);
     topo_params_t p;
     topo_params_default (&p);
-    p.lat_gaps = 0;
+    p.lat_levels = 0;
     t = topo_infer_net (N, lat, bw, &p, &e);
     ok (t && !(t->model == TOPO_TREE && hops_are (t, hops)),
-        "noisy levels: with lat_gaps 0 (hosts sharing CPUs) the latencies are not cut at gaps");
+        "noisy levels: with lat_levels 0 (hosts sharing CPUs) the latencies tell no levels");
     topo_destroy (t);
-    p.lat_gaps = 2;
+    p.lat_levels = 2;
     errno = 0;
     t = topo_infer_net (N, lat, bw, &p, &e);
-    ok (!t && errno == EINVAL && strstr (e.text, "lat_gaps 2"),
-        "noisy levels: lat_gaps 2 refused (%s)", e.text);
+    ok (!t && errno == EINVAL && strstr (e.text, "lat_levels 2"),
+        "noisy levels: lat_levels 2 refused (%s)", e.text);
 
     seed = 42;
     for (int i = 0; i < N; i++)
@@ -781,6 +826,7 @@ int main (void)
     test_fit ();
     test_two_signals ();
     test_noisy_levels ();
+    test_shared_cpus ();
     test_lone_host ();
     test_star ();
     test_cloud ();
