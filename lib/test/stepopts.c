@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,17 +24,21 @@ static const char *why (const stepopts_t *s, bool *fault)
 static void test_refused (void)
 {
     const stepopts_t base = {.jobid = "42"};
+#define FLAG(f) #f, offsetof(stepopts_t, f)
     static const struct {
-        const char *field, *reason;
+        const char *field;
+        size_t at;
+        const char *reason;
     } one[] = {
-        {"nodelist", "-w/--nodelist given"},
-        {"distribution", "-m/--distribution given"},
-        {"het_group", "a heterogeneous step"},
-        {"exclude", "-x or -r given"},
-        {"relative", "-x or -r given"},
-        {"segment", "--segment given"},
-        {"async", "--async given"},
+        {FLAG (nodelist), "-w/--nodelist given"},
+        {FLAG (distribution), "-m/--distribution given"},
+        {FLAG (het_group), "a heterogeneous step"},
+        {FLAG (exclude), "-x or -r given"},
+        {FLAG (relative), "-x or -r given"},
+        {FLAG (segment), "--segment given"},
+        {FLAG (async), "--async given"},
     };
+#undef FLAG
     stepopts_t s = base;
     bool fault = true;
 
@@ -57,14 +62,7 @@ static void test_refused (void)
     ok (!strcmp (why (&s, &fault), "a heterogeneous step"), "a heterogeneous job");
     for (size_t k = 0; k < sizeof (one) / sizeof (one[0]); k++) {
         s = base;
-        bool *f = !strcmp (one[k].field, "nodelist")       ? &s.nodelist
-                  : !strcmp (one[k].field, "distribution") ? &s.distribution
-                  : !strcmp (one[k].field, "het_group")    ? &s.het_group
-                  : !strcmp (one[k].field, "exclude")      ? &s.exclude
-                  : !strcmp (one[k].field, "relative")     ? &s.relative
-                  : !strcmp (one[k].field, "segment")      ? &s.segment
-                                                           : &s.async;
-        *f = true;
+        *(bool *)((char *)&s + one[k].at) = true;
         ok (!strcmp (why (&s, &fault), one[k].reason) && !fault, "%s: %s", one[k].field,
             one[k].reason);
     }
