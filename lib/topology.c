@@ -461,9 +461,10 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
      * the transfer times' levels by gaps: topo_keep_better's choice.  (The
      * first may fail topo_fit: Lawrence & Yuan's classes can split levels
      * the figures do not tell apart.)  Where latency may not tell levels,
-     * the transfer times' alone. */
+     * the transfer times' alone; a latency tree of one switch claims no
+     * level and stays. */
     lat_tells = p->lat_levels || !bw_MBps;
-    if (lat->model == TOPO_TREE && lat_tells) {
+    if (lat->model == TOPO_TREE && (lat_tells || lat->ngroups == 1)) {
         if ((k = topo_fit (lat, n, sym, &lat->residual, &sep, &why)) < 0 && errno == ENOMEM)
             goto nomem;
         best = lat;
@@ -498,7 +499,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         errclear (errp);
         return best;
     }
-    /* a latency tree not to be trusted: the latencies' groups instead */
+    /* a latency tree of levels not to be trusted: the latencies' groups */
     if (!lat_tells && lat->model == TOPO_TREE) {
         topo_destroy (lat);
         if (!(lat = topo_cluster (n, sym, errp)))

@@ -205,9 +205,12 @@ int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, l
  * the wrong cluster), accepted when topo_fit explains the signal within
  * TOPO_FIT_RESIDUAL and its levels stand TOPO_FIT_SEP apart.  The tree
  * that tells most levels apart wins, then the one that fits best; the
- * result's signal and residual say which and how well.  With no tree,
- * topo_infer's groups, errp saying why.  Errors as topo_infer's, and
- * bandwidths must be finite and > 0 off the diagonal.
+ * result's signal and residual say which and how well.  With lat_levels
+ * 0 and bandwidths given, the latencies are no candidate beyond a tree
+ * of one switch.  With no tree, topo_infer's groups (the latencies'
+ * clustering where their tree is no candidate), errp saying why.  Errors
+ * as topo_infer's, and bandwidths must be finite and > 0 off the
+ * diagonal.
  */
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
                         tm_error_t *errp);

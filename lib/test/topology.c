@@ -661,12 +661,13 @@ static void test_two_signals (void)
  * hosts, 10:1), and latencies that follow which ranks share a core, a
  * three-level pattern across the switches.  Latency tells levels by
  * default, and its tree (more levels) wins; with lat_levels 0 the levels
- * are the bandwidths' alone, and without them the latencies give groups.
+ * are the bandwidths' alone, and without them the latencies give groups;
+ * alike latencies still give their tree of one switch.
  */
 static void test_shared_cpus (void)
 {
     enum { N = 8 };
-    double lat[N * N], bw[N * N];
+    double lat[N * N], core[N * N], alike[N * N], bw[N * N], flat[N * N];
     topo_params_t p;
     tm_error_t e;
     topo_t *t;
@@ -675,10 +676,13 @@ static void test_shared_cpus (void)
     seed = 7;
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++) {
-            int core = i / 2 == j / 2 ? 1 : i / 4 == j / 4 ? 2 : 3;
-            lat[i * N + j] = i == j ? NAN : (double[]){0, 5, 10, 20}[core] * noise (0.02);
+            int c = i / 2 == j / 2 ? 1 : i / 4 == j / 4 ? 2 : 3;
+            core[i * N + j] = i == j ? NAN : (double[]){0, 5, 10, 20}[c] * noise (0.02);
+            alike[i * N + j] = i == j ? NAN : 5 * noise (0.02);
             bw[i * N + j] = i == j ? NAN : (i % 2 == j % 2 ? 100 : 10) * noise (0.05);
+            flat[i * N + j] = i == j ? NAN : 50 * noise (0.05);
         }
+    memcpy (lat, core, sizeof (lat));
     t = topo_infer_net (N, lat, bw, NULL, &e);
     ok (t && t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_LATENCY && t->ngroups == 4,
         "shared CPUs: by default the latencies' three levels win (%s)", e.text);
@@ -692,13 +696,16 @@ static void test_shared_cpus (void)
             even && checks (t),
         "shared CPUs: lat_levels 0, the bandwidths' two switches (%s)", e.text);
     topo_destroy (t);
-    for (int i = 0; i < N * N; i++)
-        bw[i] = i % (N + 1) ? 50 * noise (0.05) : NAN;
     errclear (&e);
-    t = topo_infer_net (N, lat, bw, &p, &e);
+    t = topo_infer_net (N, lat, flat, &p, &e);
     ok (t && t->model == TOPO_GROUPS && strstr (e.text, "latency not weighed for levels"),
         "shared CPUs: lat_levels 0, one bandwidth everywhere: the latencies' groups, no tree (%s)",
         e.text);
+    topo_destroy (t);
+    memcpy (lat, alike, sizeof (lat));
+    t = topo_infer_net (N, lat, flat, &p, &e);
+    ok (t && t->model == TOPO_TREE && t->ngroups == 1 && checks (t),
+        "shared CPUs: lat_levels 0, alike latencies: their tree of one switch holds (%s)", e.text);
     topo_destroy (t);
 }
 
