@@ -603,17 +603,20 @@ static void measure_pairs (const pair_t *pairs, int npairs, const netmap_params_
     }
     /* The figures to rank 0 quietly: a rank whose pairs are done naps
      * while the others measure (spinning in a blocking reduce, the ranks
-     * outside a batch of the sampling plan slow its pairs), and the last
-     * pair's initiator rings every rank, itself too, for turn npairs. */
+     * outside a batch of the sampling plan slow its pairs).  One pair at
+     * a time, the last pair ends last: its initiator rings every rank,
+     * itself too, for turn npairs.  Else no ring says when all have
+     * ended, and the ranks nap on timers. */
     if (npairs == 0)
         return;
-    if (rank == pairs[npairs - 1].init)
+    int rung = p->concurrency == 1;
+    if (rung && rank == pairs[npairs - 1].init)
         for (int r = 0; r < size; r++)
             ring (r, npairs);
     MPI_Request req;
     MPI_Ireduce (rank == 0 ? MPI_IN_PLACE : out, out, FIGS * npairs, MPI_DOUBLE, MPI_SUM, 0,
                  MPI_COMM_WORLD, &req);
-    wait_quietly (&req, npairs);
+    wait_quietly (&req, rung ? npairs : -1);
 }
 
 /* Rank 0: the figures of pairs[0..npairs) (out, as measure_pairs left
