@@ -466,6 +466,7 @@ static netmap_t *place_netmap_cached (const place_in_t *in, const place_files_t 
 {
     netmap_t *nm = NULL;
     struct stat st;
+    time_t age;
     tm_error_t e;
     int fd;
 
@@ -475,10 +476,9 @@ static netmap_t *place_netmap_cached (const place_in_t *in, const place_files_t 
                  e.text);
         return NULL;
     }
-    if (fstat (fd, &st) == 0 && place_age (&st, time (NULL)) < in->conf->probe_ttl) {
+    if (fstat (fd, &st) == 0 && (age = place_age (&st, time (NULL))) < in->conf->probe_ttl) {
         if ((nm = netmap_read_fd (fd, f->path, cap, &e)) && place_covers (nm, in->alloc, &e) == 0)
-            SAY (in, "topomap: netmap %s, measured %lld s ago", f->path,
-                 (long long)place_age (&st, time (NULL)));
+            SAY (in, "topomap: netmap %s, measured %lld s ago", f->path, (long long)age);
         else {
             SAY (in, "topomap: cached netmap not used: %s", e.text);
             netmap_destroy (nm);
