@@ -594,28 +594,33 @@ static void *map_start_run (void *arg)
  *
  * Scotch's layout, made to fit (the repaired Scotch mapping), is the first
  * candidate and the price to beat.  Refined, it is the plan on most
- * networks.  Refinement is local, though, and recursive bisection cannot
- * chain groups across a network without structure (a cloud), so with
- * exact capacities and refinement a greedy layout is refined too, and
- * srun's block and cyclic layouts when they price below the best so far.
- * A layout replaces the best only when strictly cheaper: the result is
+ * networks.  Where the nodes form a tree, the multisection layout
+ * (mapper_multisection.c), made to fit and refined, is priced beside it.
+ * Refinement is local, though, and recursive bisection cannot chain
+ * groups across a network without structure (a cloud), so with exact
+ * capacities and refinement a greedy layout is refined too, and srun's
+ * block and cyclic layouts when they price below the best so far.  A
+ * layout replaces the best only when strictly cheaper: the result is
  * never worse than the repaired Scotch mapping, nor than block.
  */
 static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const map_slot_t *slots,
                         const map_params_t *params, int *slot, map_result_t *r, tm_error_t *errp)
 {
-    map_start_t st[2] = {{.g = g, .m = m}, {.g = g, .m = m, .greedy = 1}};
-    int *alt = NULL, rc = -1;
-    double best, t = map_now ();
+    static const char *const start_name[] = {"scotch", "greedy", "multisection"};
+    map_start_t st[3] = {{.g = g, .m = m}, {.g = g, .m = m, .greedy = 1}, {.g = g, .m = m}};
+    int *alt = NULL, rc = -1, ms = 0;
+    double best, t = map_now (), t_ms;
     pthread_t thread;
     bool threaded = false;
 
+    r->multisection_cost_s = NAN;
+    r->best = "scotch";
     if (params->exact && params->refine) {
-        if (!(alt = malloc (2 * (size_t)g->n * sizeof (*alt)))) {
+        if (!(alt = malloc (3 * (size_t)g->n * sizeof (*alt)))) {
             return errnomem (errp);
         }
-        st[0].slot = alt;
-        st[1].slot = alt + g->n;
+        for (int k = 0; k < 3; k++)
+            st[k].slot = alt + (size_t)k * (size_t)g->n;
         if (g->n >= MAP_THREAD_MIN_RANKS)
             threaded = pthread_create (&thread, NULL, map_start_run, &st[1]) == 0;
     }
@@ -637,10 +642,21 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     }
     t = map_now ();
     best = map_graph_cost (g, m, slot);
-    /* The repaired Scotch layout and the greedy one, each refined. */
+    /* The repaired Scotch layout, the multisection layout where the nodes
+     * are a tree, and the greedy one, each refined.
+     */
     memcpy (st[0].slot, slot, (size_t)g->n * sizeof (*slot));
     st[0].helper = !threaded || atomic_load (&st[1].done);
     map_start_run (&st[0]);
+    t_ms = map_now ();
+    if ((ms = map_multisection (g, m, params->seed, st[2].slot, errp)) < 0 ||
+        (ms && map_repair (g, m, st[2].slot, errp) < 0))
+        goto out;
+    if (ms) {
+        st[2].helper = !threaded || atomic_load (&st[1].done);
+        map_start_run (&st[2]);
+        r->multisection_s = map_now () - t_ms;
+    }
     if (threaded) {
         pthread_join (thread, NULL);
         threaded = false;
@@ -648,14 +664,20 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
         st[1].helper = true;
         map_start_run (&st[1]);
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         double c;
+        if (k == 2 && !ms)
+            continue;
         if (st[k].rc < 0) {
             errprintf (errp, "%s", st[k].e.text);
             goto out;
         }
-        if ((c = map_graph_cost (g, m, st[k].slot)) < best) {
+        c = map_graph_cost (g, m, st[k].slot);
+        if (k == 2)
+            r->multisection_cost_s = c;
+        if (c < best) {
             best = c;
+            r->best = start_name[k];
             memcpy (slot, st[k].slot, (size_t)g->n * sizeof (*slot));
         }
     }
@@ -669,6 +691,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
             goto out;
         if ((c = map_graph_cost (g, m, alt)) < best) {
             best = c;
+            r->best = cyclic ? "cyclic" : "block";
             memcpy (slot, alt, (size_t)g->n * sizeof (*slot));
         }
     }

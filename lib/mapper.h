@@ -64,15 +64,21 @@ typedef struct {
     int ntasks;
     map_metric_t metric;
     int ncandidates;
-    map_candidate_t *cand; /* the plan first, then block, cyclic, previous */
-    int chosen;            /* index of the cheapest in cand that loads the
-                              busiest link less than block; block on a tie */
-    double time_s;         /* wall time spent planning */
-    double scotch_s;       /* of it: Scotch's mapping (on big steps, the
-                              greedy start is made and refined beside
-                              it, on a thread of its own), */
-    double repair_s;       /* making it fit the capacities, */
-    double refine_s;       /* refining it and the other starts */
+    map_candidate_t *cand;      /* the plan first, then block, cyclic, previous */
+    int chosen;                 /* index of the cheapest in cand that loads the
+                                   busiest link less than block; block on a tie */
+    double time_s;              /* wall time spent planning */
+    double scotch_s;            /* of it: Scotch's mapping (on big steps, the
+                                   greedy start is made and refined beside
+                                   it, on a thread of its own), */
+    double repair_s;            /* making it fit the capacities, */
+    double refine_s;            /* refining it and the other starts, */
+    double multisection_s;      /* of it: making and refining the multisection
+                                   start (0 where the nodes are no tree) */
+    double multisection_cost_s; /* that start's cost, refined; NaN where the
+                                   nodes are no tree */
+    const char *best;           /* the start the plan comes from: "scotch",
+                                   "greedy", "multisection", "block", "cyclic" */
 } map_result_t;
 
 typedef struct {

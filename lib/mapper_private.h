@@ -156,6 +156,24 @@ const char *map_scotch_error (void);
 int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
                 tm_error_t *errp);
 
+/* Partition a graph of n vertices (arcs xadj/adj, both directions, with
+ * integer loads load >= 1, every vertex of load 1) into nparts parts whose
+ * sizes follow weight[nparts]: Scotch's k-way mapping onto a weighted
+ * complete graph, its quality strategy.  part[i] in 0..nparts-1; the
+ * sizes are Scotch's balance, not exact.
+ */
+int map_scotch_part (int n, const int *xadj, const int *adj, const int *load, int nparts,
+                     const int *weight, unsigned seed, int *part, tm_error_t *errp);
+
+/* mapper_multisection.c */
+
+/* A layout by multisection, where the slots form a tree (see the file):
+ * 1 with slot[i] for every rank, not necessarily respecting the counts;
+ * 0 when the slots' distances are no tree (slot untouched); -1 with errp.
+ */
+int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
+                      tm_error_t *errp);
+
 /* mapper_refine.c */
 
 /* Move ranks out of over-full slots into slots with room, each time the

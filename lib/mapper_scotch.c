@@ -289,11 +289,62 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
     return 0;
 }
 
+/* Scotch's context for one call: one thread, its random generator seeded
+ * and reset, so that the same inputs give the same result.
+ */
+static int map_scotch_begin (map_scotch_t *sc, unsigned seed, tm_error_t *errp)
+{
+    SCOTCH_Num seedval = (SCOTCH_Num)(seed & (unsigned)SCOTCH_NUMMAX);
+
+    memset (sc, 0, sizeof (*sc));
+    map_scotch_error_clear ();
+    if (SCOTCH_contextInit (&sc->ctx) != 0)
+        return map_scotch_fail ("context init", errp);
+    sc->ctx_ok = true;
+    /* Deterministic is the rule with one thread; ask anyway, and do not
+     * fail on a library that does not know the option.
+     */
+    if (SCOTCH_contextOptionSetNum (&sc->ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0)
+        map_scotch_error_clear ();
+    if (SCOTCH_contextThreadSpawn (&sc->ctx, 1, NULL) != 0)
+        return map_scotch_fail ("context threads", errp);
+    SCOTCH_randomSeed (seedval);
+    SCOTCH_randomReset ();
+    if (SCOTCH_contextRandomClone (&sc->ctx) != 0)
+        return map_scotch_fail ("context random generator", errp);
+    SCOTCH_contextRandomSeed (&sc->ctx, seedval);
+    SCOTCH_contextRandomReset (&sc->ctx);
+    if (SCOTCH_stratInit (&sc->strat) != 0)
+        return map_scotch_fail ("strategy init", errp);
+    sc->strat_ok = true;
+    return 0;
+}
+
+/* Map the source graph bound to sc's context onto sc->arch, nparts parts,
+ * into part[n] (each checked to be in 0..nparts-1).
+ */
+static int map_scotch_run (map_scotch_t *sc, SCOTCH_Num flags, int n, int nparts, int *part,
+                           tm_error_t *errp)
+{
+    if (SCOTCH_stratGraphMapBuild (&sc->strat, flags, nparts, MAP_IMBALANCE) != 0)
+        return map_scotch_fail ("mapping strategy", errp);
+    if (!(sc->parttab = malloc ((size_t)(n ? n : 1) * sizeof (*sc->parttab))))
+        return errnomem (errp);
+    if (SCOTCH_graphMap (&sc->src_ctx, &sc->arch, &sc->strat, sc->parttab) != 0)
+        return map_scotch_fail ("mapping", errp);
+    for (int i = 0; i < n; i++) {
+        if (sc->parttab[i] < 0 || sc->parttab[i] >= nparts)
+            return errprintf (errp, "scotch: mapped vertex %d to part %d of %d", i,
+                              (int)sc->parttab[i], nparts);
+        part[i] = (int)sc->parttab[i];
+    }
+    return 0;
+}
+
 int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
                 tm_error_t *errp)
 {
     map_scotch_t sc;
-    SCOTCH_Num seedval = (SCOTCH_Num)(seed & (unsigned)SCOTCH_NUMMAX);
     int rc = -1;
 
     if (m->nslots == 1) {
@@ -301,59 +352,74 @@ int map_scotch (const map_graph_t *g, const map_model_t *m, unsigned seed, int *
             slot[i] = 0;
         return 0;
     }
-    memset (&sc, 0, sizeof (sc));
-    map_scotch_error_clear ();
-    if (SCOTCH_contextInit (&sc.ctx) != 0) {
-        map_scotch_fail ("context init", errp);
-        goto out;
-    }
-    sc.ctx_ok = true;
-    /* Deterministic is the rule with one thread; ask anyway, and do not
-     * fail on a library that does not know the option.
-     */
-    if (SCOTCH_contextOptionSetNum (&sc.ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0)
-        map_scotch_error_clear ();
-    if (SCOTCH_contextThreadSpawn (&sc.ctx, 1, NULL) != 0) {
-        map_scotch_fail ("context threads", errp);
-        goto out;
-    }
-    SCOTCH_randomSeed (seedval);
-    SCOTCH_randomReset ();
-    if (SCOTCH_contextRandomClone (&sc.ctx) != 0) {
-        map_scotch_fail ("context random generator", errp);
-        goto out;
-    }
-    SCOTCH_contextRandomSeed (&sc.ctx, seedval);
-    SCOTCH_contextRandomReset (&sc.ctx);
+    if (map_scotch_begin (&sc, seed, errp) == 0 && map_scotch_source (&sc, g, m, errp) == 0 &&
+        map_scotch_target (&sc, g, m, errp) == 0 &&
+        map_scotch_run (&sc, MAP_STRATEGY, g->n, m->nslots, slot, errp) == 0)
+        rc = 0;
+    map_scotch_free (&sc);
+    return rc;
+}
 
-    if (map_scotch_source (&sc, g, m, errp) < 0 || map_scotch_target (&sc, g, m, errp) < 0)
-        goto out;
-    if (SCOTCH_stratInit (&sc.strat) != 0) {
-        map_scotch_fail ("strategy init", errp);
-        goto out;
+int map_scotch_part (int n, const int *xadj, const int *adj, const int *load, int nparts,
+                     const int *weight, unsigned seed, int *part, tm_error_t *errp)
+{
+    map_scotch_t sc;
+    size_t narcs = (size_t)xadj[n];
+    int rc = -1;
+
+    if (nparts == 1) {
+        for (int i = 0; i < n; i++)
+            part[i] = 0;
+        return 0;
     }
-    sc.strat_ok = true;
-    if (SCOTCH_stratGraphMapBuild (&sc.strat, MAP_STRATEGY, m->nslots, MAP_IMBALANCE) != 0) {
-        map_scotch_fail ("mapping strategy", errp);
+    if (map_scotch_begin (&sc, seed, errp) < 0)
         goto out;
-    }
-    if (!(sc.parttab = malloc ((size_t)g->n * sizeof (*sc.parttab)))) {
+    sc.verttab = malloc (((size_t)n + 1) * sizeof (*sc.verttab));
+    sc.edgetab = malloc ((narcs ? narcs : 1) * sizeof (*sc.edgetab));
+    sc.edlotab = malloc ((narcs ? narcs : 1) * sizeof (*sc.edlotab));
+    sc.tvelotab = malloc ((size_t)nparts * sizeof (*sc.tvelotab));
+    if (!sc.verttab || !sc.edgetab || !sc.edlotab || !sc.tvelotab) {
         errnomem (errp);
         goto out;
     }
-    if (SCOTCH_graphMap (&sc.src_ctx, &sc.arch, &sc.strat, sc.parttab) != 0) {
-        map_scotch_fail ("mapping", errp);
+    for (int i = 0; i <= n; i++)
+        sc.verttab[i] = xadj[i];
+    for (size_t k = 0; k < narcs; k++) {
+        sc.edgetab[k] = adj[k];
+        sc.edlotab[k] = load[k];
+    }
+    for (int p = 0; p < nparts; p++)
+        sc.tvelotab[p] = weight[p];
+    if (SCOTCH_graphInit (&sc.src) != 0) {
+        map_scotch_fail ("graph init", errp);
         goto out;
     }
-    for (int i = 0; i < g->n; i++) {
-        if (sc.parttab[i] < 0 || sc.parttab[i] >= m->nslots) {
-            errprintf (errp, "scotch: mapped rank %d to node %d of %d", i, (int)sc.parttab[i],
-                       m->nslots);
-            goto out;
-        }
-        slot[i] = (int)sc.parttab[i];
+    sc.src_ok = true;
+    if (SCOTCH_graphBuild (&sc.src, 0, n, sc.verttab, NULL, NULL, NULL, (SCOTCH_Num)narcs,
+                           sc.edgetab, sc.edlotab) != 0) {
+        map_scotch_fail ("building a part of the profile's graph", errp);
+        goto out;
     }
-    rc = 0;
+    if (SCOTCH_graphInit (&sc.src_ctx) != 0) {
+        map_scotch_fail ("graph init", errp);
+        goto out;
+    }
+    sc.src_ctx_ok = true;
+    if (SCOTCH_contextBindGraph (&sc.ctx, &sc.src, &sc.src_ctx) != 0) {
+        map_scotch_fail ("binding a part of the profile's graph", errp);
+        goto out;
+    }
+    if (SCOTCH_archInit (&sc.arch) != 0) {
+        map_scotch_fail ("architecture init", errp);
+        goto out;
+    }
+    sc.arch_ok = true;
+    if (SCOTCH_archCmpltw (&sc.arch, nparts, sc.tvelotab) != 0) {
+        map_scotch_fail ("building the weighted complete graph of the parts", errp);
+        goto out;
+    }
+    if (map_scotch_run (&sc, SCOTCH_STRATQUALITY, n, nparts, part, errp) == 0)
+        rc = 0;
 out:
     map_scotch_free (&sc);
     return rc;

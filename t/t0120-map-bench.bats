@@ -16,17 +16,18 @@ setup_file() {
 }
 
 # above: the BENCH map lines of standard input where topomap's plan
-# (cost_vs_block) costs more than block, scotch_repaired, or scotch with
-# scotch_overfull=0.
+# (cost_vs_block) costs more than block, scotch_repaired, the multisection
+# start, or scotch with scotch_overfull=0.
 above() {
 	awk '$1 == "BENCH" && $2 == "map" {
 		for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		c = f["cost_vs_block"] + 0
 		if (c > 1 + 1e-9 || c > f["scotch_repaired"] * (1 + 1e-9) ||
+		    (f["multisection"] != "none" && c > f["multisection"] * (1 + 1e-9)) ||
 		    (f["scotch_overfull"] == 0 && c > f["scotch"] * (1 + 1e-9))) print }'
 }
 
-@test "on every bench case the plan costs no more than block, repaired Scotch or fitting Scotch" {
+@test "on every bench case the plan costs no more than block, repaired Scotch, multisection or fitting Scotch" {
 	# Its exit status also holds its time targets, which this machine's
 	# load may miss: the costs are what this test checks, by the bench's
 	# own messages and by its lines.
@@ -34,14 +35,21 @@ above() {
 	echo "$output"
 	[ "$status" -le 1 ]
 	! grep -q ': topomap costs ' <<<"$output"
-	[ "$(grep -c '^BENCH map .* scotch_repaired=[0-9.]* .* scotch=[0-9.]* scotch_overfull=[0-9]*$' <<<"$output")" -eq 42 ]
+	[ "$(grep -c '^BENCH map .* scotch_repaired=[0-9.]* .* scotch=[0-9.]* scotch_overfull=[0-9]* multisection=\([0-9.]*\|none\)$' <<<"$output")" -eq 42 ]
 	[ -z "$(above <<<"$output")" ]
+	# a multisection start on the trees, none on the cloud; each plan names its start
+	[ "$(grep -c '^BENCH map .* topo=\(2switch\|tree3\) .* multisection=[0-9.]*$' <<<"$output")" -eq 28 ]
+	[ "$(grep -c '^BENCH map .* topo=cloud .* multisection=none$' <<<"$output")" -eq 14 ]
+	[ "$(grep -c '^BENCH map_best .* best=\(scotch\|greedy\|multisection\|block\|cyclic\) chosen=\(topomap\|block\|cyclic\)$' <<<"$output")" -eq 42 ]
 }
 
-@test "the check sees a plan that costs more than repaired Scotch" {
-	local line='BENCH map ranks=256 pattern=ring topo=cloud time_s=0.0010 cost_vs_block=0.5000 cyclic=1.0000 random=1.0000 scotch_repaired=0.4000 greedy=0.6000 scotch=0.3000 scotch_overfull=2'
+@test "the check sees a plan that costs more than repaired Scotch or the multisection start" {
+	local line='BENCH map ranks=256 pattern=ring topo=cloud time_s=0.0010 cost_vs_block=0.5000 cyclic=1.0000 random=1.0000 scotch_repaired=0.4000 greedy=0.6000 scotch=0.3000 scotch_overfull=2 multisection=none'
+	local fair=${line/scotch_repaired=0.4000/scotch_repaired=0.5000}
 	[ -n "$(above <<<"$line")" ]
-	[ -z "$(above <<<"${line/scotch_repaired=0.4000/scotch_repaired=0.5000}")" ]
+	[ -z "$(above <<<"$fair")" ]
+	[ -n "$(above <<<"${fair/multisection=none/multisection=0.4500}")" ]
+	[ -z "$(above <<<"${fair/multisection=none/multisection=0.5000}")" ]
 	[ -n "$(above <<<"${line/scotch_overfull=2/scotch_overfull=0}")" ]
 }
 

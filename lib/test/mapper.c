@@ -1183,6 +1183,98 @@ static void test_explain (void)
     netmap_destroy (nm);
 }
 
+/* The multisection start.  8 nodes of 4 slots in a tree: racks of 2
+ * nodes (1 us), pods of 2 racks (4 us), a core (16 us).  32 ranks form 4
+ * cliques of 8 talking hard (rank r in clique 3r mod 4, so that block
+ * mixes them), cliques 0 and 1, and 2 and 3, talking a little: the best
+ * plan puts each clique on a rack and each talking pair of cliques in a
+ * pod.  A line of 4 nodes and a cloud are no trees: no multisection.
+ */
+static void test_multisection (void)
+{
+    netmap_t *nm = netmap_of (8), *line = netmap_of (4), *cloud = netmap_of (5);
+    map_slot_t slots[8], few[4], some[5];
+    triplets_t t = {0};
+    profile_t *p, *q, *r;
+    map_result_t res;
+    tm_error_t err;
+    map_candidate_t *top;
+    int racks = 1, pods = 1;
+
+    for (int a = 0; a < 8; a++) {
+        slots[a] = (map_slot_t){a, 4};
+        set_pair (nm, a, a, 0.3, 30000);
+        for (int b = a + 1; b < 8; b++)
+            set_pair (nm, a, b,
+                      a / 2 == b / 2   ? 1
+                      : a / 4 == b / 4 ? 4
+                                       : 16,
+                      a / 2 == b / 2   ? 10000
+                      : a / 4 == b / 4 ? 5000
+                                       : 1000);
+    }
+    for (int a = 0; a < 32; a++)
+        for (int b = a + 1; b < 32; b++) {
+            int ca = 3 * a % 4, cb = 3 * b % 4;
+            if (ca == cb)
+                add2 (&t, a, b, 100, 1000000);
+            else if (ca / 2 == cb / 2 && a % 3 == 0)
+                add2 (&t, a, b, 10, 100000);
+        }
+    p = profile_of (32, &t);
+    if (!ok (map_plan (p, nm, 8, slots, NULL, &res, &err) == 0, "multisection: plan made (%s)",
+             err.text))
+        return;
+    top = cand_named (&res, "topomap");
+    for (int a = 0; a < 32; a++)
+        for (int b = 0; b < 32; b++) {
+            int ca = 3 * a % 4, cb = 3 * b % 4;
+            if (ca == cb && top->node[a] / 2 != top->node[b] / 2)
+                racks = 0;
+            if (ca / 2 == cb / 2 && top->node[a] / 4 != top->node[b] / 4)
+                pods = 0;
+        }
+    ok (isfinite (res.multisection_cost_s) && res.multisection_s > 0,
+        "multisection: the tree gives a multisection start (%g s, in %g s)",
+        res.multisection_cost_s, res.multisection_s);
+    ok (res.multisection_cost_s >= top->cost_s - 1e-15,
+        "multisection: the plan (%g s) costs no more than it", top->cost_s);
+    ok (racks && pods, "multisection: each clique on a rack, each talking pair in a pod");
+    ok (res.best && (strcmp (res.best, "scotch") == 0 || strcmp (res.best, "greedy") == 0 ||
+                     strcmp (res.best, "multisection") == 0),
+        "multisection: the plan names its start (%s)", res.best ? res.best : "(null)");
+    map_result_free (&res);
+
+    for (int a = 0; a < 4; a++) {
+        few[a] = (map_slot_t){a, 2};
+        for (int b = a + 1; b < 4; b++)
+            set_pair (line, a, b, 2.0 * (b - a), 1000.0 / (b - a));
+    }
+    add2 (&t, 0, 7, 10, 1000);
+    q = profile_of (8, &t);
+    ok (map_plan (q, line, 4, few, NULL, &res, &err) == 0 && isnan (res.multisection_cost_s) &&
+            res.multisection_s == 0,
+        "multisection: a line of nodes is no tree, no multisection start");
+    map_result_free (&res);
+
+    for (int a = 0; a < 5; a++) {
+        some[a] = (map_slot_t){a, 1};
+        for (int b = a + 1; b < 5; b++)
+            set_pair (cloud, a, b, 10 + 7 * a + 3 * b, 100 + 50 * a);
+    }
+    add2 (&t, 0, 4, 10, 1000);
+    r = profile_of (5, &t);
+    ok (map_plan (r, cloud, 5, some, NULL, &res, &err) == 0 && isnan (res.multisection_cost_s),
+        "multisection: nor is a cloud");
+    map_result_free (&res);
+    profile_destroy (p);
+    profile_destroy (q);
+    profile_destroy (r);
+    netmap_destroy (nm);
+    netmap_destroy (line);
+    netmap_destroy (cloud);
+}
+
 static void test_scotch_errors (void)
 {
     map_scotch_error_clear ();
@@ -1232,6 +1324,7 @@ int main (void)
     test_metric_plans ();
     test_cliques ();
     test_stencil ();
+    test_multisection ();
     test_busiest_link ();
     test_uplink ();
     test_edge_host ();

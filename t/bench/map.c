@@ -8,13 +8,18 @@
  * prints one line
  *
  *   BENCH map ranks=N pattern=P topo=T time_s=X scotch_s=Xs repair_s=Xr
- *             refine_s=Xf cost_vs_block=Y cyclic=Yc random=Yr
- *             scotch_repaired=Ysr greedy=Yg scotch=Ys scotch_overfull=K
+ *             refine_s=Xf multisection_s=Xm cost_vs_block=Y cyclic=Yc
+ *             random=Yr scotch_repaired=Ysr greedy=Yg scotch=Ys
+ *             scotch_overfull=K multisection=Ym
+ *   BENCH map_best ranks=N pattern=P topo=T best=S chosen=C
  *
  * time_s is map_plan's own planning time, and of it scotch_s Scotch's
  * mapping, repair_s the capacity repair, refine_s the refinement of it and
- * of the other starts (the rest builds the graph and prices the
- * candidates); every other figure is a
+ * of the other starts, multisection_s (within refine_s) making and refining
+ * the multisection start (the rest builds the graph and prices the
+ * candidates); best is the start the plan came from (scotch, greedy,
+ * multisection, block, cyclic), chosen the candidate map_plan's guard
+ * chose (topomap, block, cyclic); every other figure is a
  * layout's cost under the model (combined metric) over block's:
  *   cost_vs_block  the "topomap" candidate (Scotch, exact capacities,
  *                  refinement)
@@ -28,9 +33,12 @@
  *                  it may break the capacities, and scotch_overfull beside
  *                  it counts the nodes it gives more ranks than their
  *                  slots, a layout no user could run when above 0
+ *   multisection   the multisection start (mapper_multisection.c), made to
+ *                  fit and refined; "none" where the nodes are no tree
  * The exit status is 1 when a case has cost_vs_block above 1, above
- * scotch_repaired, or above scotch where scotch_overfull is 0, or planned
- * longer than its target (256 ranks: 10 ms, 4096: 1 s, 65536: 60 s; the
+ * scotch_repaired, above multisection, or above scotch where
+ * scotch_overfull is 0, or planned
+ * longer than its target (256 ranks: 10 ms, 4096: 1 s, 65536: 5 s; the
  * next size up for other counts), with the reason on stderr.
  *
  * Sizes: 256 and 4096 ranks by default; --large adds 65536.  Nodes take
@@ -538,7 +546,7 @@ static double target_s (int n)
         return 0.010;
     if (n <= 4096)
         return 1.0;
-    return 60.0;
+    return 5.0;
 }
 
 static int run_case (int n, const char *pattern, const char *topo, int per)
@@ -552,6 +560,7 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
     tm_error_t err;
     map_candidate_t c = {.node = xmalloc ((size_t)n * sizeof (int))};
     double block, top, cyc, rnd, sco, rep, gre;
+    char ms[16];
 
     for (int s = 0; s < h; s++) {
         slots[s].host = s;
@@ -600,11 +609,18 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
     map_price (p, nm, MAP_COMBINED, &c);
     gre = c.cost_s;
 
+    if (isnan (res.multisection_cost_s))
+        snprintf (ms, sizeof (ms), "none");
+    else
+        snprintf (ms, sizeof (ms), "%.4f", res.multisection_cost_s / block);
     printf ("BENCH map ranks=%d pattern=%s topo=%s time_s=%.4f scotch_s=%.4f repair_s=%.4f "
-            "refine_s=%.4f cost_vs_block=%.4f cyclic=%.4f random=%.4f scotch_repaired=%.4f "
-            "greedy=%.4f scotch=%.4f scotch_overfull=%d\n",
-            n, pattern, topo, res.time_s, res.scotch_s, res.repair_s, res.refine_s, top / block,
-            cyc / block, rnd / block, rep / block, gre / block, sco / block, overfull);
+            "refine_s=%.4f multisection_s=%.4f cost_vs_block=%.4f cyclic=%.4f random=%.4f "
+            "scotch_repaired=%.4f greedy=%.4f scotch=%.4f scotch_overfull=%d multisection=%s\n",
+            n, pattern, topo, res.time_s, res.scotch_s, res.repair_s, res.refine_s,
+            res.multisection_s, top / block, cyc / block, rnd / block, rep / block, gre / block,
+            sco / block, overfull, ms);
+    printf ("BENCH map_best ranks=%d pattern=%s topo=%s best=%s chosen=%s\n", n, pattern, topo,
+            res.best, res.cand[res.chosen].name);
     fflush (stdout);
     if (top > block * (1 + 1e-9)) {
         fprintf (stderr,
@@ -617,6 +633,13 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
                  "map: ranks=%d pattern=%s topo=%s: topomap costs %.6g s, above repaired "
                  "Scotch's %.6g s\n",
                  n, pattern, topo, top, rep);
+        failed = 1;
+    }
+    if (top > res.multisection_cost_s * (1 + 1e-9)) {
+        fprintf (stderr,
+                 "map: ranks=%d pattern=%s topo=%s: topomap costs %.6g s, above the multisection "
+                 "start's %.6g s\n",
+                 n, pattern, topo, top, res.multisection_cost_s);
         failed = 1;
     }
     if (overfull == 0 && top > sco * (1 + 1e-9)) {
