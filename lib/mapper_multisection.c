@@ -135,9 +135,59 @@ static int map_ms_levels (map_ms_t *s)
     return nlev >= 2 && nlev <= MAP_LEVELS_MAX;
 }
 
+/* How many partitions of the top level to try, for n ranks: one per 256
+ * ranks up to 16, and at most 65536 ranks in all (one try from 65536
+ * ranks), which keeps the planning time targets of t/bench/map.c.
+ */
+static int map_ms_ntries (int n)
+{
+    int t = n / 256;
+
+    if (t > 65536 / n)
+        t = 65536 / n;
+    return t < 1 ? 1 : t > 16 ? 16 : t;
+}
+
+/* Scotch's partition of the part's graph (s->xadj, adj, load) into
+ * s->part, ntries times with seeds seed, seed + 1, ...: the first of
+ * least cut.
+ */
+static int map_ms_tries (map_ms_t *s, int nr, int ntries, int ngroups, const int *weight,
+                         tm_error_t *errp)
+{
+    int *best = NULL;
+    double bestcut = INFINITY;
+
+    if (ntries > 1 && !(best = malloc ((size_t)(nr ? nr : 1) * sizeof (*best))))
+        return errnomem (errp);
+    for (int t = 0; t < ntries; t++) {
+        double cut = 0;
+        if (map_scotch_part (nr, s->xadj, s->adj, s->load, ngroups, weight, s->seed + (unsigned)t,
+                             s->part, errp) < 0) {
+            free (best);
+            return -1;
+        }
+        if (ntries == 1)
+            return 0;
+        for (int i = 0; i < nr; i++)
+            for (int k = s->xadj[i]; k < s->xadj[i + 1]; k++)
+                if (s->part[i] != s->part[s->adj[k]])
+                    cut += s->load[k];
+        if (cut < bestcut) {
+            bestcut = cut;
+            memcpy (best, s->part, (size_t)nr * sizeof (*best));
+        }
+    }
+    memcpy (s->part, best, (size_t)nr * sizeof (*best));
+    free (best);
+    return 0;
+}
+
 /* Scotch's partition of ranks[nr] into ngroups parts of sizes in
  * proportion to weight, each edge weighed by what cutting it at level l
- * costs beyond level l - 1: into s->part.
+ * costs beyond level l - 1: into s->part.  The top level's cut weighs
+ * most, and Scotch's partitions of it differ by several per cent from
+ * seed to seed: it is tried map_ms_ntries times.
  */
 static int map_ms_partition (map_ms_t *s, const int *ranks, int nr, int l, int ngroups,
                              const int *weight, tm_error_t *errp)
@@ -172,7 +222,7 @@ static int map_ms_partition (map_ms_t *s, const int *ranks, int nr, int l, int n
         if (sum > 0 && narcs < MAP_MS_LOAD_MAX)
             scale = (double)(MAP_MS_LOAD_MAX - narcs) / sum;
     }
-    rc = map_scotch_part (nr, s->xadj, s->adj, s->load, ngroups, weight, s->seed, s->part, errp);
+    rc = map_ms_tries (s, nr, l == s->nlev ? map_ms_ntries (s->g->n) : 1, ngroups, weight, errp);
     for (int i = 0; i < nr; i++)
         s->local[ranks[i]] = -1;
     return rc;
