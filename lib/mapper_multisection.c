@@ -135,13 +135,14 @@ static int map_ms_levels (map_ms_t *s)
     return nlev >= 2 && nlev <= MAP_LEVELS_MAX;
 }
 
-/* How many partitions of the top level to try, for n ranks: one per 256
- * ranks up to 16, and at most 65536 ranks in all (one try from 65536
- * ranks), which keeps the planning time targets of t/bench/map.c.
+/* How many partitions of the top level to try, for n ranks: one, and one
+ * more per 256 ranks, up to 16, and at most 65536 ranks in all (one try
+ * from 65536 ranks), which keeps the planning time targets of
+ * t/bench/map.c.
  */
 static int map_ms_ntries (int n)
 {
-    int t = n / 256;
+    int t = n / 256 + 1;
 
     if (t > 65536 / n)
         t = 65536 / n;
