@@ -2,7 +2,7 @@
 /* t/bench/map.c: benchmark of the mapper on synthetic cases.
  *
  *   map [--large] [--ranks N[,N...]] [--pattern P[,P...]] [--topo T[,T...]]
- *       [--slots-per-node K]
+ *       [--slots-per-node K] [--dump DIR]
  *
  * For every size, pattern and topology it plans once with map_plan() and
  * prints one line
@@ -538,6 +538,128 @@ static void greedy (const profile_t *p, const netmap_t *nm, int nslots, const ma
     sgraph_free (&g);
 }
 
+/* --dump DIR: each case's inputs, for other mappers (doc/findings.md,
+ * "KaHIP, side by side"): R-P-T.profile.json and R-P-T.netmap.json
+ * (topomap plan --price NAME=HOSTFILE prices a layout on them), and on
+ * the trees R-P-T.metis, the communication graph in METIS format, each
+ * edge weighing its messages plus its bytes in mean-sized messages;
+ * R-P-T.kahip, KaHIP's hierarchy of the nodes (PEs) and its distances (a
+ * mean-sized message at each level less within a node, 100 for the
+ * lowest); R-P-T.pe-hosts, the host of each PE, one a line, in KaHIP's
+ * order.
+ */
+static const char *dump_dir;
+
+static FILE *dump_open (int n, const char *pattern, const char *topo, const char *suffix)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/%d-%s-%s.%s", dump_dir, n, pattern, topo, suffix);
+    if (!(f = fopen (path, "w"))) {
+        fprintf (stderr, "map: %s: cannot write\n", path);
+        exit (2);
+    }
+    return f;
+}
+
+static void dump_case (int n, const char *pattern, const char *topo, int per, int h,
+                       const profile_t *p, const netmap_t *nm)
+{
+    char path[4096];
+    tm_error_t err;
+    double msgs = 0, bytes = 0, size, d[4];
+    size_t nedges = 0;
+    int tree3 = strcmp (topo, "tree3") == 0, nlev = 0, fan[4];
+    double **w;
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/%d-%s-%s.profile.json", dump_dir, n, pattern, topo);
+    if (profile_write (p, path, 0644, &err) < 0) {
+        fprintf (stderr, "map: %s\n", err.text);
+        exit (2);
+    }
+    snprintf (path, sizeof (path), "%s/%d-%s-%s.netmap.json", dump_dir, n, pattern, topo);
+    if (netmap_write (nm, path, 0644, &err) < 0) {
+        fprintf (stderr, "map: %s\n", err.text);
+        exit (2);
+    }
+    if (!tree3 && strcmp (topo, "2switch") != 0)
+        return;
+    /* the levels: a node, then 2switch: a switch, the two; tree3: a rack,
+     * a pod, the pods; each named by a pair of hosts at that level */
+    int pair[4][2] = {{0, 0}, {0, 2}, {0, 1}, {0, 0}};
+    fan[nlev++] = per;
+    if (tree3) {
+        int tp[4][2] = {{0, 0}, {0, 1}, {0, 8}, {0, 32}};
+        memcpy (pair, tp, sizeof (pair));
+        fan[nlev++] = h < 8 ? h : 8;
+        if (h > 8)
+            fan[nlev++] = h / 8 < 4 ? h / 8 : 4;
+        if (h > 32)
+            fan[nlev++] = h / 32;
+    } else {
+        fan[nlev++] = h / 2;
+        fan[nlev++] = 2;
+    }
+    for (size_t k = 0; k < p->nentries; k++) {
+        msgs += (double)p->entries[k].msgs;
+        bytes += (double)p->entries[k].bytes;
+    }
+    size = msgs > 0 ? bytes / msgs : 1;
+    for (int l = 0; l < nlev; l++) {
+        int a = pair[l][0], b = pair[l][1];
+        d[l] = NETMAP_AT (nm, lat_us, a, b) * 1e-6 + size / (NETMAP_AT (nm, bw_MBps, a, b) * 1e6);
+    }
+    /* KaHIP's PEs are the nodes, in the hierarchy's order; distances are
+     * what a level adds to a node's own figure */
+    f = dump_open (n, pattern, topo, "kahip");
+    fprintf (f, "--hierarchy_parameter_string=");
+    for (int l = 1; l < nlev; l++)
+        fprintf (f, "%s%d", l > 1 ? ":" : "", fan[l]);
+    fprintf (f, " --distance_parameter_string=");
+    for (int l = 1; l < nlev; l++)
+        fprintf (f, "%s%ld", l > 1 ? ":" : "", lround (100 * (d[l] - d[0]) / (d[1] - d[0])));
+    fprintf (f, "\n");
+    fclose (f);
+    /* tree3's hosts are in that order; 2switch's PE j is the (j mod h/2)-th
+     * host of switch j / (h/2), host 2 (j mod h/2) + j / (h/2) */
+    f = dump_open (n, pattern, topo, "pe-hosts");
+    for (int j = 0; j < h; j++)
+        fprintf (f, "%s\n", nm->hosts[tree3 ? j : 2 * (j % (h / 2)) + j / (h / 2)]);
+    fclose (f);
+    /* the graph: both directions of a pair summed, in mean-sized messages */
+    w = xmalloc ((size_t)n * sizeof (*w));
+    for (int i = 0; i < n; i++) {
+        w[i] = xmalloc ((size_t)n * sizeof (**w));
+        memset (w[i], 0, (size_t)n * sizeof (**w));
+    }
+    for (size_t k = 0; k < p->nentries; k++) {
+        const profile_entry_t *e = &p->entries[k];
+        double x = (double)e->msgs + (double)e->bytes / size;
+        if (e->src == e->dst)
+            continue;
+        w[e->src][e->dst] += x;
+        w[e->dst][e->src] += x;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            nedges += w[i][j] > 0;
+    f = dump_open (n, pattern, topo, "metis");
+    fprintf (f, "%d %zu 1\n", n, nedges);
+    for (int i = 0; i < n; i++) {
+        for (int j = 0, first = 1; j < n; j++)
+            if (j != i && w[i][j] > 0) {
+                fprintf (f, "%s%d %ld", first ? "" : " ", j + 1, lround (fmax (1, w[i][j])));
+                first = 0;
+            }
+        fprintf (f, "\n");
+        free (w[i]);
+    }
+    free (w);
+    fclose (f);
+}
+
 /* One case */
 
 static double target_s (int n)
@@ -566,6 +688,8 @@ static int run_case (int n, const char *pattern, const char *topo, int per)
         slots[s].host = s;
         slots[s].count = s < h - 1 ? per : n - per * (h - 1);
     }
+    if (dump_dir)
+        dump_case (n, pattern, topo, per, h, p, nm);
     map_params_default (&params);
     if (map_plan (p, nm, h, slots, &params, &res, &err) < 0) {
         fprintf (stderr, "map: ranks=%d pattern=%s topo=%s: %s\n", n, pattern, topo, err.text);
@@ -791,7 +915,7 @@ static int split (char *s, char **v, int max)
 static void usage (void)
 {
     fprintf (stderr, "usage: map [--large] [--ranks N[,N...]] [--pattern P[,P...]] "
-                     "[--topo T[,T...]] [--slots-per-node K]\n"
+                     "[--topo T[,T...]] [--slots-per-node K] [--dump DIR]\n"
                      "patterns: stencil2d stencil3d ring bt lu cg random\n"
                      "topologies: 2switch tree3 cloud\n");
     exit (2);
@@ -821,6 +945,9 @@ int main (int argc, char **argv)
             i++;
         } else if (strcmp (a, "--topo") == 0 && v) {
             ntopos = split (v, topos, 8);
+            i++;
+        } else if (strcmp (a, "--dump") == 0 && v) {
+            dump_dir = v;
             i++;
         } else if (strcmp (a, "--slots-per-node") == 0 && v) {
             if ((per = atoi (v)) < 1)
