@@ -73,10 +73,12 @@ typedef struct {
                                    it, on a thread of its own), */
     double repair_s;            /* making it fit the capacities, */
     double refine_s;            /* refining it and the other starts, */
-    double multisection_s;      /* of it: making and refining the multisection
-                                   start (0 where the nodes are no tree) */
+    double multisection_s;      /* of it: the multisection start, made and
+                                   refined, or found not to be had */
     double multisection_cost_s; /* that start's cost, refined; NaN where the
-                                   nodes are no tree */
+                                   nodes are no tree, it could not be made,
+                                   or the plan is not refined with exact
+                                   capacities */
     const char *best;           /* the start the plan comes from: "scotch",
                                    "greedy", "multisection", "block", "cyclic" */
 } map_result_t;

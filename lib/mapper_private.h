@@ -169,7 +169,8 @@ int map_scotch_part (int n, const int *xadj, const int *adj, const int *load, in
 
 /* A layout by multisection, where the slots form a tree (see the file):
  * 1 with slot[i] for every rank, not necessarily respecting the counts;
- * 0 when the slots' distances are no tree (slot untouched); -1 with errp.
+ * 0 when the slots' distances are no tree (slot then undefined); -1 with
+ * errp.
  */
 int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
                       tm_error_t *errp);
