@@ -131,3 +131,14 @@ double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *sl
     }
     return cost;
 }
+
+double map_graph_msgsize (const map_graph_t *g)
+{
+    double msgs = 0, bytes = 0;
+
+    for (size_t e = 0; e < g->row[g->n]; e++) {
+        msgs += g->w[e].out_msgs;
+        bytes += g->w[e].out_bytes;
+    }
+    return msgs > 0 ? bytes / msgs : 1e3;
+}

@@ -96,21 +96,15 @@ static int map_ms_levels (map_ms_t *s)
     const map_model_t *m = s->m;
     int n = m->nslots, nlev = 0;
     size_t first = 0, np = (size_t)n * (size_t)(n - 1) / 2, k = 0;
-    double msgs = 0, bytes = 0, msgsize;
+    double msgsize;
     map_ms_pair_t *pr;
 
     if (!(pr = malloc (np * sizeof (*pr))))
         return -1;
-    for (size_t e = 0; e < g->row[g->n]; e++) {
-        msgs += g->w[e].out_msgs;
-        bytes += g->w[e].out_bytes;
-    }
-    msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    msgsize = map_graph_msgsize (g);
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
-            int ha = m->host[a], hb = m->host[b];
-            pr[k].d =
-                map_cost_hosts (m, ha, hb, 1, msgsize) + map_cost_hosts (m, hb, ha, 1, msgsize);
+            pr[k].d = map_slot_distance (m, msgsize, a, b);
             pr[k].a = a;
             pr[k].b = b;
             k++;

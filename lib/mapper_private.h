@@ -118,6 +118,13 @@ static inline double map_pair_cost (const map_model_t *m, int x, int y, const ma
            map_cost_hosts (m, hy, hx, w->in_msgs, w->in_bytes);
 }
 
+/* The distance of slots x and y: one message of msgsize bytes each way. */
+static inline double map_slot_distance (const map_model_t *m, double msgsize, int x, int y)
+{
+    return map_cost_hosts (m, m->host[x], m->host[y], 1, msgsize) +
+           map_cost_hosts (m, m->host[y], m->host[x], 1, msgsize);
+}
+
 /* What the metric prices of the traffic w at the network's mean figures:
  * the weight of an edge for Scotch, and the pull of a node on a rank.
  */
@@ -140,6 +147,11 @@ int map_graph_build (const profile_t *p, map_graph_t *g, tm_error_t *errp);
 
 /* Free what g holds (not g); g may be zeroed. */
 void map_graph_free (map_graph_t *g);
+
+/* The mean size of g's messages, for distances (1000 bytes where it sends
+ * none).
+ */
+double map_graph_msgsize (const map_graph_t *g);
 
 /* The cost of a slot layout over the graph (what map_price gives). */
 double map_graph_cost (const map_graph_t *g, const map_model_t *m, const int *slot);

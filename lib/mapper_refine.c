@@ -92,8 +92,7 @@ static int map_repair_near (map_repair_t *r, int a)
         double d;
         if (t == a || r->occ[t] >= m->cap[t])
             continue;
-        d = map_cost_hosts (m, m->host[a], m->host[t], 1, r->msgsize) +
-            map_cost_hosts (m, m->host[t], m->host[a], 1, r->msgsize);
+        d = map_slot_distance (m, r->msgsize, a, t);
         if (best < 0 || d < bestd) {
             best = t;
             bestd = d;
@@ -140,7 +139,6 @@ int map_repair (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
     map_repair_t r = {.g = g, .m = m, .slot = slot};
     heap_t h = {0};
     long long excess = 0;
-    double msgs = 0, bytes = 0;
     int rc = -1;
 
     r.occ = calloc ((size_t)m->nslots, sizeof (*r.occ));
@@ -159,11 +157,7 @@ int map_repair (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
         rc = 0;
         goto out;
     }
-    for (size_t e = 0; e < g->row[g->n]; e++) {
-        msgs += g->w[e].out_msgs;
-        bytes += g->w[e].out_bytes;
-    }
-    r.msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    r.msgsize = map_graph_msgsize (g);
     for (int i = 0; i < g->n; i++)
         if (r.occ[slot[i]] > m->cap[slot[i]] && heap_push (&h, map_repair_best (&r, i)) < 0)
             goto nomem;
@@ -547,15 +541,11 @@ static int *map_near_slots (const map_graph_t *g, const map_model_t *m)
 {
     int ns = m->nslots;
     int *near = malloc ((size_t)ns * MAP_NEAR * sizeof (*near));
-    double d[MAP_NEAR], msgs = 0, bytes = 0, msgsize;
+    double d[MAP_NEAR], msgsize;
 
     if (!near)
         return NULL;
-    for (size_t e = 0; e < g->row[g->n]; e++) {
-        msgs += g->w[e].out_msgs;
-        bytes += g->w[e].out_bytes;
-    }
-    msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    msgsize = map_graph_msgsize (g);
     for (int y = 0; y < ns; y++) {
         int *v = &near[(size_t)y * MAP_NEAR], nv = 0;
         for (int z = 0; z < ns; z++) {
@@ -563,8 +553,7 @@ static int *map_near_slots (const map_graph_t *g, const map_model_t *m)
             int p;
             if (z == y)
                 continue;
-            dz = map_cost_hosts (m, m->host[y], m->host[z], 1, msgsize) +
-                 map_cost_hosts (m, m->host[z], m->host[y], 1, msgsize);
+            dz = map_slot_distance (m, msgsize, y, z);
             if (nv == MAP_NEAR && !(dz < d[nv - 1]))
                 continue;
             p = nv < MAP_NEAR ? nv++ : nv - 1;
@@ -875,7 +864,7 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
     int *room = malloc ((size_t)ns * sizeof (*room));
     int *stamp = calloc ((size_t)ns, sizeof (*stamp));
     double *key = calloc ((size_t)n, sizeof (*key)), *total = calloc ((size_t)n, sizeof (*total));
-    double msgs = 0, bytes = 0, msgsize;
+    double msgsize;
     int rc = -1;
 
     /* Every rank once, then once more per edge to a placed rank: pushes
@@ -885,11 +874,7 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
         errnomem (errp);
         goto out;
     }
-    for (size_t e = 0; e < g->row[n]; e++) {
-        msgs += g->w[e].out_msgs;
-        bytes += g->w[e].out_bytes;
-    }
-    msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    msgsize = map_graph_msgsize (g);
     for (int s = 0; s < ns; s++)
         room[s] = m->cap[s];
     for (int i = 0; i < n; i++) {
@@ -929,8 +914,7 @@ int map_greedy (const map_graph_t *g, const map_model_t *m, int *slot, tm_error_
                     if (heavy < 0)
                         ds = -(double)room[s];
                     else
-                        ds = map_cost_hosts (m, m->host[heavy], m->host[s], 1, msgsize) +
-                             map_cost_hosts (m, m->host[s], m->host[heavy], 1, msgsize);
+                        ds = map_slot_distance (m, msgsize, heavy, s);
                     if (t < 0 || ds < dt) {
                         t = s;
                         dt = ds;

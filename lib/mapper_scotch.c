@@ -213,12 +213,12 @@ static int map_scotch_source (map_scotch_t *sc, const map_graph_t *g, const map_
     return 0;
 }
 
-/* The distance between slots a and b: one mean-sized message each way. */
+/* The distance between slots a and b: one mean-sized message each way,
+ * averaged.
+ */
 static double map_scotch_distance (const map_model_t *m, double msgsize, int a, int b)
 {
-    int ha = m->host[a], hb = m->host[b];
-
-    return 0.5 * (map_cost_hosts (m, ha, hb, 1, msgsize) + map_cost_hosts (m, hb, ha, 1, msgsize));
+    return 0.5 * map_slot_distance (m, msgsize, a, b);
 }
 
 static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_model_t *m,
@@ -226,7 +226,7 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
 {
     int n = m->nslots;
     size_t narcs = (size_t)n * (size_t)(n - 1), k = 0;
-    double msgs = 0, bytes = 0, msgsize, dmax = 0;
+    double msgsize, dmax = 0;
 
     if (!(sc->tvelotab = malloc ((size_t)n * sizeof (*sc->tvelotab)))) {
         return errnomem (errp);
@@ -243,11 +243,7 @@ static int map_scotch_target (map_scotch_t *sc, const map_graph_t *g, const map_
     }
 
     /* The mean message size, for the distance of the combined metric. */
-    for (size_t e = 0; e < g->row[g->n]; e++) {
-        msgs += g->w[e].out_msgs;
-        bytes += g->w[e].out_bytes;
-    }
-    msgsize = msgs > 0 ? bytes / msgs : 1e3;
+    msgsize = map_graph_msgsize (g);
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
             double d = map_scotch_distance (m, msgsize, a, b);
