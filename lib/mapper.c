@@ -654,9 +654,9 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     t_ms = map_now ();
     if ((ms = map_multisection (g, m, params->seed, st[2].slot, &st[2].e)) < 0)
         ms = 0;
-    if (ms && map_repair (g, m, st[2].slot, errp) < 0)
-        goto out;
     if (ms) {
+        if (map_repair (g, m, st[2].slot, errp) < 0)
+            goto out;
         st[2].helper = !threaded || atomic_load (&st[1].done);
         map_start_run (&st[2]);
     }

@@ -163,6 +163,31 @@ static int map_scotch_fail (const char *what, tm_error_t *errp)
     return errprintf (errp, "scotch: %s: %s", what, map_scotch_error ());
 }
 
+/* Build the source graph of n vertices and narcs arcs from sc's verttab,
+ * edgetab and edlotab, and bind it to sc's context; what names it in
+ * messages.
+ */
+static int map_scotch_bind_source (map_scotch_t *sc, int n, size_t narcs, const char *what,
+                                   tm_error_t *errp)
+{
+    char msg[64];
+
+    if (SCOTCH_graphInit (&sc->src) != 0)
+        return map_scotch_fail ("graph init", errp);
+    sc->src_ok = true;
+    snprintf (msg, sizeof (msg), "building %s", what);
+    if (SCOTCH_graphBuild (&sc->src, 0, n, sc->verttab, NULL, NULL, NULL, (SCOTCH_Num)narcs,
+                           sc->edgetab, sc->edlotab) != 0)
+        return map_scotch_fail (msg, errp);
+    if (SCOTCH_graphInit (&sc->src_ctx) != 0)
+        return map_scotch_fail ("graph init", errp);
+    sc->src_ctx_ok = true;
+    snprintf (msg, sizeof (msg), "binding %s", what);
+    if (SCOTCH_contextBindGraph (&sc->ctx, &sc->src, &sc->src_ctx) != 0)
+        return map_scotch_fail (msg, errp);
+    return 0;
+}
+
 static int map_scotch_source (map_scotch_t *sc, const map_graph_t *g, const map_model_t *m,
                               tm_error_t *errp)
 {
@@ -199,18 +224,7 @@ static int map_scotch_source (map_scotch_t *sc, const map_graph_t *g, const map_
         }
     }
     sc->verttab[g->n] = (SCOTCH_Num)narcs;
-    if (SCOTCH_graphInit (&sc->src) != 0)
-        return map_scotch_fail ("graph init", errp);
-    sc->src_ok = true;
-    if (SCOTCH_graphBuild (&sc->src, 0, g->n, sc->verttab, NULL, NULL, NULL, (SCOTCH_Num)narcs,
-                           sc->edgetab, sc->edlotab) != 0)
-        return map_scotch_fail ("building the profile's graph", errp);
-    if (SCOTCH_graphInit (&sc->src_ctx) != 0)
-        return map_scotch_fail ("graph init", errp);
-    sc->src_ctx_ok = true;
-    if (SCOTCH_contextBindGraph (&sc->ctx, &sc->src, &sc->src_ctx) != 0)
-        return map_scotch_fail ("binding the profile's graph", errp);
-    return 0;
+    return map_scotch_bind_source (sc, g->n, narcs, "the profile's graph", errp);
 }
 
 /* The distance between slots a and b: one mean-sized message each way,
@@ -386,25 +400,8 @@ int map_scotch_part (int n, const int *xadj, const int *adj, const int *load, in
     }
     for (int p = 0; p < nparts; p++)
         sc.tvelotab[p] = weight[p];
-    if (SCOTCH_graphInit (&sc.src) != 0) {
-        map_scotch_fail ("graph init", errp);
+    if (map_scotch_bind_source (&sc, n, narcs, "a part of the profile's graph", errp) < 0)
         goto out;
-    }
-    sc.src_ok = true;
-    if (SCOTCH_graphBuild (&sc.src, 0, n, sc.verttab, NULL, NULL, NULL, (SCOTCH_Num)narcs,
-                           sc.edgetab, sc.edlotab) != 0) {
-        map_scotch_fail ("building a part of the profile's graph", errp);
-        goto out;
-    }
-    if (SCOTCH_graphInit (&sc.src_ctx) != 0) {
-        map_scotch_fail ("graph init", errp);
-        goto out;
-    }
-    sc.src_ctx_ok = true;
-    if (SCOTCH_contextBindGraph (&sc.ctx, &sc.src, &sc.src_ctx) != 0) {
-        map_scotch_fail ("binding a part of the profile's graph", errp);
-        goto out;
-    }
     if (SCOTCH_archInit (&sc.arch) != 0) {
         map_scotch_fail ("architecture init", errp);
         goto out;
