@@ -568,10 +568,10 @@ static void dump_case (int n, const char *pattern, const char *topo, int per, in
 {
     char path[4096];
     tm_error_t err;
-    double msgs = 0, bytes = 0, size, d[4];
+    double msgs = 0, bytes = 0, size, d[4], *acc;
     size_t nedges = 0;
-    int tree3 = strcmp (topo, "tree3") == 0, nlev = 0, fan[4];
-    double **w;
+    int tree3 = strcmp (topo, "tree3") == 0, nlev = 0, fan[4], *nb;
+    sgraph_t g;
     FILE *f;
 
     snprintf (path, sizeof (path), "%s/%d-%s-%s.profile.json", dump_dir, n, pattern, topo);
@@ -628,36 +628,40 @@ static void dump_case (int n, const char *pattern, const char *topo, int per, in
     for (int j = 0; j < h; j++)
         fprintf (f, "%s\n", nm->hosts[tree3 ? j : 2 * (j % (h / 2)) + j / (h / 2)]);
     fclose (f);
-    /* the graph: both directions of a pair summed, in mean-sized messages */
-    w = xmalloc ((size_t)n * sizeof (*w));
-    for (int i = 0; i < n; i++) {
-        w[i] = xmalloc ((size_t)n * sizeof (**w));
-        memset (w[i], 0, (size_t)n * sizeof (**w));
-    }
-    for (size_t k = 0; k < p->nentries; k++) {
-        const profile_entry_t *e = &p->entries[k];
-        double x = (double)e->msgs + (double)e->bytes / size;
-        if (e->src == e->dst)
-            continue;
-        w[e->src][e->dst] += x;
-        w[e->dst][e->src] += x;
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            nedges += w[i][j] > 0;
+    /* the graph: both directions of a pair summed, in mean-sized messages;
+     * sgraph's rows may name a neighbour twice, merged here row by row */
+    sgraph_build (p, 1, 1 / size, &g);
+    acc = xmalloc ((size_t)n * sizeof (*acc));
+    nb = xmalloc ((size_t)n * sizeof (*nb));
+    memset (acc, 0, (size_t)n * sizeof (*acc));
     f = dump_open (n, pattern, topo, "metis");
-    fprintf (f, "%d %zu 1\n", n, nedges);
-    for (int i = 0; i < n; i++) {
-        for (int j = 0, first = 1; j < n; j++)
-            if (j != i && w[i][j] > 0) {
-                fprintf (f, "%s%d %ld", first ? "" : " ", j + 1, lround (fmax (1, w[i][j])));
-                first = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            fprintf (f, "%d %zu 1\n", n, nedges / 2);
+        for (int i = 0; i < n; i++) {
+            int nn = 0;
+            for (size_t k = g.row[i]; k < g.row[i + 1]; k++) {
+                if (!(g.w[k] > 0))
+                    continue;
+                if (acc[g.col[k]] == 0)
+                    nb[nn++] = g.col[k];
+                acc[g.col[k]] += g.w[k];
             }
-        fprintf (f, "\n");
-        free (w[i]);
+            for (int t = 0; t < nn; t++) {
+                if (pass == 1)
+                    fprintf (f, "%s%d %ld", t ? " " : "", nb[t] + 1, lround (fmax (1, acc[nb[t]])));
+                acc[nb[t]] = 0;
+            }
+            if (pass == 0)
+                nedges += (size_t)nn;
+            else
+                fprintf (f, "\n");
+        }
     }
-    free (w);
     fclose (f);
+    free (acc);
+    free (nb);
+    sgraph_free (&g);
 }
 
 /* One case */
