@@ -10,7 +10,7 @@
 
 @test "make distcheck passes" {
 	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
-	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOPOMAP_BUILDDIR" distcheck
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j"$(nproc)" -C "$TOPOMAP_BUILDDIR" distcheck
 	echo "$output" | tail -20
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap-"*"archives ready for distribution"* ]]
