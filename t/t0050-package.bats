@@ -83,12 +83,12 @@ debs() {
 @test "rpmbuild -tb builds the same packages with the same files" {
 	local version p deb rpm
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$TOPOMAP_BUILDDIR/Makefile")
-	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL rpmbuild -tb --nodeps --define "_topdir $PKGDIR/rpm" \
+	# --nocheck: the spec's %check is the unit tests of this tarball, which
+	# make distcheck (t0020) ran here, as dpkg-buildpackage's nocheck.
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL rpmbuild -tb --nodeps --nocheck --define "_topdir $PKGDIR/rpm" \
 		--define "openmpi_mpicc mpicc.openmpi" --define "mpich_mpicc mpicc.mpich" \
 		--define "mpi_pkgconfig_path /usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pkgconfig" \
 		"$TOPOMAP_BUILDDIR/topomap-$version.tar.gz"
-	# A unit test that failed in %check, then the end.
-	grep -E -A12 '^(FAIL|# FAIL|not ok)' <<<"$output" | head -40
 	echo "$output" | tail -20
 	[ "$status" -eq 0 ]
 	# Each package's files by name (paths differ: lib64, multiarch, .gz,
