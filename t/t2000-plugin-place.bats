@@ -181,9 +181,9 @@ setup() {
 	# recorder, the plan's PMI mapping and TOPOMAP_MODE must get through,
 	# with no ALL srun does not see.  The Open MPI steps keep HOME, a list
 	# without ALL all the same: Open MPI 5's MPI_Init fails without it
-	# (open-mpi/ompi#10732); and the yield the emulated nodes need
+	# (open-mpi/ompi#10732); and what the emulated nodes need
 	# (lib/cluster.bash), without which each step takes three times as long.
-	local keep=HOME,OMPI_MCA_mpi_yield_when_idle
+	local keep=HOME,OMPI_MCA_mpi_yield_when_idle,OMPI_MCA_pml,UCX_MEM_EVENTS
 	run in_alloc -N8 --ntasks-per-node=2 -- "export LEFT=behind
 		srun --export=$keep --mpi=$MPI_TYPE --topo-map $SHARE/miniapp >/dev/null &&
 		srun --export=$keep --mpi=$MPI_TYPE --topo-map $SHARE/miniapp >/dev/null &&
