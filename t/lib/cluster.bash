@@ -22,15 +22,11 @@ SHARE=$TOPOMAP_CLUSTER_DIR/share
 # Open MPI rank that waits must yield its core, as Open MPI does by itself
 # when mpirun knows a node is oversubscribed.  srun passes it to the ranks.
 export OMPI_MCA_mpi_yield_when_idle=1
-# Two start-up costs of the MPI libraries, for hardware the cluster has
-# none of; srun passes both to the ranks.  Open MPI: the pml Debian's
-# build selects here, named; pml/cm needs a fabric's MTL (PSM, PSM2, OFI)
-# and loses to ob1 on veth links, but Open MPI 4.1 opens it first and its
-# PSM libraries take 0.2 s a rank to find no device.  UCX (under MPICH):
-# its memory events hook malloc and mmap in every library to keep an RDMA
-# registration cache valid, 0.4 s a rank here; its TCP and shared-memory
-# transports register no memory.
-export OMPI_MCA_pml=ob1 UCX_MEM_EVENTS=no
+# UCX (under MPICH) hooks malloc and mmap in every library to keep an
+# RDMA registration cache valid, 0.4 s a rank here, for hardware the
+# cluster has none of; its TCP and shared-memory transports register no
+# memory.  srun passes it to the ranks.
+export UCX_MEM_EVENTS=no
 # MPI_FAMILY, MPI_TYPE, MPI_PROBE ...: the MPI the scenarios run over.
 cluster=$CLUSTER builddir=$TOPOMAP_BUILDDIR . "$TOPOMAP_SRCDIR/t/lib/mpi.sh"
 # quiet [TEXT]: TEXT ($output by default) is empty.
