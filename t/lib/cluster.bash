@@ -27,6 +27,12 @@ export OMPI_MCA_mpi_yield_when_idle=1
 # cluster has none of; its TCP and shared-memory transports register no
 # memory.  srun passes it to the ranks.
 export UCX_MEM_EVENTS=no
+# A step that hangs must end, not hold up the suite: bats's
+# BATS_TEST_TIMEOUT (t/run-tests) ends the test's shell, but an salloc or
+# srun under runuser outlives it and keeps the test's output open.  So
+# every job the tests start has a limit slurmctld enforces, 3 minutes,
+# beyond the longest test.
+export SALLOC_TIMELIMIT=3 SBATCH_TIMELIMIT=3 SLURM_TIMELIMIT=3
 # MPI_FAMILY, MPI_TYPE, MPI_PROBE ...: the MPI the scenarios run over.
 cluster=$CLUSTER builddir=$TOPOMAP_BUILDDIR . "$TOPOMAP_SRCDIR/t/lib/mpi.sh"
 # quiet [TEXT]: TEXT ($output by default) is empty.
