@@ -105,7 +105,7 @@ setup() {
 	plugstack topology=auto topology_levels=1:10:110,2:30:45,3:45:11
 	local out=$SHARE/configless.$BATS_TEST_NUMBER.out
 	rm -f "$out"
-	run sbatch -Q --wait -N16 -o "$out" --wrap "echo SLURM_CONF=\$SLURM_CONF; echo cache: \$(ls \$(dirname \$SLURM_CONF)); srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	run sbatch_wait -N16 -o "$out" --wrap "echo SLURM_CONF=\$SLURM_CONF; echo cache: \$(ls \$(dirname \$SLURM_CONF)); srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
 	echo "$output"
 	cat "$out"
 	[ "$status" -eq 0 ]

@@ -287,7 +287,7 @@ setup() {
 }
 
 @test "sbatch --topo-profile=record holds for the job's sruns, a later job places" {
-	run sbatch -Q --wait -N8 --ntasks-per-node=2 --topo-profile=record -o "$SHARE/job.$BATS_TEST_NUMBER" \
+	run sbatch_wait -N8 --ntasks-per-node=2 --topo-profile=record -o "$SHARE/job.$BATS_TEST_NUMBER" \
 		--export=ALL --wrap "srun --mpi=$MPI_TYPE --topo-map $SHARE/miniapp"
 	cat "$SHARE/job.$BATS_TEST_NUMBER"
 	[ "$status" -eq 0 ]

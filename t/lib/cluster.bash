@@ -5,6 +5,7 @@
 #   cluster_up --topology FILE  bring it up (in setup_file), plugin included
 #   cluster_down                take it down (in teardown_file)
 #   stage FILE...               copy built programs where every node sees them
+#   sbatch_wait ARGS...         sbatch --wait, looking every 0.1 s
 #
 # Suites that need the cluster call need_cluster in setup_file and setup:
 # it skips outside root (t/run-tests turns that skip into a failure under
@@ -39,6 +40,38 @@ cluster=$CLUSTER builddir=$TOPOMAP_BUILDDIR . "$TOPOMAP_SRCDIR/t/lib/mpi.sh"
 quiet() {
 	local text=${1-$output}
 	[ -z "$text" ]
+}
+
+# sbatch_wait SBATCH_ARGS...: sbatch --wait without its waits.  sbatch
+# looks at the job 2 s after submitting it, then 8 s later
+# (src/sbatch/sbatch.c's _job_wait, 22.05 to 26.05): a job of 3 s took
+# 10.  This looks every 0.1 s, for 200 s at most (a job that never
+# starts is cancelled).  Exit status: the job's, as sbatch --wait gives it
+# (1 when it ended otherwise, or sbatch failed).
+sbatch_wait() {
+	local id job state code deadline=$((SECONDS + 200))
+	id=$(sbatch --parsable "$@") || return 1
+	id=${id%%;*}
+	[[ $id =~ ^[0-9]+$ ]] || { echo "sbatch_wait: sbatch gave no job id (-Q hides it)" >&2; return 1; }
+	while :; do
+		job=$(scontrol -o show job "$id") || return 1
+		state=$(sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p' <<<"$job")
+		case "$state" in
+		PENDING | CONFIGURING | RUNNING | COMPLETING | SUSPENDED | RESIZING | REQUEUE*)
+			if [ "$SECONDS" -ge "$deadline" ]; then
+				scancel "$id"
+				echo "sbatch_wait: job $id still $state after 200 s, cancelled" >&2
+				return 1
+			fi
+			sleep 0.1
+			;;
+		*) break ;;
+		esac
+	done
+	code=$(sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p' <<<"$job")
+	[ "$state" = COMPLETED ] && return "${code:-0}"
+	[ "${code:-0}" -gt 0 ] && return "$code"
+	return 1
 }
 
 # step_waits_out: standard input without the lines srun prints when it
