@@ -62,7 +62,7 @@ soak() {
 		echo "${ids[*]}"
 	)" -o %i 2>/dev/null)" ]; do
 		[ "$SECONDS" -lt 1200 ] || return 1
-		sleep 2
+		sleep 0.2
 	done
 	echo "# soak: $N jobs in $SECONDS s" >&3
 }
@@ -74,7 +74,7 @@ long_job() {
 	SECONDS=0
 	until [ -e "$SITE/$(id -u $UB)/job$LONG.json.lock" ]; do
 		[ "$SECONDS" -lt 60 ] || return 1
-		sleep 1
+		sleep 0.2
 	done
 }
 
