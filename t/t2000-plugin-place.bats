@@ -183,7 +183,7 @@ setup() {
 	# without ALL all the same: Open MPI 5's MPI_Init fails without it
 	# (open-mpi/ompi#10732); and what the emulated nodes need
 	# (lib/cluster.bash), without which each step takes three times as long.
-	local keep=HOME,OMPI_MCA_mpi_yield_when_idle,UCX_MEM_EVENTS
+	local keep=HOME,OMPI_MCA_mpi_yield_when_idle,OMPI_MCA_pml,UCX_MEM_EVENTS
 	run in_alloc -N8 --ntasks-per-node=2 -- "export LEFT=behind
 		srun --export=$keep --mpi=$MPI_TYPE --topo-map $SHARE/miniapp >/dev/null &&
 		srun --export=$keep --mpi=$MPI_TYPE --topo-map $SHARE/miniapp >/dev/null &&

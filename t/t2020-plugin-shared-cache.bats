@@ -8,6 +8,7 @@
 
 load lib/cluster
 load lib/plugin
+load lib/users
 
 setup_file() {
 	need_cluster

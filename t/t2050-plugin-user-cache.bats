@@ -8,6 +8,7 @@
 
 load lib/cluster
 load lib/plugin
+load lib/users
 
 GROUP=topomap-tg
 

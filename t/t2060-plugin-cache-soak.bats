@@ -11,6 +11,7 @@
 
 load lib/cluster
 load lib/plugin
+load lib/users
 
 setup_file() {
 	need_cluster

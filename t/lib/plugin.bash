@@ -158,35 +158,6 @@ predictions_match() {
 	done
 }
 
-# Two users of the cluster, for the suites where one user's srun must not
-# reach the other's files (t2020, t2050, t2060): UA and UB, each with a
-# home.  two_users_add [GROUP] makes them (members of GROUP, made too, when
-# given); two_users_del [GROUP] removes them; as_a CMD runs CMD (bash) as
-# UA.
-UA=topomap-ta
-UB=topomap-tb
-
-two_users_add() {
-	local u group=${1:-}
-	[ -z "$group" ] || getent group "$group" >/dev/null || groupadd "$group" || return 1
-	for u in $UA $UB; do
-		id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" || return 1
-		[ -z "$group" ] || usermod -a -G "$group" "$u" || return 1
-	done
-}
-
-two_users_del() {
-	[ "$(id -u)" -eq 0 ] || return 0
-	userdel -r $UA 2>/dev/null
-	userdel -r $UB 2>/dev/null
-	[ -z "${1:-}" ] || groupdel "$1" 2>/dev/null
-	true
-}
-
-as_a() {
-	runuser -u $UA -- bash -c "$1"
-}
-
 # quiet_lines: standard input without the line srun --topo-map prints,
 # unasked, while a probe takes more than two seconds (its progress, not
 # what a test counts).
