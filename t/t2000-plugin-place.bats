@@ -367,7 +367,7 @@ setup() {
 	local p
 	for p in topomap-probe topomap-probe-mpich; do
 		[ -x "$SHARE/$p" ] || continue
-		printf '#!/bin/sh\nsleep 3\nexec %s "$@"\n' "$SHARE/$p" >"$SHARE/slow-$p"
+		printf '#!/bin/sh\nsleep 2\nexec %s "$@"\n' "$SHARE/$p" >"$SHARE/slow-$p"
 		chmod 0755 "$SHARE/slow-$p"
 	done
 	plugstack probe=$SHARE/slow-topomap-probe probe_mpich=$SHARE/slow-topomap-probe-mpich

@@ -152,7 +152,7 @@ others() {
 }
 
 @test "a probe node that hangs: srun's layout and exactly one line saying why, after the wait's progress line" {
-	plugstack $MPI_PROBE_KEY="$SHARE/hung-probe" probe_timeout=8
+	plugstack $MPI_PROBE_KEY="$SHARE/hung-probe" probe_timeout=4
 	placed
 	[ "$status" -eq 0 ]
 	[ "$(hosts_of <<<"$output")" = "$BLOCK" ]
