@@ -49,10 +49,10 @@ quiet() {
 }
 
 # sbatch_wait SBATCH_ARGS...: sbatch --wait without its waits.  sbatch
-# looks at the job 2 s after submitting it, then 8 s later
-# (src/sbatch/sbatch.c's _job_wait, 22.05 to 26.05): a job of 3 s took
-# 10.  This looks every 0.1 s, for 200 s at most (a job that never
-# starts is cancelled).  Exit status: the job's, as sbatch --wait gives it
+# looks at the job every 2 s here, 2 s and then 8 s later where MinJobAge
+# is 5 or more (src/sbatch/sbatch.c's _job_wait, 22.05 to 26.05;
+# contrib/topomap-cluster).  This looks every 0.1 s, for 200 s at most (a
+# job that never starts is cancelled).  Exit status: the job's, as sbatch --wait gives it
 # (1 when it ended otherwise, or sbatch failed).
 sbatch_wait() {
 	local id job state code deadline=$((SECONDS + 200))
