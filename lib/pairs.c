@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/heap.h"
 #include "lib/pairs.h"
 #include "lib/stats.h"
 
@@ -182,6 +183,18 @@ int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *
     return nd;
 }
 
+/* Whether every host of n is in one of ngroups groups; errp names the
+ * first that is not (EINVAL), fn the caller. */
+static int groups_check (const char *fn, int n, const int *group, int ngroups, tm_error_t *errp)
+{
+    for (int h = 0; h < n; h++)
+        if (group[h] < 0 || group[h] >= ngroups) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: host %d in group %d of %d", fn, h, group[h], ngroups);
+        }
+    return 0;
+}
+
 int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *measured,
                 const int *group, int ngroups, double ratio, int max, pairs_t *out,
                 tm_error_t *errp)
@@ -194,11 +207,8 @@ int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *m
         errno = EINVAL;
         return errprintf (errp, "pairs_lone: bad arguments");
     }
-    for (int h = 0; h < n; h++)
-        if (group[h] < 0 || group[h] >= ngroups) {
-            errno = EINVAL;
-            return errprintf (errp, "pairs_lone: host %d in group %d of %d", h, group[h], ngroups);
-        }
+    if (groups_check ("pairs_lone", n, group, ngroups, errp) < 0)
+        return -1;
     size = calloc ((size_t)ngroups, sizeof (*size));
     val = malloc ((size_t)n * (size_t)n * sizeof (*val) / 2 + sizeof (*val));
     if (!size || !val) {
@@ -243,6 +253,94 @@ int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *m
     }
     free (size);
     free (val);
+    return np;
+}
+
+/* The median figure of the measured pairs between the hosts of edges q
+ * and r (head/next: each edge's hosts), NaN where none; val: room for
+ * them. */
+static double split_between (int n, const double *lat, const double *bw, const int *measured,
+                             const int *head, const int *next, int q, int r, double *val)
+{
+    int k = 0;
+
+    for (int a = head[q]; a >= 0; a = next[a])
+        for (int b = head[r]; b >= 0; b = next[b]) {
+            double f = pair_figure (n, lat, bw, measured, a < b ? a : b, a < b ? b : a);
+            if (f == f)
+                val[k++] = f;
+        }
+    return k > 0 ? stats_median (val, k) : NAN;
+}
+
+int pairs_split (int n, const double *lat_us, const double *bw_MBps, const int *measured,
+                 const int *group, const int *up, int ngroups, int max, pairs_t *out,
+                 tm_error_t *errp)
+{
+    int *size = NULL, *head = NULL, *next = NULL, np = 0, nc = 0;
+    double val[PAIRS_SPLIT_FEW];
+    heap_t far = {0}; /* the closest max pairs of edges so far, the farthest on top */
+    size_t room = (size_t)ngroups * (size_t)ngroups / 2; /* pairs of edges, at most */
+    heap_item_t *c = NULL;
+
+    if (n < 1 || !measured || !group || !up || ngroups < 1 || !lat_us == !bw_MBps || max < 0 ||
+        (max > 0 && !out)) {
+        errno = EINVAL;
+        return errprintf (errp, "pairs_split: bad arguments");
+    }
+    if (groups_check ("pairs_split", n, group, ngroups, errp) < 0)
+        return -1;
+    if (max == 0)
+        return 0;
+    size = calloc ((size_t)ngroups, sizeof (*size));
+    head = malloc ((size_t)ngroups * sizeof (*head));
+    next = malloc ((size_t)n * sizeof (*next));
+    if (!size || !head || !next ||
+        heap_reserve (&far, (room < (size_t)max ? room : (size_t)max) + 1) < 0) {
+        np = errnomem (errp);
+        goto done;
+    }
+    for (int q = 0; q < ngroups; q++)
+        head[q] = -1;
+    for (int h = n - 1; h >= 0; h--) {
+        size[group[h]]++;
+        next[h] = head[group[h]];
+        head[group[h]] = h;
+    }
+    /* each pair of sibling edges with few pairs, the max closest kept:
+     * each gives one pair at least */
+    for (int q = 0; q < ngroups; q++) {
+        if (up[q] < 0 || size[q] < 1 || size[q] > PAIRS_SPLIT_FEW)
+            continue;
+        for (int r = q + 1; r < ngroups; r++) {
+            double f;
+            if (up[r] != up[q] || size[r] < 1 || size[r] > PAIRS_SPLIT_FEW / size[q])
+                continue;
+            f = split_between (n, lat_us, bw_MBps, measured, head, next, q, r, val);
+            if (f == f) {
+                heap_push (&far, (heap_item_t){-f, q, r}); /* room reserved */
+                if (far.n > (size_t)max)
+                    heap_pop (&far);
+            }
+        }
+    }
+    nc = (int)far.n;
+    if (!(c = malloc ((size_t)nc * sizeof (*c) + 1))) {
+        np = errnomem (errp);
+        goto done;
+    }
+    for (int i = nc - 1; i >= 0; i--)
+        c[i] = heap_pop (&far); /* the closest first */
+    for (int i = 0; i < nc && np < max; i++)
+        for (int a = head[c[i].id]; a >= 0; a = next[a])
+            for (int b = head[c[i].aux]; b >= 0 && np < max; b = next[b])
+                out[np++] = (pairs_t){a < b ? a : b, a < b ? b : a};
+done:
+    free (size);
+    free (head);
+    free (next);
+    free (c);
+    heap_free (&far);
     return np;
 }
 

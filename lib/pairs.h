@@ -49,6 +49,23 @@ int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *m
                 const int *group, int ngroups, double ratio, int max, pairs_t *out,
                 tm_error_t *errp);
 
+/* The pairs between sibling edges of a switch tree that together have
+ * few pairs: edges q and r (group[h] < ngroups) under one switch (up[q] ==
+ * up[r] >= 0, up[q] the switch above edge q, -1 at the root) with
+ * size(q) * size(r) <= PAIRS_SPLIT_FEW; the pairs of the closest two edges
+ * first (the median figure between their hosts, on lat_us or bw_MBps: the
+ * one not NULL, as pairs_lone), at most max pairs in out[].  Slowed pairs,
+ * every pair between two halves of one edge, pass for a level of their
+ * own when they are few (two hosts and two: four pairs); no figure tells
+ * such a split from a real one, and a second measurement decides.
+ * Returns how many; -1 with errp set on bad arguments (EINVAL) or ENOMEM.
+ */
+#define PAIRS_SPLIT_FEW 4
+
+int pairs_split (int n, const double *lat_us, const double *bw_MBps, const int *measured,
+                 const int *group, const int *up, int ngroups, int max, pairs_t *out,
+                 tm_error_t *errp);
+
 /* Reorder p[0..np) (hosts below n) into rounds of disjoint pairs, the
  * rounds in order: each pair in the round after the later of its two
  * hosts' pairs before it, so each host meets its pairs in their order.  Returns the number of

@@ -221,10 +221,71 @@ static void test_lone (void)
         "lone: a group out of range is refused (%s)", e.text);
 }
 
+/* Whether out[0..np) holds pair a-b. */
+static int has_pair (const pairs_t *out, int np, int a, int b)
+{
+    for (int i = 0; i < np; i++)
+        if (out[i].a == a && out[i].b == b)
+            return 1;
+    return 0;
+}
+
+/* Edges split by slowed pairs: 3level-12 (edges 0-2, 3-5 under one
+ * aggregation switch, 6-8, 9-11 under the other) with host 0's pairs in
+ * its edge slowed to 40 MB/s, about the level above (35), so that a tree
+ * puts host 0 on an edge of its own. */
+static void test_split (void)
+{
+    double lat[N * N], bw[N * N];
+    int measured[N * N], group[N], np;
+    int up4[] = {100, 100, 101, 101}, up5[] = {100, 100, 100, 101, 101};
+    pairs_t out[N * N];
+    tm_error_t e;
+
+    tree (0, lat, bw, measured);
+    for (int h = 0; h < N; h++)
+        group[h] = h / 3;
+    ok (pairs_split (N, NULL, bw, measured, group, up4, 4, N * N, out, &e) == 0,
+        "split: edges of three hosts under each switch: none (9 pairs between two)");
+    AT (bw, 0, 1) = AT (bw, 1, 0) = AT (bw, 0, 2) = AT (bw, 2, 0) = 40;
+    /* host 0 alone; its edge's other two, and hosts 3-5, beside it */
+    for (int h = 0; h < N; h++)
+        group[h] = h == 0 ? 0 : h < 3 ? 1 : (h + 3) / 3;
+    np = pairs_split (N, NULL, bw, measured, group, up5, 5, N * N, out, &e);
+    ok (np == 5 && has_pair (out, np, 0, 1) && has_pair (out, np, 0, 2) &&
+            has_pair (out, np, 0, 3) && has_pair (out, np, 0, 5),
+        "split: host 0 and the edges beside it of 2 and 3 hosts: 5 pairs (%d)", np);
+    np = pairs_split (N, NULL, bw, measured, group, up5, 5, 2, out, &e);
+    ok (np == 2 && has_pair (out, np, 0, 1) && has_pair (out, np, 0, 2),
+        "split: at most max pairs, the closest edges' first (%d)", np);
+    ok (pairs_split (N, lat, NULL, measured, group, up5, 5, N * N, out, &e) == 5,
+        "split: on latency too");
+    up5[2] = 102; /* hosts 3-5 under a switch of their own */
+    np = pairs_split (N, NULL, bw, measured, group, up5, 5, N * N, out, &e);
+    ok (np == 2 && has_pair (out, np, 0, 1), "split: only sibling edges (%d)", np);
+    up5[0] = -1;
+    ok (pairs_split (N, NULL, bw, measured, group, up5, 5, N * N, out, &e) == 0,
+        "split: an edge at the root has no siblings");
+    up5[0] = 100;
+    AT (measured, 0, 1) = AT (measured, 1, 0) = AT (measured, 0, 2) = AT (measured, 2, 0) = 0;
+    ok (pairs_split (N, NULL, bw, measured, group, up5, 5, N * N, out, &e) == 0,
+        "split: two edges with no pair measured between them: none");
+    ok (pairs_split (N, NULL, bw, measured, group, up5, 5, 0, out, &e) == 0, "split: max 0");
+    ok (pairs_split (N, lat, bw, measured, group, up5, 5, N, out, &e) < 0 && errno == EINVAL,
+        "split: one signal, not two");
+    ok (pairs_split (N, NULL, bw, measured, group, NULL, 5, N, out, &e) < 0 && errno == EINVAL,
+        "split: no switches above the edges is refused");
+    group[11] = 5;
+    ok (pairs_split (N, NULL, bw, measured, group, up5, 5, N, out, &e) < 0 && errno == EINVAL &&
+            strstr (e.text, "host 11 in group 5"),
+        "split: a group out of range is refused (%s)", e.text);
+}
+
 int main (void)
 {
     test_doubt ();
     test_rounds ();
     test_lone ();
+    test_split ();
     return done_testing ();
 }
