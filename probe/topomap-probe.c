@@ -883,17 +883,75 @@ static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t 
     return t;
 }
 
+/* At most want pairs, and no more than half of left_s seconds takes at
+ * pace seconds a pair. */
+static int pairs_in_time (int want, double pace, double left_s)
+{
+    if (pace > 0 && left_s / 2 / pace < want)
+        return left_s > 0 ? (int)(left_s / 2 / pace) : 0;
+    return want;
+}
+
+/* The tree rank 0 infers from the figures, and then the pairs where it
+ * may stand on slowed pairs (lib/pairs.h), at most max of them in out[]:
+ * those of a host left alone while its nearest edge is within the doubt
+ * ratio (pairs_lone: a busy core slows every pair of one host, which no
+ * path shows), then those between sibling edges with few pairs between
+ * them (pairs_split: the pairs between two halves of an edge, all slowed,
+ * pass for a level), each pair once.  How many.
+ */
+static int tree_doubts (int m, const topo_params_t *tp, const double *all, const int *measured,
+                        int max, pairs_t *out)
+{
+    size_t mm = (size_t)m * (size_t)m;
+    tm_error_t e;
+    topo_t *t = topo_infer_net (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), tp, &e);
+    int nl = 0, ns = 0, n = 0, *up = NULL;
+
+    if (!t || t->model != TOPO_TREE)
+        goto done;
+    const double *lat = t->signal == TOPO_SIGNAL_BANDWIDTH ? NULL : FIG (all, mm, FIG_LAT);
+    const double *bw = lat ? NULL : FIG (all, mm, FIG_BW);
+    if (!(up = malloc ((size_t)t->ngroups * sizeof (*up))))
+        leave_nomem ();
+    for (int h = 0; h < m; h++)
+        up[t->group[h]] = t->parent[h] >= 0 ? t->parent[t->parent[h]] : -1;
+    if ((nl = pairs_lone (m, lat, bw, measured, t->group, t->ngroups, doubt_ratio, max, out, &e)) <
+        0) {
+        fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
+        nl = 0;
+    }
+    if ((ns = pairs_split (m, lat, bw, measured, t->group, up, t->ngroups, max - nl, out + nl,
+                           &e)) < 0) {
+        fprintf (stderr, "%s: %s: no split edge measured again\n", prog, e.text);
+        ns = 0;
+    }
+    /* a lone host's pairs with a sibling edge are in both lists */
+    n = nl;
+    for (int i = nl; i < nl + ns; i++) {
+        int twice = 0;
+        for (int j = 0; j < nl && !twice; j++)
+            twice = out[i].a == out[j].a && out[i].b == out[j].b;
+        if (!twice)
+            out[n++] = out[i];
+    }
+done:
+    topo_destroy (t);
+    free (up);
+    return n;
+}
+
 /* The pairs in doubt (lib/pairs.h), measured again: at most one in eight
  * (and four), and no more than half the time the budget has left (left_s)
  * at the pace of the first pass (measure_s for nmeasured pairs).  Not after
  * the sampling plan: it confirmed each of its choices by several hosts,
  * and a sparse set of pairs has few paths to judge a pair by; nor after
  * the site's levels, which have no paths at all.  First the pairs that
- * break the tree's inequality by far; then, in what is left, the pairs of
- * a host the tree inferred from the figures leaves alone while its nearest
- * edge is within the same ratio (pairs_lone: a busy core slows every pair
- * of one host, which no path shows).  How many pairs of the first kind
- * (rank 0's).
+ * break the tree's inequality by far; then, with an allowance of their own
+ * (one in sixteen, and four; half the time then left), the pairs where the
+ * tree inferred from the figures may stand on slowed pairs (tree_doubts):
+ * on a busy machine the first allowance is often spent.  How many pairs
+ * were measured again (rank 0's).
  */
 static int remeasure (int m, int nmeasured, int sampled, double measure_s, double left_s,
                       const topo_params_t *tp, const int *leader, pair_t *pairs,
@@ -901,18 +959,15 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
                       double *all, int *measured)
 {
     size_t mm = (size_t)m * (size_t)m;
-    int nd = 0, nl = 0, allow = 0;
+    int nd = 0, nt = 0, allow = 0;
+    double pace = nmeasured > 0 ? measure_s / nmeasured : 0, t_end = MPI_Wtime () + left_s;
     pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
     tm_error_t e;
 
     if (!doubt)
         leave_nomem ();
     if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
-        double pace = measure_s / nmeasured;
-
-        allow = nmeasured / 8 + 4;
-        if (pace > 0 && left_s / 2 / pace < allow)
-            allow = left_s > 0 ? (int)(left_s / 2 / pace) : 0;
+        allow = pairs_in_time (nmeasured / 8 + 4, pace, left_s);
         if ((nd = pairs_doubt (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), measured,
                                doubt_ratio, allow, doubt, &e)) < 0 ||
             pairs_rounds (m, doubt, nd, &e) < 0) {
@@ -921,23 +976,21 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
         }
     }
     measure_again (doubt, nd, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
-    if (rank == 0 && allow > nd) {
-        topo_t *t = topo_infer_net (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), tp, &e);
+    if (rank == 0 && allow > 0) {
+        int tree_allow = pairs_in_time (nmeasured / 16 + 4, pace, t_end - MPI_Wtime ());
 
-        if (t && t->model == TOPO_TREE) {
-            int bw = t->signal == TOPO_SIGNAL_BANDWIDTH;
-            nl = pairs_lone (m, bw ? NULL : FIG (all, mm, FIG_LAT),
-                             bw ? FIG (all, mm, FIG_BW) : NULL, measured, t->group, t->ngroups,
-                             doubt_ratio, allow - nd, doubt, &e);
-            if (nl < 0 || pairs_rounds (m, doubt, nl, &e) < 0) {
-                fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
-                nl = 0;
-            }
+        if (tree_allow > 0 && (nt = tree_doubts (m, tp, all, measured, tree_allow, doubt)) > 0 &&
+            pairs_rounds (m, doubt, nt, &e) < 0) {
+            fprintf (stderr, "%s: %s: no pair of the tree measured again\n", prog, e.text);
+            nt = 0;
         }
-        topo_destroy (t);
     }
-    measure_again (doubt, nl, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
+    measure_again (doubt, nt, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
     free (doubt);
+    nd = 0; /* the pairs measured again, each once */
+    for (int a = 0; allow > 0 && a < m; a++)
+        for (int b = a + 1; b < m; b++)
+            nd += measured[(size_t)a * (size_t)m + (size_t)b] == 2;
     return nd;
 }
 

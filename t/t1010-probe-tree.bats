@@ -6,6 +6,8 @@
 #   3level-12-scrambled  12 nodes, names scrambled across the leaves,
 #                        1 Gbit/s, 250 and 60 Mbit/s
 #   3level-16            16 nodes, scrambled, 1 Gbit/s, 400 and 100 Mbit/s
+# and on two switches of two nodes, whose pairs between them the probe
+# measures again (a split edge looks the same).
 #
 # At the default 1 KiB, htb lets a small ping through at line rate (its
 # burst), and which of the two cores a pair's ranks share makes a pair
@@ -68,6 +70,24 @@ tree_thrice() {
 
 @test "3level-16: the inferred tree is the configured one, three times" {
 	tree_thrice 3level-16 16
+}
+
+@test "2sw-pairs: the 4 pairs between two switches of two nodes are measured again, and the tree stays" {
+	cluster_up --topology "$TOPOMAP_SRCDIR/t/fixtures/2sw-pairs.topo"
+	stage "$PROBE" "$TOPOMAP"
+	# --doubt 1000: no pair is in doubt, no host alone; the split check
+	# alone measures again, and it has room for 4 pairs (6 / 16 + 4)
+	run run_probe 4 --doubt 1000 -v -o "$SHARE/pairs.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", 4 pairs measured again,"* ]]
+	run "$SHARE/topomap" netmap show "$SHARE/pairs.json"
+	echo "$output"
+	[[ "$output" == *"pairs: 6 of 6 measured; 4 measured again, in doubt"* ]]
+	[[ "$output" == *"model: tree (the bandwidths fit a switch tree), 3 switches, 2 groups: [n1 n3] [n2 n4]"* ]]
+	run run_probe 4 --doubt 0 -v -o "$SHARE/pairs.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", 0 pairs measured again,"* ]]
 }
 
 @test "topomap-topology: a batch job over 3level-16 writes its tree as topology.conf; never into /etc" {
