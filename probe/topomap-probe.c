@@ -951,12 +951,13 @@ done:
  * (one in sixteen, and four; half the time then left), the pairs where the
  * tree inferred from the figures may stand on slowed pairs (tree_doubts):
  * on a busy machine the first allowance is often spent.  How many pairs
- * were measured again (rank 0's).
+ * were measured again, and how many of the first kind (in_doubt; rank
+ * 0's).
  */
 static int remeasure (int m, int nmeasured, int sampled, double measure_s, double left_s,
                       const topo_params_t *tp, const int *leader, pair_t *pairs,
                       const netmap_params_t *p, char *buf, char *stream, double *rtt, double *res,
-                      double *all, int *measured)
+                      double *all, int *measured, int *in_doubt)
 {
     size_t mm = (size_t)m * (size_t)m;
     int nd = 0, nt = 0, allow = 0;
@@ -987,6 +988,7 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
     }
     measure_again (doubt, nt, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
     free (doubt);
+    *in_doubt = nd;
     nd = 0; /* the pairs measured again, each once */
     for (int a = 0; allow > 0 && a < m; a++)
         for (int b = a + 1; b < m; b++)
@@ -996,7 +998,7 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
 
 /* What rank 0 measured, for the netmap it writes. */
 typedef struct {
-    int m, nmeasured, nagain, nbatches, nbells, sampled;
+    int m, nmeasured, nagain, ndoubt, nbatches, nbells, sampled;
     const char *names;          /* every rank's node name, NAME_LEN each */
     const int *leader, *second; /* gather_hosts's */
     const double *all;          /* FIGS m*m matrices */
@@ -1028,10 +1030,10 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
         snprintf (how, sizeof (how), "%d batches of the sampling plan", r->nbatches);
     else
         snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
-    printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again, "
+    printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again (%d in doubt), "
             "measured in %.3f s, %s model, %d of %d pairs by their lead message alone, "
             "%d of %d ranks woken by doorbells, wrote %s\n",
-            prog, m, how, r->nmeasured, npairs_all, r->nagain, r->nagain == 1 ? "" : "s",
+            prog, m, how, r->nmeasured, npairs_all, r->nagain, r->nagain == 1 ? "" : "s", r->ndoubt,
             r->measure_s,
             !nm->topo                                   ? "no"
             : nm->topo->model == TOPO_GROUPS            ? "groups"
@@ -1351,9 +1353,9 @@ int main (int argc, char **argv)
     }
     int nmeasured = count_measured (m, measured);
 
-    int nd =
-        remeasure (m, nmeasured, sampled, MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start),
-                   &tp, leader, pairs, &p, buf, stream, rtt, res, all, measured);
+    int ndoubt = 0, nd = remeasure (m, nmeasured, sampled, MPI_Wtime () - t0,
+                                    p.budget_s - (MPI_Wtime () - t_start), &tp, leader, pairs, &p,
+                                    buf, stream, rtt, res, all, measured, &ndoubt);
     free (pairs);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
@@ -1370,6 +1372,7 @@ int main (int argc, char **argv)
     measured_t r = {.m = m,
                     .nmeasured = nmeasured,
                     .nagain = nd,
+                    .ndoubt = ndoubt,
                     .nbatches = nbatches,
                     .nbells = nbells,
                     .sampled = sampled,

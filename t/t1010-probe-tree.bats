@@ -80,14 +80,14 @@ tree_thrice() {
 	run run_probe 4 --doubt 1000 -v -o "$SHARE/pairs.json"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *", 4 pairs measured again,"* ]]
+	[[ "$output" == *", 4 pairs measured again (0 in doubt),"* ]]
 	run "$SHARE/topomap" netmap show "$SHARE/pairs.json"
 	echo "$output"
 	[[ "$output" == *"pairs: 6 of 6 measured; 4 measured again, in doubt"* ]]
 	[[ "$output" == *"model: tree (the bandwidths fit a switch tree), 3 switches, 2 groups: [n1 n3] [n2 n4]"* ]]
 	run run_probe 4 --doubt 0 -v -o "$SHARE/pairs.json"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *", 0 pairs measured again,"* ]]
+	[[ "$output" == *", 0 pairs measured again (0 in doubt),"* ]]
 }
 
 @test "topomap-topology: a batch job over 3level-16 writes its tree as topology.conf; never into /etc" {
