@@ -951,13 +951,12 @@ done:
  * (one in sixteen, and four; half the time then left), the pairs where the
  * tree inferred from the figures may stand on slowed pairs (tree_doubts):
  * on a busy machine the first allowance is often spent.  How many pairs
- * were measured again, and how many of the first kind (in_doubt; rank
- * 0's).
+ * of the first kind (rank 0's).
  */
 static int remeasure (int m, int nmeasured, int sampled, double measure_s, double left_s,
                       const topo_params_t *tp, const int *leader, pair_t *pairs,
                       const netmap_params_t *p, char *buf, char *stream, double *rtt, double *res,
-                      double *all, int *measured, int *in_doubt)
+                      double *all, int *measured)
 {
     size_t mm = (size_t)m * (size_t)m;
     int nd = 0, nt = 0, allow = 0;
@@ -988,17 +987,12 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
     }
     measure_again (doubt, nt, leader, pairs, p, buf, stream, rtt, res, all, measured, m);
     free (doubt);
-    *in_doubt = nd;
-    nd = 0; /* the pairs measured again, each once */
-    for (int a = 0; allow > 0 && a < m; a++)
-        for (int b = a + 1; b < m; b++)
-            nd += measured[(size_t)a * (size_t)m + (size_t)b] == 2;
     return nd;
 }
 
 /* What rank 0 measured, for the netmap it writes. */
 typedef struct {
-    int m, nmeasured, nagain, ndoubt, nbatches, nbells, sampled;
+    int m, nmeasured, ndoubt, nbatches, nbells, sampled;
     const char *names;          /* every rank's node name, NAME_LEN each */
     const int *leader, *second; /* gather_hosts's */
     const double *all;          /* FIGS m*m matrices */
@@ -1012,7 +1006,7 @@ typedef struct {
 static void report (const measured_t *r, const netmap_t *nm, const topoconf_level_t *lv,
                     const char *out)
 {
-    int m = r->m, lead_only = 0, npairs_all = 0;
+    int m = r->m, lead_only = 0, npairs_all = 0, again = 0;
     size_t mm = (size_t)m * (size_t)m;
     char how[PATH_MAX + 64];
 
@@ -1023,6 +1017,7 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
 
                 npairs_all++;
                 lead_only += r->measured[i] > 0 && FIG (r->all, mm, FIG_LEAD)[i] > 0;
+                again += a != b && r->measured[i] == 2; /* in doubt, or for the tree */
             }
     if (topology)
         snprintf (how, sizeof (how), "%d pairs a level of %s", TOPOLOGY_PAIRS, topology);
@@ -1033,7 +1028,7 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
     printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again (%d in doubt), "
             "measured in %.3f s, %s model, %d of %d pairs by their lead message alone, "
             "%d of %d ranks woken by doorbells, wrote %s\n",
-            prog, m, how, r->nmeasured, npairs_all, r->nagain, r->nagain == 1 ? "" : "s", r->ndoubt,
+            prog, m, how, r->nmeasured, npairs_all, again, again == 1 ? "" : "s", r->ndoubt,
             r->measure_s,
             !nm->topo                                   ? "no"
             : nm->topo->model == TOPO_GROUPS            ? "groups"
@@ -1353,9 +1348,9 @@ int main (int argc, char **argv)
     }
     int nmeasured = count_measured (m, measured);
 
-    int ndoubt = 0, nd = remeasure (m, nmeasured, sampled, MPI_Wtime () - t0,
-                                    p.budget_s - (MPI_Wtime () - t_start), &tp, leader, pairs, &p,
-                                    buf, stream, rtt, res, all, measured, &ndoubt);
+    int nd =
+        remeasure (m, nmeasured, sampled, MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start),
+                   &tp, leader, pairs, &p, buf, stream, rtt, res, all, measured);
     free (pairs);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
@@ -1371,8 +1366,7 @@ int main (int argc, char **argv)
 
     measured_t r = {.m = m,
                     .nmeasured = nmeasured,
-                    .nagain = nd,
-                    .ndoubt = ndoubt,
+                    .ndoubt = nd,
                     .nbatches = nbatches,
                     .nbells = nbells,
                     .sampled = sampled,
