@@ -4,7 +4,10 @@
 # Debian package to install; no function of the distributed sources runs
 # over 120 lines.
 
-# Each test configures a clean copy of the distributed sources.
+# Each test configures a clean copy of the distributed sources.  The
+# missing dependencies are tagged once: their error paths are
+# configure.ac's, the same on every generation; what each generation's
+# configure finds, its summary test says there.
 setup_file() {
 	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 	export SRC=$BATS_FILE_TMPDIR/src
@@ -29,11 +32,13 @@ configure_fails() {
 	[[ "$(grep '^configure: error:' <<<"$output")" == *"$pattern"* ]]
 }
 
+# bats test_tags=once
 @test "a missing json-c names libjson-c-dev" {
 	configure_fails "install the Debian package libjson-c-dev" \
 		PKG_CONFIG_LIBDIR=/nonexistent ./configure
 }
 
+# bats test_tags=once
 @test "a missing hwloc names libhwloc-dev" {
 	# json-c found where it is, hwloc nowhere: a pkg-config path of
 	# json-c's directory alone
@@ -44,16 +49,19 @@ configure_fails() {
 		PKG_CONFIG_LIBDIR="$dir" ./configure
 }
 
+# bats test_tags=once
 @test "a missing Scotch names libscotch-dev" {
 	configure_fails "install the Debian package libscotch-dev" \
 		./configure --with-scotch=/nonexistent
 }
 
+# bats test_tags=once
 @test "a missing Slurm names libslurm-dev" {
 	configure_fails "install the Debian package libslurm-dev" \
 		./configure --with-slurm=/nonexistent CPPFLAGS=-I/nonexistent ac_cv_header_slurm_spank_h=no
 }
 
+# bats test_tags=once
 @test "a missing MPI compiler names libopenmpi-dev" {
 	configure_fails "install the Debian packages openmpi-bin and libopenmpi-dev" \
 		./configure MPICC=no
