@@ -44,9 +44,12 @@
 
 #include "lib/mapper_private.h"
 
-#define MAP_LEVEL_GAP   1.3       /* a distance this much above the one before starts a level */
-#define MAP_LEVELS_MAX  6         /* more levels than this: no tree */
-#define MAP_MS_LOAD_MAX (1 << 23) /* bound on the sum of a partition's edge loads */
+#define MAP_LEVEL_GAP       1.3       /* a distance this much above the one before starts a level */
+#define MAP_LEVELS_MAX      6         /* more levels than this: no tree */
+#define MAP_MS_LOAD_MAX     (1 << 23) /* bound on the sum of a partition's edge loads */
+#define MAP_MS_CYCLES       4         /* V-cycles on each partition */
+#define MAP_MS_CYCLES_RANKS 16384     /* ranks up to which V-cycles run */
+#define MAP_MS_CYCLES_PARTS 64 /* and none into more parts (Scotch's k-way refinement stands) */
 
 typedef struct {
     const map_graph_t *g;
@@ -143,6 +146,18 @@ static int map_ms_ntries (int n)
     return t < 1 ? 1 : t > 16 ? 16 : t;
 }
 
+/* How many V-cycles to run on each partition (mapper_vcycle.c) when
+ * mapping n ranks: MAP_MS_CYCLES up to MAP_MS_CYCLES_RANKS / MAP_MS_CYCLES
+ * ranks, fewer above, none above MAP_MS_CYCLES_RANKS, which keeps the
+ * planning time targets of t/bench/map.c.
+ */
+static int map_ms_ncycles (int n)
+{
+    int c = MAP_MS_CYCLES_RANKS / (n ? n : 1);
+
+    return c > MAP_MS_CYCLES ? MAP_MS_CYCLES : c;
+}
+
 /* Scotch's partition of the part's graph (s->xadj, adj, load) into
  * s->part, ntries times with seeds seed, seed + 1, ...: the first of
  * least cut.
@@ -218,6 +233,9 @@ static int map_ms_partition (map_ms_t *s, const int *ranks, int nr, int l, int n
             scale = (double)(MAP_MS_LOAD_MAX - narcs) / sum;
     }
     rc = map_ms_tries (s, nr, l == s->nlev ? map_ms_ntries (s->g->n) : 1, ngroups, weight, errp);
+    if (rc == 0 && ngroups <= MAP_MS_CYCLES_PARTS && map_ms_ncycles (g->n) > 0)
+        rc = map_vcycle (nr, s->xadj, s->adj, s->load, ngroups, weight, s->seed,
+                         map_ms_ncycles (g->n), s->part, errp);
     for (int i = 0; i < nr; i++)
         s->local[ranks[i]] = -1;
     return rc;

@@ -1274,6 +1274,139 @@ static void test_multisection (void)
     netmap_destroy (cloud);
 }
 
+/* A symmetric graph for map_vcycle: n vertices, up to 16 edges each. */
+typedef struct {
+    int n, xadj[257], adj[256 * 16], load[256 * 16];
+} vc_graph_t;
+
+static void vc_build (vc_graph_t *g, int n, int (*w) (int, int, void *), void *arg)
+{
+    int k = 0;
+
+    g->n = n;
+    for (int a = 0; a < n; a++) {
+        g->xadj[a] = k;
+        for (int b = 0; b < n; b++) {
+            int l = a == b ? 0 : w (a < b ? a : b, a < b ? b : a, arg);
+            if (l > 0 && k < 256 * 16) {
+                g->adj[k] = b;
+                g->load[k++] = l;
+            }
+        }
+    }
+    g->xadj[n] = k;
+}
+
+static long long vc_cut (const vc_graph_t *g, const int *part)
+{
+    long long cut = 0;
+
+    for (int a = 0; a < g->n; a++)
+        for (int q = g->xadj[a]; q < g->xadj[a + 1]; q++)
+            if (part[g->adj[q]] != part[a])
+                cut += g->load[q];
+    return cut;
+}
+
+/* Cliques of `size` (heavy) joined in a ring by light edges. */
+static int vc_cliques (int a, int b, void *arg)
+{
+    int size = *(int *)arg;
+
+    if (a / size == b / size)
+        return 100;
+    return b == a + size ? 1 : 0;
+}
+
+/* Each vertex with 3 partners drawn from a fixed sequence, loads 1..99. */
+static int vc_random (int a, int b, void *arg)
+{
+    (void)arg;
+    unsigned h = (unsigned)a * 2654435761u ^ (unsigned)b * 40503u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return h % 16 == 0 ? (int)(1 + h / 16 % 99) : 0;
+}
+
+static void test_vcycle (void)
+{
+    static vc_graph_t g;
+    int size = 8, part[256], again[256], start[256], cap[4], sizes[4];
+    long long before, after;
+    tm_error_t err;
+    bool together = true, fits = true;
+
+    /* two cliques of 8 split across both parts: V-cycles put each in one */
+    vc_build (&g, 16, vc_cliques, &size);
+    for (int i = 0; i < 16; i++)
+        part[i] = i % 2;
+    cap[0] = cap[1] = 8;
+    before = vc_cut (&g, part);
+    ok (map_vcycle (16, g.xadj, g.adj, g.load, 2, cap, 1, 4, part, &err) == 0, "vcycle: runs (%s)",
+        err.text);
+    for (int i = 0; i < 16; i++)
+        together = together && part[i] == part[i / 8 * 8];
+    after = vc_cut (&g, part);
+    ok (together && part[0] != part[8] && after == 16,
+        "vcycle: two cliques split over two parts come together (cut %lld -> %lld: the 8 "
+        "light edges, both ways)",
+        before, after);
+
+    /* four cliques of 6, scrambled over four parts */
+    size = 6;
+    vc_build (&g, 24, vc_cliques, &size);
+    for (int i = 0; i < 24; i++)
+        part[i] = (5 * i + i / 6) % 4;
+    for (int c = 0; c < 4; c++)
+        cap[c] = 6;
+    before = vc_cut (&g, part);
+    ok (map_vcycle (24, g.xadj, g.adj, g.load, 4, cap, 1, 4, part, &err) == 0,
+        "vcycle: four scrambled cliques");
+    after = vc_cut (&g, part);
+    together = true;
+    for (int i = 0; i < 24; i++)
+        together = together && part[i] == part[i / 6 * 6];
+    ok (together && after == 36,
+        "vcycle: each clique in one part (cut %lld -> %lld: the 18 light edges, both ways)", before,
+        after);
+    memset (sizes, 0, sizeof (sizes));
+    for (int i = 0; i < 24; i++)
+        sizes[part[i]]++;
+    ok (sizes[0] == 6 && sizes[1] == 6 && sizes[2] == 6 && sizes[3] == 6,
+        "vcycle: and every part keeps its 6 (%d %d %d %d)", sizes[0], sizes[1], sizes[2], sizes[3]);
+
+    /* a random graph from blocks, one part over its capacity: never a
+     * larger cut, no part beyond the larger of its size and capacity, the
+     * same result from the same seed
+     */
+    vc_build (&g, 200, vc_random, NULL);
+    for (int i = 0; i < 200; i++)
+        start[i] = i < 53 ? 0 : i < 100 ? 1 : i < 150 ? 2 : 3;
+    for (int c = 0; c < 4; c++)
+        cap[c] = 50;
+    memcpy (part, start, sizeof (start));
+    memcpy (again, start, sizeof (start));
+    before = vc_cut (&g, start);
+    ok (map_vcycle (200, g.xadj, g.adj, g.load, 4, cap, 7, 4, part, &err) == 0 &&
+            map_vcycle (200, g.xadj, g.adj, g.load, 4, cap, 7, 4, again, &err) == 0,
+        "vcycle: a random graph (%d arcs)", g.xadj[200]);
+    after = vc_cut (&g, part);
+    memset (sizes, 0, sizeof (sizes));
+    for (int i = 0; i < 200; i++)
+        sizes[part[i]]++;
+    for (int c = 0; c < 4; c++)
+        fits = fits && sizes[c] <= (c == 0 ? 53 : 50);
+    ok (after < before, "vcycle: its cut falls (%lld -> %lld)", before, after);
+    ok (fits, "vcycle: no part beyond the larger of its size and capacity (%d %d %d %d)", sizes[0],
+        sizes[1], sizes[2], sizes[3]);
+    ok (memcmp (part, again, sizeof (part)) == 0, "vcycle: the same seed, the same partition");
+    memcpy (again, part, sizeof (part));
+    ok (map_vcycle (200, g.xadj, g.adj, g.load, 4, cap, 8, 0, again, &err) == 0 &&
+            memcmp (part, again, sizeof (part)) == 0,
+        "vcycle: no cycles leave the partition as it is");
+}
+
 static void test_scotch_errors (void)
 {
     map_scotch_error_clear ();
@@ -1324,6 +1457,7 @@ int main (void)
     test_cliques ();
     test_stencil ();
     test_multisection ();
+    test_vcycle ();
     test_busiest_link ();
     test_uplink ();
     test_edge_host ();
