@@ -31,10 +31,11 @@
  * The partitions are Scotch's own k-way mapping onto a weighted complete
  * graph of the groups (map_scotch_part), its quality strategy: the
  * partitioner the project already links, with part sizes in proportion
- * to the slots.  KaHIP's KaFFPa partitions better but is no dependency;
- * the refinement that follows (mapper_refine.c) makes up most of the
- * difference.  The sizes are Scotch's balance, within about 1 %: the
- * caller repairs the counts as it does Scotch's mapping.
+ * to the slots.  Each is then V-cycled (mapper_vcycle.c): Scotch's
+ * partitions of random traffic cut 2-3 % more than KaHIP's KaFFPa, which
+ * is no dependency, and the cycles close that gap (doc/findings.md).  The
+ * sizes are Scotch's balance, within about 1 %: the caller repairs the
+ * counts as it does Scotch's mapping.
  */
 #include "config.h"
 
@@ -205,7 +206,7 @@ static int map_ms_partition (map_ms_t *s, const int *ranks, int nr, int l, int n
     const map_graph_t *g = s->g;
     double dlat = fmax (0, s->lat_s[l] - s->lat_s[l - 1]);
     double dspb = fmax (0, s->spb[l] - s->spb[l - 1]), sum = 0, scale = 0;
-    int narcs = 0, rc;
+    int narcs = 0, ncycles = map_ms_ncycles (g->n), rc;
 
     for (int i = 0; i < nr; i++)
         s->local[ranks[i]] = i;
@@ -233,9 +234,9 @@ static int map_ms_partition (map_ms_t *s, const int *ranks, int nr, int l, int n
             scale = (double)(MAP_MS_LOAD_MAX - narcs) / sum;
     }
     rc = map_ms_tries (s, nr, l == s->nlev ? map_ms_ntries (s->g->n) : 1, ngroups, weight, errp);
-    if (rc == 0 && ngroups <= MAP_MS_CYCLES_PARTS && map_ms_ncycles (g->n) > 0)
-        rc = map_vcycle (nr, s->xadj, s->adj, s->load, ngroups, weight, s->seed,
-                         map_ms_ncycles (g->n), s->part, errp);
+    if (rc == 0 && ngroups <= MAP_MS_CYCLES_PARTS && ncycles > 0)
+        rc = map_vcycle (nr, s->xadj, s->adj, s->load, ngroups, weight, s->seed, ncycles, s->part,
+                         errp);
     for (int i = 0; i < nr; i++)
         s->local[ranks[i]] = -1;
     return rc;

@@ -184,14 +184,14 @@ int map_scotch_part (int n, const int *xadj, const int *adj, const int *load, in
  * 0 when the slots' distances are no tree (slot then undefined); -1 with
  * errp.
  */
+int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
+                      tm_error_t *errp);
+
 /* V-cycles on the k-way partition part[n] of the graph (xadj, adj, load)
  * into parts of capacity cap[k] (mapper_vcycle.c): 0, -1 with errp.
  */
 int map_vcycle (int n, const int *xadj, const int *adj, const int *load, int k, const int *cap,
                 unsigned seed, int ncycles, int *part, tm_error_t *errp);
-
-int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
-                      tm_error_t *errp);
 
 /* mapper_refine.c */
 

@@ -182,16 +182,40 @@ static int map_vc_push (const map_vc_level_t *l, map_vc_fm_t *fm, int v)
                       (heap_item_t){.key = -(double)gain, .id = v, .aux = b});
 }
 
-/* One FM pass on level l: 1 it moved something, 0 not, -1 out of memory. */
+/* A part over its bound (maxw and the level's tolerance), or -1. */
+static int map_vc_over (const map_vc_fm_t *fm)
+{
+    int over = -1;
+
+    for (int p = 0; p < fm->k; p++)
+        if (fm->pw[p] > fm->maxw[p] + fm->tol)
+            over = p;
+    return over;
+}
+
+/* Vertex v from part a to part b, its neighbours' loads to each part with it. */
+static void map_vc_move (map_vc_level_t *l, map_vc_fm_t *fm, int v, int a, int b)
+{
+    size_t k = (size_t)fm->k;
+
+    l->part[v] = b;
+    fm->pw[a] -= l->vw[v];
+    fm->pw[b] += l->vw[v];
+    for (int q = l->xadj[v]; q < l->xadj[v + 1]; q++) {
+        fm->conn[(size_t)l->adj[q] * k + (size_t)a] -= l->load[q];
+        fm->conn[(size_t)l->adj[q] * k + (size_t)b] += l->load[q];
+    }
+}
+
+/* One FM pass on level l: 1 it moved something, 0 not, -1 out of memory.
+ * While a part is over its bound the moves come out of it; a prefix
+ * counts only where none is.
+ */
 static int map_vc_pass (map_vc_level_t *l, map_vc_fm_t *fm)
 {
-    int tol = fm->tol;
     int n = l->n, k = fm->k, nmoved = 0, bestprefix = 0, limit = n / 8 + 16;
-    int64_t sum = 0, bestsum = 0;
-
-    for (int p = 0; p < k; p++)
-        if (fm->pw[p] > fm->maxw[p] + tol)
-            bestsum = INT64_MIN;
+    int over = map_vc_over (fm);
+    int64_t sum = 0, bestsum = over < 0 ? 0 : INT64_MIN;
 
     for (int p = 0; p < k; p++)
         fm->heap[p].n = 0;
@@ -200,10 +224,7 @@ static int map_vc_pass (map_vc_level_t *l, map_vc_fm_t *fm)
         if (map_vc_push (l, fm, v) < 0)
             return -1;
     while (nmoved - bestprefix < limit) {
-        int src = -1, over = -1;
-        for (int p = 0; p < k; p++)
-            if (fm->pw[p] > fm->maxw[p] + tol)
-                over = p;
+        int src = -1;
         if (over >= 0) {
             src = fm->heap[over].n ? over : -1;
         } else {
@@ -225,41 +246,24 @@ static int map_vc_pass (map_vc_level_t *l, map_vc_fm_t *fm)
                 return -1;
             continue;
         }
-        /* move v from a to b */
         fm->lock[v] = 1;
-        l->part[v] = b;
-        fm->pw[a] -= l->vw[v];
-        fm->pw[b] += l->vw[v];
+        map_vc_move (l, fm, v, a, b);
         fm->moved[nmoved] = v;
         fm->from[nmoved++] = a;
         sum += gain;
-        for (int q = l->xadj[v]; q < l->xadj[v + 1]; q++) {
-            int u = l->adj[q];
-            fm->conn[(size_t)u * (size_t)k + (size_t)a] -= l->load[q];
-            fm->conn[(size_t)u * (size_t)k + (size_t)b] += l->load[q];
-            if (map_vc_push (l, fm, u) < 0)
+        for (int q = l->xadj[v]; q < l->xadj[v + 1]; q++)
+            if (map_vc_push (l, fm, l->adj[q]) < 0)
                 return -1;
-        }
-        int feasible = 1;
-        for (int p = 0; p < k; p++)
-            if (fm->pw[p] > fm->maxw[p] + tol)
-                feasible = 0;
-        if (feasible && sum > bestsum) {
+        over = map_vc_over (fm);
+        if (over < 0 && sum > bestsum) {
             bestsum = sum;
             bestprefix = nmoved;
         }
     }
     /* back to the best prefix */
     while (nmoved > bestprefix) {
-        int v = fm->moved[--nmoved], a = fm->from[nmoved], b = l->part[v];
-        l->part[v] = a;
-        fm->pw[b] -= l->vw[v];
-        fm->pw[a] += l->vw[v];
-        for (int q = l->xadj[v]; q < l->xadj[v + 1]; q++) {
-            int u = l->adj[q];
-            fm->conn[(size_t)u * (size_t)k + (size_t)b] -= l->load[q];
-            fm->conn[(size_t)u * (size_t)k + (size_t)a] += l->load[q];
-        }
+        int v = fm->moved[--nmoved];
+        map_vc_move (l, fm, v, l->part[v], fm->from[nmoved]);
     }
     return bestprefix > 0;
 }
@@ -354,6 +358,7 @@ int map_vcycle (int n, const int *xadj, const int *adj, const int *load, int k, 
     int maxvw = n / (8 * k) > 1 ? n / (8 * k) : 1;
     for (int cyc = 0; cyc < ncycles; cyc++) {
         map_vc_level_t *f = &lv[0];
+        nlv = 1; /* freed from here on, however far it got */
         f->n = n;
         f->xadj = malloc (((size_t)n + 1) * sizeof (*f->xadj));
         f->adj = malloc ((size_t)(xadj[n] ? xadj[n] : 1) * sizeof (*f->adj));
@@ -370,7 +375,6 @@ int map_vcycle (int n, const int *xadj, const int *adj, const int *load, int k, 
             f->vw[i] = 1;
             f->part[i] = part[i];
         }
-        nlv = 1;
         while (nlv < MAP_VC_LEVELS && lv[nlv - 1].n > 4 * k + 16) {
             int c = map_vc_coarsen (&lv[nlv - 1], &lv[nlv], maxvw, &rng);
             if (c < 0)
