@@ -67,6 +67,14 @@ setup() {
 	[ "$(awk '{print $2}' <<<"$output" | sort -u | wc -l)" -eq 4 ]
 }
 
+@test "each node's eth0 is numbered in its own namespace, whatever this machine's count" {
+	# Open MPI keeps an interface's index in 16 bits (contrib/topomap-cluster's net_up)
+	run srun -N4 -n4 cat /sys/class/net/eth0/ifindex
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '2\n%.0s' 1 2 3 4)" ]
+}
+
 @test "the plugstack.conf of the cluster names the plugin just built" {
 	grep -qx "optional $TOPOMAP_CLUSTER_DIR/lib/topomap.so" "$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
 	cmp "$TOPOMAP_BUILDDIR/spank/.libs/topomap.so" "$TOPOMAP_CLUSTER_DIR/lib/topomap.so"
