@@ -583,12 +583,81 @@ static void *map_start_run (void *arg)
 }
 
 /* Steps of this many ranks or more make and refine the greedy start on a
- * thread of its own, beside Scotch and the refinement of Scotch's layout:
- * each start is refined alone, from the same inputs, and the results are
- * compared in the same order, so the plan is the same as one thread's.
- * Below, a thread costs more than it saves.
+ * thread of its own, beside Scotch; where the nodes form a tree, Scotch's
+ * layout is then refined on another, beside the making and refining of
+ * the multisection's.  Each start is refined alone, from the same inputs,
+ * and the results are compared in the same order, so the plan is the
+ * same as one thread's.  Below, a thread costs more than it saves.
  */
 #define MAP_THREAD_MIN_RANKS 4096
+
+/* The three starts (scotch, greedy, multisection) and the threads that
+ * Scotch's and the greedy one may run on.
+ */
+typedef struct {
+    map_start_t st[3];
+    pthread_t thread[2];
+    bool on[2];
+} map_starts_t;
+
+/* Whether no start but k runs on a thread now. */
+static bool map_starts_alone (map_starts_t *s, int k)
+{
+    for (int j = 0; j < 2; j++)
+        if (j != k && s->on[j] && !atomic_load (&s->st[j].done))
+            return false;
+    return true;
+}
+
+/* map_multisection's word that the nodes form a tree: with the greedy
+ * start on a thread, Scotch's layout goes to a thread of its own.
+ */
+static void map_starts_beside (void *arg)
+{
+    map_starts_t *s = arg;
+
+    if (s->on[1])
+        s->on[0] = pthread_create (&s->thread[0], NULL, map_start_run, &s->st[0]) == 0;
+}
+
+static void map_starts_join (map_starts_t *s)
+{
+    for (int k = 0; k < 2; k++)
+        if (s->on[k]) {
+            pthread_join (s->thread[k], NULL);
+            s->on[k] = false;
+        }
+}
+
+/* Refine the starts, Scotch's repaired layout in st[0].slot: 1 when the
+ * multisection's was made, 0 when not (no tree, or Scotch failed on a
+ * part: the others stand without it), -1 with errp.  Each start's own
+ * failure is left in its rc and e.
+ */
+static int map_starts_run (map_starts_t *s, unsigned seed, map_result_t *r, tm_error_t *errp)
+{
+    const map_graph_t *g = s->st[0].g;
+    const map_model_t *m = s->st[0].m;
+    double t = map_now ();
+    int ms;
+
+    if ((ms = map_multisection (g, m, seed, s->st[2].slot, map_starts_beside, s, &s->st[2].e)) < 0)
+        ms = 0;
+    if (ms) {
+        if (map_repair (g, m, s->st[2].slot, errp) < 0)
+            return -1;
+        s->st[2].helper = map_starts_alone (s, 2);
+        map_start_run (&s->st[2]);
+    }
+    r->multisection_s = map_now () - t;
+    for (int k = 0; k < 2; k++)
+        if (!s->on[k]) {
+            s->st[k].helper = map_starts_alone (s, k);
+            map_start_run (&s->st[k]);
+        }
+    map_starts_join (s);
+    return ms;
+}
 
 /* The topomap (or with exact = 0, plain scotch) layout in slot indices.
  *
@@ -607,11 +676,10 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
                         const map_params_t *params, int *slot, map_result_t *r, tm_error_t *errp)
 {
     static const char *const start_name[] = {"scotch", "greedy", "multisection"};
-    map_start_t st[3] = {{.g = g, .m = m}, {.g = g, .m = m, .greedy = 1}, {.g = g, .m = m}};
+    map_starts_t s = {.st = {{.g = g, .m = m}, {.g = g, .m = m, .greedy = 1}, {.g = g, .m = m}}};
+    map_start_t *st = s.st;
     int *alt = NULL, rc = -1, ms = 0;
-    double best, t = map_now (), t_ms;
-    pthread_t thread;
-    bool threaded = false;
+    double best, t = map_now ();
 
     r->multisection_cost_s = NAN;
     r->best = "scotch";
@@ -622,7 +690,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
         for (int k = 0; k < 3; k++)
             st[k].slot = alt + (size_t)k * (size_t)g->n;
         if (g->n >= MAP_THREAD_MIN_RANKS)
-            threaded = pthread_create (&thread, NULL, map_start_run, &st[1]) == 0;
+            s.on[1] = pthread_create (&s.thread[1], NULL, map_start_run, &st[1]) == 0;
     }
     if (map_scotch (g, m, params->seed, slot, errp) < 0)
         goto out;
@@ -646,28 +714,8 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
      * are a tree, and the greedy one, each refined.
      */
     memcpy (st[0].slot, slot, (size_t)g->n * sizeof (*slot));
-    st[0].helper = !threaded || atomic_load (&st[1].done);
-    map_start_run (&st[0]);
-    /* One start more: where it cannot be made (Scotch fails on a part),
-     * the others stand without it.
-     */
-    t_ms = map_now ();
-    if ((ms = map_multisection (g, m, params->seed, st[2].slot, &st[2].e)) < 0)
-        ms = 0;
-    if (ms) {
-        if (map_repair (g, m, st[2].slot, errp) < 0)
-            goto out;
-        st[2].helper = !threaded || atomic_load (&st[1].done);
-        map_start_run (&st[2]);
-    }
-    r->multisection_s = map_now () - t_ms;
-    if (threaded) {
-        pthread_join (thread, NULL);
-        threaded = false;
-    } else {
-        st[1].helper = true;
-        map_start_run (&st[1]);
-    }
+    if ((ms = map_starts_run (&s, params->seed, r, errp)) < 0)
+        goto out;
     for (int k = 0; k < 3; k++) {
         double c;
         if (k == 2 && !ms)
@@ -702,8 +750,7 @@ static int map_compute (const map_graph_t *g, map_model_t *m, int nslots, const 
     r->refine_s = map_now () - t;
     rc = 0;
 out:
-    if (threaded)
-        pthread_join (thread, NULL);
+    map_starts_join (&s);
     free (alt);
     return rc;
 }

@@ -331,7 +331,7 @@ out:
 }
 
 int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
-                      tm_error_t *errp)
+                      void (*on_tree) (void *), void *arg, tm_error_t *errp)
 {
     map_ms_t s = {.g = g, .m = m, .seed = seed, .slot = slot};
     size_t n = (size_t)g->n, ns = (size_t)m->nslots;
@@ -356,6 +356,8 @@ int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed,
         rc = 0;
         goto out;
     }
+    if (on_tree)
+        on_tree (arg);
     for (size_t i = 0; i < n; i++) {
         s.local[i] = -1;
         ranks[i] = (int)i;

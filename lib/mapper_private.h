@@ -182,10 +182,11 @@ int map_scotch_part (int n, const int *xadj, const int *adj, const int *load, in
 /* A layout by multisection, where the slots form a tree (see the file):
  * 1 with slot[i] for every rank, not necessarily respecting the counts;
  * 0 when the slots' distances are no tree (slot then undefined); -1 with
- * errp.
+ * errp.  on_tree (when not NULL) is called with arg once the slots are
+ * known to form a tree, before the layout is made.
  */
 int map_multisection (const map_graph_t *g, const map_model_t *m, unsigned seed, int *slot,
-                      tm_error_t *errp);
+                      void (*on_tree) (void *), void *arg, tm_error_t *errp);
 
 /* V-cycles on the k-way partition part[n] of the graph (xadj, adj, load)
  * into parts of capacity cap[k] (mapper_vcycle.c): 0, -1 with errp.

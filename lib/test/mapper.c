@@ -957,12 +957,14 @@ static void test_many_nodes (void)
     free (slots);
 }
 
-/* A step big enough that the mapper refines its first two starts on two
- * threads (MAP_THREAD_MIN_RANKS): the plan is the same every time, never
- * costs more than Scotch's mapping made to fit (exact, not refined), and
- * the stage times add up to no more than the whole.
+/* A step big enough that the mapper refines its starts on two threads
+ * (MAP_THREAD_MIN_RANKS): the greedy start beside Scotch, and on switches
+ * (tree: 16 switches of 16 nodes, one partner a rank, which keeps the
+ * V-cycles short) Scotch's start beside the multisection's.  The plan is the same every time, never
+ * costs more than Scotch's mapping made to fit (exact, not refined), and the stage times add up to
+ * no more than the whole.
  */
-static void test_large_step (void)
+static void large_step_case (const char *name, bool tree)
 {
     int n = 256, per = 16, ntasks = n * per;
     netmap_t *nm = netmap_of (n);
@@ -976,33 +978,38 @@ static void test_large_step (void)
     rng_state = 4242;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
-            set_pair (nm, a, b, rng_real (20, 200), rng_real (200, 2000));
+            if (tree)
+                set_pair (nm, a, b, a / 16 == b / 16 ? 2 : 20, a / 16 == b / 16 ? 10000 : 1000);
+            else
+                set_pair (nm, a, b, rng_real (20, 200), rng_real (200, 2000));
     for (int s = 0; s < n; s++)
         slots[s] = (map_slot_t){.host = s, .count = per};
     for (int r = 0; r < ntasks; r++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < (tree ? 1 : 3); k++)
             add2 (&t, r, rng_int (0, ntasks - 1), (uint64_t)rng_int (1, 50),
                   (uint64_t)rng_int (1000, 100000));
     p = profile_of (ntasks, &t);
     map_params_default (&params);
     ok (map_plan (p, nm, n, slots, &params, &r1, &err) == 0 &&
             map_plan (p, nm, n, slots, &params, &r2, &err) == 0,
-        "large step: planned twice (%d ranks on %d nodes)", ntasks, n);
+        "large step, %s: planned twice (%d ranks on %d nodes)", name, ntasks, n);
     ok (memcmp (r1.cand[0].node, r2.cand[0].node, (size_t)ntasks * sizeof (int)) == 0 &&
             r1.cand[0].cost_s == r2.cand[0].cost_s && r1.chosen == r2.chosen,
-        "large step: the same plan both times");
-    ok (fits (nm, n, slots, ntasks, r1.cand[0].node), "large step: capacities exact");
+        "large step, %s: the same plan both times", name);
+    ok (fits (nm, n, slots, ntasks, r1.cand[0].node), "large step, %s: capacities exact", name);
+    ok (isnan (r1.multisection_cost_s) == !tree, "large step, %s: the multisection %s", name,
+        tree ? "priced" : "not made");
     params.refine = 0;
     ok (map_plan (p, nm, n, slots, &params, &rep, &err) == 0 &&
             fits (nm, n, slots, ntasks, rep.cand[0].node),
-        "large step: Scotch's mapping made to fit, not refined, fits");
+        "large step, %s: Scotch's mapping made to fit, not refined, fits", name);
     ok (r1.cand[0].cost_s <= rep.cand[0].cost_s,
-        "large step: the plan (%g s) costs no more than repaired Scotch (%g s)", r1.cand[0].cost_s,
-        rep.cand[0].cost_s);
+        "large step, %s: the plan (%g s) costs no more than repaired Scotch (%g s)", name,
+        r1.cand[0].cost_s, rep.cand[0].cost_s);
     ok (r1.scotch_s > 0 && r1.repair_s >= 0 && r1.refine_s > 0 &&
             r1.scotch_s + r1.repair_s + r1.refine_s <= r1.time_s && rep.refine_s == 0,
-        "large step: stage times %.3f + %.3f + %.3f s within %.3f s, none refining unrefined",
-        r1.scotch_s, r1.repair_s, r1.refine_s, r1.time_s);
+        "large step, %s: stage times %.3f + %.3f + %.3f s within %.3f s, none refining unrefined",
+        name, r1.scotch_s, r1.repair_s, r1.refine_s, r1.time_s);
     map_result_free (&r1);
     map_result_free (&r2);
     map_result_free (&rep);
@@ -1467,7 +1474,8 @@ int main (void)
     test_random ();
     test_determinism ();
     test_many_nodes ();
-    test_large_step ();
+    large_step_case ("random", false);
+    large_step_case ("switches", true);
     test_node_helper ();
     test_plain_scotch ();
     test_explain ();
