@@ -583,9 +583,9 @@ static void *map_start_run (void *arg)
 }
 
 /* Steps of this many ranks or more make and refine the greedy start on a
- * thread of its own, beside Scotch; where the nodes form a tree, Scotch's
- * layout is then refined on another, beside the making and refining of
- * the multisection's.  Each start is refined alone, from the same inputs,
+ * thread of its own, beside Scotch; where the nodes form a tree and that
+ * start is done, Scotch's layout is then refined on another, beside the
+ * making and refining of the multisection's.  Each start is refined alone, from the same inputs,
  * and the results are compared in the same order, so the plan is the
  * same as one thread's.  Below, a thread costs more than it saves.
  */
@@ -609,14 +609,15 @@ static bool map_starts_alone (map_starts_t *s, int k)
     return true;
 }
 
-/* map_multisection's word that the nodes form a tree: with the greedy
- * start on a thread, Scotch's layout goes to a thread of its own.
+/* map_multisection's word that the nodes form a tree: where the greedy
+ * start had a thread and is done, Scotch's layout goes to a thread of its
+ * own (two threads at most at any time).
  */
 static void map_starts_beside (void *arg)
 {
     map_starts_t *s = arg;
 
-    if (s->on[1])
+    if (s->on[1] && atomic_load (&s->st[1].done))
         s->on[0] = pthread_create (&s->thread[0], NULL, map_start_run, &s->st[0]) == 0;
 }
 

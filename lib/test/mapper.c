@@ -960,7 +960,8 @@ static void test_many_nodes (void)
 /* A step big enough that the mapper refines its starts on two threads
  * (MAP_THREAD_MIN_RANKS): the greedy start beside Scotch, and on switches
  * (tree: 16 switches of 16 nodes, one partner a rank, which keeps the
- * V-cycles short) Scotch's start beside the multisection's.  The plan is the same every time, never
+ * V-cycles short) Scotch's start beside the multisection's once the
+ * greedy one is done.  The plan is the same every time, never
  * costs more than Scotch's mapping made to fit (exact, not refined), and the stage times add up to
  * no more than the whole.
  */
