@@ -585,9 +585,10 @@ static void *map_start_run (void *arg)
 /* Steps of this many ranks or more make and refine the greedy start on a
  * thread of its own, beside Scotch; where the nodes form a tree and that
  * start is done, Scotch's layout is then refined on another, beside the
- * making and refining of the multisection's.  Each start is refined alone, from the same inputs,
- * and the results are compared in the same order, so the plan is the
- * same as one thread's.  Below, a thread costs more than it saves.
+ * making and refining of the multisection's.  Each start is refined
+ * alone, from the same inputs, and the results are compared in the same
+ * order, so the plan is the same as one thread's.  Below, a thread costs
+ * more than it saves.
  */
 #define MAP_THREAD_MIN_RANKS 4096
 

@@ -961,9 +961,9 @@ static void test_many_nodes (void)
  * (MAP_THREAD_MIN_RANKS): the greedy start beside Scotch, and on switches
  * (tree: 16 switches of 16 nodes, one partner a rank, which keeps the
  * V-cycles short) Scotch's start beside the multisection's once the
- * greedy one is done.  The plan is the same every time, never
- * costs more than Scotch's mapping made to fit (exact, not refined), and the stage times add up to
- * no more than the whole.
+ * greedy one is done.  The plan is the same every time, never costs more
+ * than Scotch's mapping made to fit (exact, not refined), and the stage
+ * times add up to no more than the whole.
  */
 static void large_step_case (const char *name, bool tree)
 {
