@@ -556,8 +556,9 @@ static int map_polish (const map_graph_t *g, const map_model_t *m, int *slot, bo
 
 /* A start of the refinement: the greedy layout (greedy set) or the layout
  * already in slot, refined in place; rc and e say how it went.  The greedy
- * start may run on a thread of its own (map_start_run), and says when it
- * is done; a start refined while no other runs may use a helper thread.
+ * start and Scotch's may run on threads of their own (map_start_run, see
+ * map_starts_t), and say when they are done; a start refined while no
+ * other runs may use a helper thread.
  */
 typedef struct {
     const map_graph_t *g;
