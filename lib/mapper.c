@@ -399,6 +399,167 @@ int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_
     return rc;
 }
 
+/* The odds */
+
+/* A layout's gain over base: the share of base's cost it saves. */
+static double map_gain (double cost, double base)
+{
+    return base > 0 ? 1.0 - cost / base : 0.0;
+}
+
+static int map_u64_cmp (const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+    return a < b ? -1 : a > b;
+}
+
+static int map_double_cmp (const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return a < b ? -1 : a > b;
+}
+
+/* The pairs of distinct hosts that layouts node and base use for the
+ * traffic of runs, as a * n + b with a < b, sorted, each once: their
+ * count, -1 on ENOMEM.
+ */
+static long map_used_pairs (const profile_t *const *runs, int nruns, int n, const int *node,
+                            const int *base, uint64_t **pairs)
+{
+    size_t m = 0, k = 0;
+    uint64_t *u;
+
+    for (int r = 0; r < nruns; r++)
+        m += 2 * runs[r]->nentries;
+    if (!(u = malloc ((m ? m : 1) * sizeof (*u))))
+        return -1;
+    for (int r = 0; r < nruns; r++)
+        for (size_t e = 0; e < runs[r]->nentries; e++)
+            for (int l = 0; l < 2; l++) {
+                const int *L = l ? base : node;
+                int a = L[runs[r]->entries[e].src], b = L[runs[r]->entries[e].dst];
+
+                if (a != b)
+                    u[k++] = a < b ? (uint64_t)a * (uint64_t)n + (uint64_t)b
+                                   : (uint64_t)b * (uint64_t)n + (uint64_t)a;
+            }
+    qsort (u, k, sizeof (*u), map_u64_cmp);
+    m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (m == 0 || u[i] != u[m - 1])
+            u[m++] = u[i];
+    *pairs = u;
+    return (long)m;
+}
+
+/* How many netmaps map_odds draws for a step whose runs have entries
+ * directed pairs in all: MAP_ODDS_DRAWS, fewer for the largest steps (a
+ * few tenths of a second at 65536 ranks), never under 40.
+ */
+static int map_odds_draws (size_t entries)
+{
+    double d = 4e7 / (2.0 * (double)(entries ? entries : 1));
+
+    return d >= MAP_ODDS_DRAWS ? MAP_ODDS_DRAWS : d <= 40 ? 40 : (int)d;
+}
+
+int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netmap_spread_t *s,
+              map_metric_t metric, const int *node, const int *base, double min_gain,
+              map_odds_t *out, tm_error_t *errp)
+{
+    struct drawn {
+        int a, b;
+        uint32_t stratum;
+        size_t count;
+        double lat[2], bw[2]; /* the figures to give back */
+    } *d = NULL;
+    map_links_t links = {NULL, NULL};
+    uint64_t *pairs = NULL, rng = 0x746f706f6d6170u; /* "topomap" */
+    size_t nd = 0, entries = 0;
+    double *g = NULL, *lg;
+    long np;
+    int draws, rc = -1, n = nm->n;
+
+    memset (out, 0, sizeof (*out));
+    for (int r = 0; r < nruns; r++)
+        entries += runs[r]->nentries;
+    if ((np = map_used_pairs (runs, nruns, n, node, base, &pairs)) < 0 ||
+        !(d = malloc ((size_t)(np ? np : 1) * sizeof (*d))) || map_links_find (nm, &links) < 0)
+        goto nomem;
+    for (long i = 0; i < np; i++) {
+        struct drawn *x = &d[nd];
+
+        x->a = (int)(pairs[i] / (uint64_t)n);
+        x->b = (int)(pairs[i] % (uint64_t)n);
+        if (!(x->count = netmap_spread_alike (s, x->a, x->b, &x->stratum)))
+            continue;
+        x->lat[0] = NETMAP_AT (nm, lat_us, x->a, x->b);
+        x->lat[1] = NETMAP_AT (nm, lat_us, x->b, x->a);
+        x->bw[0] = NETMAP_AT (nm, bw_MBps, x->a, x->b);
+        x->bw[1] = NETMAP_AT (nm, bw_MBps, x->b, x->a);
+        nd++;
+    }
+    if (nd == 0) {
+        rc = 0;
+        goto done;
+    }
+    draws = map_odds_draws (entries);
+    if (!(g = malloc (2 * (size_t)draws * sizeof (*g))))
+        goto nomem;
+    lg = g + draws;
+    for (int k = 0; k < draws; k++) {
+        for (size_t i = 0; i < nd; i++) {
+            double lat[2], bw[2];
+
+            netmap_spread_draw (s, d[i].stratum, d[i].count, &rng, lat, bw);
+            NETMAP_AT (nm, lat_us, d[i].a, d[i].b) = lat[0];
+            NETMAP_AT (nm, lat_us, d[i].b, d[i].a) = lat[1];
+            NETMAP_AT (nm, bw_MBps, d[i].a, d[i].b) = bw[0];
+            NETMAP_AT (nm, bw_MBps, d[i].b, d[i].a) = bw[1];
+        }
+        g[k] = lg[k] = INFINITY;
+        for (int r = 0; r < nruns; r++) {
+            map_candidate_t pc = {.node = (int *)node}, bc = {.node = (int *)base};
+
+            if (map_price_links (runs[r], nm, metric, &links, &pc) < 0 ||
+                map_price_links (runs[r], nm, metric, &links, &bc) < 0)
+                goto restore;
+            g[k] = fmin (g[k], map_gain (pc.cost_s, bc.cost_s));
+            lg[k] = fmin (lg[k], map_gain (pc.link_s, bc.link_s));
+        }
+        out->wins += g[k] >= min_gain && lg[k] >= min_gain;
+    }
+    out->draws = draws;
+    qsort (g, (size_t)draws, sizeof (*g), map_double_cmp);
+    qsort (lg, (size_t)draws, sizeof (*lg), map_double_cmp);
+    out->gain_lo = g[(int)floor (0.025 * (draws - 1))];
+    out->gain_hi = g[(int)ceil (0.975 * (draws - 1))];
+    out->link_lo = lg[(int)floor (0.025 * (draws - 1))];
+    out->link_hi = lg[(int)ceil (0.975 * (draws - 1))];
+    rc = 0;
+restore:
+    for (size_t i = 0; i < nd; i++) {
+        NETMAP_AT (nm, lat_us, d[i].a, d[i].b) = d[i].lat[0];
+        NETMAP_AT (nm, lat_us, d[i].b, d[i].a) = d[i].lat[1];
+        NETMAP_AT (nm, bw_MBps, d[i].a, d[i].b) = d[i].bw[0];
+        NETMAP_AT (nm, bw_MBps, d[i].b, d[i].a) = d[i].bw[1];
+    }
+    if (rc < 0)
+        goto nomem;
+    goto done;
+nomem:
+    errnomem (errp);
+    rc = -1;
+done:
+    map_links_free (&links);
+    free (pairs);
+    free (d);
+    free (g);
+    return rc;
+}
+
 /* The plan */
 
 static double map_now (void)

@@ -115,6 +115,32 @@ void map_result_free (map_result_t *res);
  */
 int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c);
 
+/* The odds that layout node beats base (both [ntasks], nm's hosts) as
+ * the network really is, not only as it measured: both priced again on
+ * netmaps drawn from nm's spread s (netmap_spread_draw: each pair the two
+ * layouts use takes the figures of a measured pair alike), the same draws
+ * for both, on each of runs (a profile's recordings; a draw's gain is the
+ * least over them).  A gain is the share of base's cost node saves, in
+ * total and at the busiest link.  nm's figures are changed while it
+ * draws and given back before it returns.  Deterministic.  draws 0 in out
+ * when no pair the layouts use has pairs alike to draw from (the figures
+ * stand as they are).  -1 with errp on ENOMEM.
+ */
+#define MAP_ODDS_DRAWS 200
+#define MAP_ODDS_LEVEL 0.95 /* the share of draws a plan must win */
+typedef struct {
+    int draws;               /* netmaps drawn (0: none to draw) */
+    int wins;                /* of them, those in which node gains min_gain
+                                over base in total and at the busiest link */
+    double gain_lo, gain_hi; /* the gain in total: 2.5th and 97.5th
+                                percentiles over the draws */
+    double link_lo, link_hi; /* the same at the busiest link */
+} map_odds_t;
+
+int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netmap_spread_t *s,
+              map_metric_t metric, const int *node, const int *base, double min_gain,
+              map_odds_t *out, tm_error_t *errp);
+
 /* The best plan, from plan (nm's hosts, [ntasks], every slot exactly its
  * count), whose nodes each hold consecutive ranks: a node order, block
  * over it, which MPICH's PMI-1 mapping says in one block a node however

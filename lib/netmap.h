@@ -128,6 +128,31 @@ int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth,
 #define NETMAP_PLAN_BAND     0.25
 int netmap_plan_figures (netmap_t *nm, tm_error_t *errp);
 
+/* How far nm's figures can be trusted (netmap_spread.c): the measured
+ * pairs, grouped by what nm's structure says is alike (a tree's switch and
+ * the two of its children a pair runs between, then its level; groups;
+ * else every pair), for drawing netmaps whose figures a measurement could
+ * as well have given.  Made from the figures as measured, before
+ * netmap_plan_figures.  NULL with errp on ENOMEM.
+ */
+#define NETMAP_ALIKE_MIN 3
+typedef struct netmap_spread netmap_spread_t;
+netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp);
+void netmap_spread_free (netmap_spread_t *s);
+
+/* The measured pairs alike to pair a, b (the finest stratum with at least
+ * NETMAP_ALIKE_MIN of them): their count, *stratum naming them; 0 when
+ * there are too few (the pair keeps its own figures) or a == b.
+ */
+size_t netmap_spread_alike (const netmap_spread_t *s, int a, int b, uint32_t *stratum);
+
+/* One pair of those count alike in stratum, chosen by the generator *rng
+ * (a state any number seeds), read either way: its latency and bandwidth
+ * from a to b and back into lat[2], bw[2].
+ */
+void netmap_spread_draw (const netmap_spread_t *s, uint32_t stratum, size_t count, uint64_t *rng,
+                         double lat[2], double bw[2]);
+
 /* The lead message the probe sends before its stream (bw_enough_ms), and
  * whether one that took lead_s seconds measured enough alone.
  */

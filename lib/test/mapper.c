@@ -1455,6 +1455,139 @@ static void test_scotch_errors (void)
     map_scotch_error_clear ();
 }
 
+/* The odds (map_odds, netmap_spread): a plan made of pairs that merely
+ * measured fast does not hold across the spread of pairs alike; one made
+ * of the netmap's structure does, and the netmap is given back as it was.
+ */
+static profile_t *ring_profile (int n)
+{
+    triplets_t t = {0};
+
+    for (int i = 0; i < n; i++)
+        add2 (&t, i, (i + 1) % n, 100, 1 << 20);
+    return profile_of (n, &t);
+}
+
+static void odds_case (netmap_t *nm, const char *what, bool structure)
+{
+    int n = nm->n;
+    profile_t *p = ring_profile (n);
+    map_slot_t *slots = calloc ((size_t)n, sizeof (*slots));
+    double *before = malloc (2 * (size_t)n * (size_t)n * sizeof (*before));
+    map_params_t params;
+    map_result_t res;
+    map_odds_t o, o2;
+    netmap_spread_t *s;
+    const profile_t *runs[1] = {p};
+    map_candidate_t *block, *plan;
+    double gain;
+    tm_error_t err;
+
+    for (int i = 0; i < n; i++)
+        slots[i] = (map_slot_t){i, 1};
+    memcpy (before, nm->lat_us, (size_t)n * (size_t)n * sizeof (*before));
+    memcpy (before + (size_t)n * (size_t)n, nm->bw_MBps, (size_t)n * (size_t)n * sizeof (*before));
+    map_params_default (&params);
+    s = netmap_spread_new (nm, &err);
+    ok (s != NULL, "%s: the spread is made", what);
+    ok (map_plan (p, nm, n, slots, &params, &res, &err) == 0, "%s: planned", what);
+    block = cand_named (&res, "block");
+    plan = cand_named (&res, "topomap");
+    gain = 1 - plan->cost_s / block->cost_s;
+    ok (gain >= 0.05, "%s: the plan is predicted to gain %.1f%% over block", what, 100 * gain);
+    ok (map_odds (runs, 1, nm, s, MAP_COMBINED, plan->node, block->node, 0.05, &o, &err) == 0,
+        "%s: the odds are priced", what);
+    ok (o.draws == MAP_ODDS_DRAWS, "%s: %d netmaps drawn", what, o.draws);
+    /* The plan took the pairs that measured fast; the draws forget which
+     * those were, so the plan's gain among them is lower than predicted. */
+    ok (o.gain_lo <= o.gain_hi && o.link_lo <= o.link_hi && o.gain_lo < gain,
+        "%s: predicted %.1f%%, %.1f%% to %.1f%% across the draws", what, 100 * gain,
+        100 * o.gain_lo, 100 * o.gain_hi);
+    if (structure)
+        ok (o.wins >= MAP_ODDS_LEVEL * o.draws && o.gain_lo >= 0.05,
+            "%s: the plan holds: min_gain in %d of %d draws", what, o.wins, o.draws);
+    else
+        ok (o.wins < MAP_ODDS_LEVEL * o.draws && o.gain_lo < 0.05,
+            "%s: the plan does not hold: min_gain in %d of %d draws", what, o.wins, o.draws);
+    ok (!memcmp (before, nm->lat_us, (size_t)n * (size_t)n * sizeof (*before)) &&
+            !memcmp (before + (size_t)n * (size_t)n, nm->bw_MBps,
+                     (size_t)n * (size_t)n * sizeof (*before)),
+        "%s: the netmap's figures are given back", what);
+    map_odds (runs, 1, nm, s, MAP_COMBINED, plan->node, block->node, 0.05, &o2, &err);
+    ok (!memcmp (&o, &o2, sizeof (o)), "%s: the odds are the same again", what);
+    map_result_free (&res);
+    netmap_spread_free (s);
+    profile_destroy (p);
+    free (slots);
+    free (before);
+}
+
+static void test_odds (void)
+{
+    int n = 16, sw[16];
+    netmap_t *nm = netmap_of (n);
+    netmap_spread_t *s;
+    uint32_t st0, st1, st2;
+    map_odds_t o;
+    tm_error_t err;
+
+    /* Alike links measured 5 to 22 MB/s, as pairs that shared an uplink
+     * inside a probe round do (issue 59): no structure to keep. */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            set_pair (nm, a, b, rng_real (45, 55), rng_real (5, 22));
+            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 1;
+        }
+    odds_case (nm, "alike pairs, noisy", false);
+    netmap_destroy (nm);
+
+    /* Two switches, hosts interleaved, ten times slower across, +-15 %. */
+    for (int h = 0; h < n; h++)
+        sw[h] = h % 2;
+    nm = netmap_of (n);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double f = rng_real (0.85, 1.15);
+
+            set_pair (nm, a, b, sw[a] == sw[b] ? 20 * f : 80 * f,
+                      sw[a] == sw[b] ? 100 * f : 10 * f);
+            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 1;
+        }
+    set_groups (nm, 2, sw);
+    s = netmap_spread_new (nm, &err);
+    ok (netmap_spread_alike (s, 0, 2, &st0) == 28 && netmap_spread_alike (s, 1, 3, &st1) == 28 &&
+            netmap_spread_alike (s, 0, 1, &st2) == 64 && st0 != st1 && st1 != st2,
+        "a tree: pairs alike are those of one switch, or between the same two");
+    ok (netmap_spread_alike (s, 4, 4, &st0) == 0, "a host alone has no pairs alike");
+    netmap_spread_free (s);
+    odds_case (nm, "two switches, interleaved", true);
+
+    /* Figures no probe measured (a site's levels): they stand. */
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            NETMAP_AT (nm, measured, a, b) = 0;
+    s = netmap_spread_new (nm, &err);
+    {
+        profile_t *p = ring_profile (n);
+        const profile_t *runs[1] = {p};
+        int *block = malloc ((size_t)n * sizeof (*block)),
+            *other = malloc ((size_t)n * sizeof (*other));
+
+        for (int i = 0; i < n; i++) {
+            block[i] = i;
+            other[i] = (i % 2) * (n / 2) + i / 2;
+        }
+        ok (map_odds (runs, 1, nm, s, MAP_COMBINED, other, block, 0.05, &o, &err) == 0 &&
+                o.draws == 0 && o.wins == 0,
+            "figures not measured are not drawn: they stand");
+        free (block);
+        free (other);
+        profile_destroy (p);
+    }
+    netmap_spread_free (s);
+    netmap_destroy (nm);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1471,6 +1604,7 @@ int main (void)
     test_edge_host ();
     test_reordering ();
     test_consecutive ();
+    test_odds ();
     test_validate ();
     test_random ();
     test_determinism ();

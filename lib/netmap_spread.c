@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* netmap_spread.c: how far a netmap's figures can be trusted, from the
+ * spread of pairs its structure says are alike.
+ *
+ * One measurement of a pair is one draw from what that pair would measure:
+ * pairs that shared a link inside a probe round, or ran while the host was
+ * busy, read slow or fast by chance.  A plan that puts its heavy partners
+ * on the pairs that merely measured fast predicts a gain the run does not
+ * see.  So the guard prices the plan and srun's layout again on netmaps
+ * drawn from the measured one (mapper.c, map_odds): each pair takes the
+ * figures of a measured pair alike, chosen at random.  Structure the
+ * netmap knows survives a draw; a gain that chased single pairs does not.
+ *
+ * Pairs alike, finest first, the first with NETMAP_ALIKE_MIN measured
+ * pairs counting:
+ *   a tree: the pairs through one switch between the same two of its
+ *           children (hosts on the switch itself count as one child);
+ *           then the pairs meeting at the same level;
+ *   groups: the pairs between the same two groups (or within one);
+ *           then all pairs within a group, or all between groups;
+ *   no structure, or one group, or one switch: every pair.
+ * With fewer, a pair keeps its own figures.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "lib/netmap.h"
+
+typedef struct {
+    uint64_t key; /* level << 56 | the stratum at that level */
+    size_t entry; /* into figs */
+} spread_key_t;
+
+struct netmap_spread {
+    int n;
+    const topo_t *topo; /* nm's, NULL for none or no groups to tell */
+    int *depth;         /* [topo->nvertices] of a tree */
+    size_t nentries;    /* measured pairs */
+    double *figs;       /* [4 * nentries] lat a-b, lat b-a, bw a-b, bw b-a */
+    spread_key_t *keys; /* [2 * nentries] sorted: each pair at both levels */
+};
+
+#define SPREAD_LEVEL_SHIFT 56
+
+/* The child of switch v on the way down to host h (h itself where it
+ * hangs from v), as one key: hosts on v alike, 0; a child switch c, c + 1.
+ */
+static uint64_t spread_child (const netmap_spread_t *s, int v, int h)
+{
+    const topo_t *t = s->topo;
+    int u = h;
+
+    while (t->parent[u] != v)
+        u = t->parent[u];
+    return u < t->nhosts ? 0 : (uint64_t)u + 1;
+}
+
+/* The two keys of pair a != b: fine (level 0) and coarse (level 1). */
+static void spread_keys (const netmap_spread_t *s, int a, int b, uint64_t key[2])
+{
+    const topo_t *t = s->topo;
+    uint64_t fine = 0, coarse = 0;
+
+    if (t && t->model == TOPO_TREE) {
+        int u = a, w = b;
+        uint64_t x, y, nv = (uint64_t)t->nvertices + 1;
+
+        while (s->depth[u] > s->depth[w])
+            u = t->parent[u];
+        while (s->depth[w] > s->depth[u])
+            w = t->parent[w];
+        while (u != w) {
+            u = t->parent[u];
+            w = t->parent[w];
+        }
+        x = spread_child (s, u, a);
+        y = spread_child (s, u, b);
+        fine = ((uint64_t)u * nv + (x < y ? x : y)) * nv + (x < y ? y : x);
+        coarse = (uint64_t)t->height[u];
+    } else if (t) {
+        uint64_t x = (uint64_t)t->group[a], y = (uint64_t)t->group[b];
+
+        fine = (x < y ? x : y) * (uint64_t)t->ngroups + (x < y ? y : x);
+        coarse = x != y;
+    }
+    key[0] = fine;
+    key[1] = (uint64_t)1 << SPREAD_LEVEL_SHIFT | coarse;
+}
+
+static int spread_key_cmp (const void *x, const void *y)
+{
+    const spread_key_t *a = x, *b = y;
+
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+/* Whether pair a, b was measured, with figures a draw can take. */
+static int spread_measured (const netmap_t *nm, int a, int b)
+{
+    return (NETMAP_AT (nm, measured, a, b) > 0 || NETMAP_AT (nm, measured, b, a) > 0) &&
+           isfinite (NETMAP_AT (nm, lat_us, a, b)) && isfinite (NETMAP_AT (nm, lat_us, b, a)) &&
+           NETMAP_AT (nm, bw_MBps, a, b) > 0 && NETMAP_AT (nm, bw_MBps, b, a) > 0 &&
+           isfinite (NETMAP_AT (nm, bw_MBps, a, b)) && isfinite (NETMAP_AT (nm, bw_MBps, b, a));
+}
+
+netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
+{
+    netmap_spread_t *s = calloc (1, sizeof (*s));
+    const topo_t *t = nm->topo;
+    size_t k = 0;
+
+    if (!s)
+        goto nomem;
+    s->n = nm->n;
+    if (t && t->nhosts == nm->n && (t->model == TOPO_TREE || t->ngroups > 1)) {
+        s->topo = t;
+        if (t->model == TOPO_TREE && !(s->depth = topo_depths (t)))
+            goto nomem;
+    }
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++)
+            s->nentries += spread_measured (nm, a, b);
+    if (s->nentries == 0)
+        return s;
+    if (!(s->figs = malloc (4 * s->nentries * sizeof (*s->figs))) ||
+        !(s->keys = malloc (2 * s->nentries * sizeof (*s->keys))))
+        goto nomem;
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++) {
+            uint64_t key[2];
+
+            if (!spread_measured (nm, a, b))
+                continue;
+            s->figs[4 * k] = NETMAP_AT (nm, lat_us, a, b);
+            s->figs[4 * k + 1] = NETMAP_AT (nm, lat_us, b, a);
+            s->figs[4 * k + 2] = NETMAP_AT (nm, bw_MBps, a, b);
+            s->figs[4 * k + 3] = NETMAP_AT (nm, bw_MBps, b, a);
+            spread_keys (s, a, b, key);
+            s->keys[2 * k] = (spread_key_t){key[0], k};
+            s->keys[2 * k + 1] = (spread_key_t){key[1], k};
+            k++;
+        }
+    qsort (s->keys, 2 * s->nentries, sizeof (*s->keys), spread_key_cmp);
+    return s;
+nomem:
+    netmap_spread_free (s);
+    errnomem (errp);
+    return NULL;
+}
+
+void netmap_spread_free (netmap_spread_t *s)
+{
+    if (!s)
+        return;
+    free (s->depth);
+    free (s->figs);
+    free (s->keys);
+    free (s);
+}
+
+/* The keys equal to key: [*lo, *lo + count). */
+static size_t spread_find (const netmap_spread_t *s, uint64_t key, size_t *lo)
+{
+    size_t l = 0, h = 2 * s->nentries, first;
+
+    while (l < h) {
+        size_t m = l + (h - l) / 2;
+        if (s->keys[m].key < key)
+            l = m + 1;
+        else
+            h = m;
+    }
+    first = l;
+    h = 2 * s->nentries;
+    while (l < h) {
+        size_t m = l + (h - l) / 2;
+        if (s->keys[m].key <= key)
+            l = m + 1;
+        else
+            h = m;
+    }
+    *lo = first;
+    return l - first;
+}
+
+size_t netmap_spread_alike (const netmap_spread_t *s, int a, int b, uint32_t *stratum)
+{
+    uint64_t key[2];
+    size_t lo, count;
+
+    if (a == b || s->nentries == 0)
+        return 0;
+    spread_keys (s, a, b, key);
+    for (int level = 0; level < 2; level++)
+        if ((count = spread_find (s, key[level], &lo)) >= NETMAP_ALIKE_MIN) {
+            *stratum = (uint32_t)lo;
+            return count;
+        }
+    return 0;
+}
+
+/* splitmix64: a small generator whose every draw is the same on every
+ * machine, so that a decision is. */
+static uint64_t spread_next (uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+void netmap_spread_draw (const netmap_spread_t *s, uint32_t stratum, size_t count, uint64_t *rng,
+                         double lat[2], double bw[2])
+{
+    uint64_t r = spread_next (rng);
+    const double *f = &s->figs[4 * s->keys[stratum + r % count].entry];
+    int flip = (int)(r >> 63); /* which way the drawn pair is read */
+
+    lat[0] = f[flip];
+    lat[1] = f[1 - flip];
+    bw[0] = f[2 + flip];
+    bw[1] = f[3 - flip];
+}
