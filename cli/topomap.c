@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "cli/draw.h"
 #include "lib/exeid.h"
 #include "lib/file.h"
+#include "lib/history.h"
 #include "lib/jsonfile.h"
 #include "lib/mapper.h"
 #include "lib/netmap.h"
@@ -486,6 +488,47 @@ static int profile_draw_cmd (int argc, char **argv)
     return rc;
 }
 
+/* The runs kept beside the profile file (history.h), when there are
+ * any: how many under each layout, and for the arguments of the latest,
+ * the medians history_judge compares and their ratio.
+ */
+static void show_runs (const char *file)
+{
+    const char *slash = strrchr (file, '/'), *base = slash ? slash + 1 : file;
+    size_t n = strlen (base);
+    char dir[4096], name[NAME_MAX + 1];
+    history_t *h = malloc (sizeof (*h));
+    history_verdict_t v;
+    int fd, count[2] = {0, 0};
+    tm_error_t e;
+
+    if (!h || n <= 5 || strcmp (base + n - 5, ".json") != 0 ||
+        snprintf (dir, sizeof (dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".") >=
+            (int)sizeof (dir) ||
+        snprintf (name, sizeof (name), "%.*s%s", (int)n - 5, base, HISTORY_SUFFIX) >=
+            (int)sizeof (name) ||
+        (fd = open (dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        free (h);
+        return;
+    }
+    if (history_readat (fd, name, name, getuid (), h, &e) < 0)
+        printf ("runs: not read: %s\n", e.text);
+    else if (h->nruns > 0) {
+        for (int k = 0; k < h->nruns; k++)
+            count[h->run[k].layout == HISTORY_PLAN]++;
+        printf ("runs: %d kept, %d under srun's layout, %d placed\n", h->nruns, count[0], count[1]);
+        history_judge (h, h->run[h->nruns - 1].args, &v);
+        if (v.placed && v.srun)
+            printf ("like the latest: placed %.3f s against srun's layout %.3f s (medians of %d "
+                    "and %d, spread %.3f s): speedup %.2fx%s\n",
+                    v.placed_s, v.srun_s, v.placed, v.srun, v.spread_s,
+                    v.placed_s > 0 ? v.srun_s / v.placed_s : 0,
+                    v.keep ? ", srun's layout kept" : "");
+    }
+    close (fd);
+    free (h);
+}
+
 static int profile_show_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -514,6 +557,8 @@ static int profile_show_cmd (int argc, char **argv)
     if (!p)
         return fail ("profile show", &e);
     int rc = profile_show (stdout, p, file, top) < 0 ? EXIT_FAIL : 0;
+    if (!rc && strcmp (file, "-") != 0)
+        show_runs (file);
     if (rc)
         fprintf (stderr, "%s: profile show: %s\n", prog, strerror (errno));
     else

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 
 #include "lib/exeid.h"
 #include "lib/file.h"
+#include "lib/history.h"
 #include "lib/mapper.h"
 #include "lib/netmap.h"
 #include "lib/place.h"
@@ -880,6 +882,51 @@ static int place_check_gains (const profile_t *p, const netmap_t *nm, map_metric
     return 0;
 }
 
+/* The odds of layout node against srun's layout base (map_odds) on the
+ * netmap's spread s into o: priced on each recording of a profile with a
+ * check, else on from.  -1 (ENOMEM).
+ */
+static int place_odds (const place_in_t *in, const profile_t *p, const profile_t *from,
+                       netmap_t *nm, const netmap_spread_t *s, map_metric_t metric, const int *node,
+                       const int *base, map_odds_t *o)
+{
+    const profile_t *runs[2] = {p->recheck ? p : from, p->recheck};
+
+    return map_odds (runs, p->recheck ? 2 : 1, nm, s, metric, node, base, in->conf->min_gain, o,
+                     NULL);
+}
+
+/* Whether a plan gains min_gain in enough draws of the spread (in all,
+ * where there were none to draw).
+ */
+static bool place_odds_win (const map_odds_t *o)
+{
+    return o->draws == 0 || o->wins >= MAP_ODDS_LEVEL * o->draws;
+}
+
+static void place_odds_set (place_out_t *out, const map_odds_t *o)
+{
+    out->draws = o->draws;
+    out->wins = o->wins;
+    out->gain_lo = o->gain_lo;
+    out->gain_hi = o->gain_hi;
+    out->link_lo = o->link_lo;
+    out->link_hi = o->link_hi;
+}
+
+/* A gain g with its interval [lo, hi] over the draws where there were
+ * any, into buf: "9.0% (-3.0% to 21.0%)", else "9.0%".
+ */
+static const char *place_gain_text (double g, int draws, double lo, double hi, char *buf,
+                                    size_t len)
+{
+    if (draws)
+        snprintf (buf, len, "%.1f%% (%.1f%% to %.1f%%)", 100 * g, 100 * lo, 100 * hi);
+    else
+        snprintf (buf, len, "%.1f%%", 100 * g);
+    return buf;
+}
+
 /* When the plan's PMI-2 mapping is too long (nopmi says so): the best
  * plan of consecutive ranks a node (map_consecutive), priced as the plan
  * is against srun's layout base.  1 with cons filled and out's gains set
@@ -888,13 +935,15 @@ static int place_check_gains (const profile_t *p, const netmap_t *nm, map_metric
  * fault.
  */
 static int place_consecutive (const place_in_t *in, const profile_t *p, const profile_t *from,
-                              const netmap_t *nm, const map_params_t *params, int nslots,
-                              const map_slot_t *slots, const map_candidate_t *plan,
+                              netmap_t *nm, const netmap_spread_t *s, const map_params_t *params,
+                              int nslots, const map_slot_t *slots, const map_candidate_t *plan,
                               const map_candidate_t *base, map_candidate_t *cons, place_out_t *out,
                               char *nopmi, size_t len)
 {
     double g, lg;
     size_t used = strlen (nopmi);
+    map_odds_t o = {0};
+    char gt[64], lt[64];
     tm_error_t e;
 
     if (map_consecutive (from, nm, params->metric, nslots, slots, plan->node, cons, &e) < 0) {
@@ -913,11 +962,17 @@ static int place_consecutive (const place_in_t *in, const profile_t *p, const pr
         g = cg[0] < cg[1] ? cg[0] : cg[1];
         lg = clg[0] < clg[1] ? clg[0] : clg[1];
     }
-    if (g < in->conf->min_gain || lg < in->conf->min_gain) {
+    if (g >= in->conf->min_gain && lg >= in->conf->min_gain &&
+        place_odds (in, p, from, nm, s, params->metric, cons->node, base->node, &o) < 0) {
+        snprintf (nopmi, len, "the mapper: the odds of the profile's plan: out of memory");
+        return -1;
+    }
+    place_gain_text (g, o.draws, o.gain_lo, o.gain_hi, gt, sizeof (gt));
+    place_gain_text (lg, o.draws, o.link_lo, o.link_hi, lt, sizeof (lt));
+    if (g < in->conf->min_gain || lg < in->conf->min_gain || !place_odds_win (&o)) {
         snprintf (nopmi + used, len - used,
-                  "; the best plan of consecutive ranks a node gains %.1f%%, %.1f%% at the "
-                  "busiest link",
-                  100 * g, 100 * lg);
+                  "; the best plan of consecutive ranks a node gains %s, %s at the busiest link%s",
+                  gt, lt, place_odds_win (&o) ? "" : ": not significant");
         return 0;
     }
     if (place_pmi_mapping (nm, cons->node, p->ntasks, slots, nslots, out->pmi_mapping,
@@ -930,10 +985,11 @@ static int place_consecutive (const place_in_t *in, const profile_t *p, const pr
     }
     SAY (in,
          "topomap: %s; the best plan of consecutive ranks a node, whose mapping fits, gains "
-         "%.1f%%, %.1f%% at the busiest link",
-         nopmi, 100 * g, 100 * lg);
+         "%s, %s at the busiest link",
+         nopmi, gt, lt);
     out->gain = g;
     out->link_gain = lg;
+    place_odds_set (out, &o);
     return 1;
 }
 
@@ -1027,12 +1083,17 @@ typedef struct {
     profile_t *p, *common; /* the profile; what both recordings share */
     const profile_t *from; /* what the plan is made from */
     netmap_t *nm;
+    netmap_spread_t *spread; /* of nm's figures as measured */
     map_params_t params;
     map_result_t res;
     map_candidate_t cons; /* the plan of consecutive ranks, for pmi2 */
     const map_candidate_t *plan, *base;
     int apply;
-    char nopmi[384]; /* why pmi2 cannot take the plan */
+    int unsure;                 /* the plan's gain does not hold across the
+                                   netmap's spread */
+    char history[NAME_MAX + 1]; /* the profile's runs in the user's cache */
+    history_verdict_t learned;  /* what they say of placed runs */
+    char nopmi[384];            /* why pmi2 cannot take the plan */
     double t0;
 } place_run_t;
 
@@ -1117,6 +1178,8 @@ static int decide_profile_cached (place_run_t *r)
         place_default (r->out, 1, "%s", e.text);
         return 1;
     }
+    if (history_name (id, ntasks, r->history, sizeof (r->history), &e) < 0)
+        r->history[0] = '\0';
     if (in->profile->mode == PROFILE_MODE_RECORD) {
         place_record (in, r->out, "--topo-profile=record", 0);
         return 1;
@@ -1210,6 +1273,38 @@ static int decide_profile (place_run_t *r)
     return 0;
 }
 
+/* What the runs of the profile say of a plan the model would apply
+ * (history_judge, on the runs with this step's arguments): placed runs
+ * not faster than srun's by more than their spread keep srun's layout,
+ * until HISTORY_RETRY runs under it have passed.  A history that cannot
+ * be read is one line and no verdict.
+ */
+static void place_learned (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    history_t *h;
+    tm_error_t e;
+
+    if (!r->history[0] || !in->args || in->user_cache_fd < 0 || !(h = malloc (sizeof (*h))))
+        return;
+    if (history_readat (in->user_cache_fd, r->history, r->history, in->uid, h, &e) < 0)
+        SAY (in, "topomap: the runs of the profile not read: %s", e.text);
+    else {
+        history_judge (h, in->args, &r->learned);
+        if (r->learned.placed && r->learned.srun)
+            SAY (in,
+                 "topomap: runs of this step, placed %.3f s against srun's layout %.3f s "
+                 "(medians of %d and %d, spread %.3f s)%s",
+                 r->learned.placed_s, r->learned.srun_s, r->learned.placed, r->learned.srun,
+                 r->learned.spread_s,
+                 r->learned.keep                     ? ": keeping srun's layout"
+                 : r->learned.since >= HISTORY_RETRY ? ": trying the plan again"
+                                                     : "");
+        r->apply = !r->learned.keep;
+    }
+    free (h);
+}
+
 /* 3 and 4. The netmap, and the plan over srun's own counts on the tree's
  * figures where the tree fits (lib/netmap.h), weighed against srun's
  * layout: the mapper's choice, or when that is srun's own layout, the
@@ -1229,7 +1324,7 @@ static int decide_plan (place_run_t *r)
         place_default (out, 1, "no netmap: %s", e.text);
         return 1;
     }
-    if (netmap_plan_figures (r->nm, &e) < 0) {
+    if (!(r->spread = netmap_spread_new (r->nm, &e)) || netmap_plan_figures (r->nm, &e) < 0) {
         place_default (out, 1, "the netmap: %s", e.text);
         return 1;
     }
@@ -1296,6 +1391,27 @@ static int decide_plan (place_run_t *r)
     }
     r->apply = r->res.chosen != srun_cand && out->gain >= in->conf->min_gain &&
                out->link_gain >= in->conf->min_gain;
+    if (r->apply || in->map == CONF_MAP_DRYRUN) {
+        map_odds_t o;
+
+        if (place_odds (in, r->p, r->from, r->nm, r->spread, r->params.metric, r->plan->node,
+                        r->base->node, &o) < 0) {
+            place_default (out, 1, "the mapper: the odds of the plan: out of memory");
+            return 1;
+        }
+        place_odds_set (out, &o);
+        if (out->draws)
+            SAY (in,
+                 "topomap: the plan and srun's layout priced again on %d netmaps drawn from "
+                 "the spread of pairs alike: gain %.1f%% to %.1f%%, %.1f%% to %.1f%% at the "
+                 "busiest link; min_gain in %d of them",
+                 out->draws, 100 * out->gain_lo, 100 * out->gain_hi, 100 * out->link_lo,
+                 100 * out->link_hi, out->wins);
+        r->unsure = r->apply && !place_odds_win (&o);
+        r->apply = r->apply && !r->unsure;
+    }
+    if (r->apply)
+        place_learned (r);
     return 0;
 }
 
@@ -1321,9 +1437,9 @@ static int decide_pmi (place_run_t *r)
     snprintf (r->nopmi, sizeof (r->nopmi),
               "--mpi=pmi2 could not tell the ranks which of them share a node: %s", e.text);
     r->apply = 0;
-    if ((rc = place_consecutive (r->in, r->p, r->from, r->nm, &r->params, r->nslots, r->slots,
-                                 r->plan, r->base, &r->cons, out, r->nopmi, sizeof (r->nopmi))) <
-        0) {
+    if ((rc = place_consecutive (r->in, r->p, r->from, r->nm, r->spread, &r->params, r->nslots,
+                                 r->slots, r->plan, r->base, &r->cons, out, r->nopmi,
+                                 sizeof (r->nopmi))) < 0) {
         place_default (out, 1, "%s", r->nopmi);
         return 1;
     }
@@ -1341,7 +1457,7 @@ static int decide_bind (place_run_t *r)
 {
     const place_in_t *in = r->in;
     place_out_t *out = r->out;
-    char nobind_line[512] = "";
+    char nobind_line[512] = "", gt[64], lt[64], unsure[160], learned[200];
     tm_error_t e;
     int rc;
 
@@ -1364,23 +1480,47 @@ static int decide_bind (place_run_t *r)
              out->cpu_bind, strlen (out->cpu_bind) > 80 ? "..." : "", 100 * out->bind_gain);
     if (nobind_line[0] && in->note && (r->apply || in->map == CONF_MAP_DRYRUN))
         in->note ("%s", nobind_line);
+    place_gain_text (out->gain, out->draws, out->gain_lo, out->gain_hi, gt, sizeof (gt));
+    place_gain_text (out->link_gain, out->draws, out->link_lo, out->link_hi, lt, sizeof (lt));
+    snprintf (unsure, sizeof (unsure),
+              "not significant: min_gain in %d of %d netmaps drawn from the spread of pairs "
+              "alike, %d needed",
+              out->wins, out->draws, (int)ceil (MAP_ODDS_LEVEL * out->draws));
+    snprintf (learned, sizeof (learned),
+              "placed runs %.3f s against srun's %.3f s (%d and %d runs): keeping srun's "
+              "layout, the plan tried again after %d more runs under it",
+              r->learned.placed_s, r->learned.srun_s, r->learned.placed, r->learned.srun,
+              HISTORY_RETRY - r->learned.since);
     if (in->map == CONF_MAP_DRYRUN) {
         out->action = PLACE_DRYRUN;
         snprintf (out->reason, sizeof (out->reason),
-                  "dry run: the %s plan would gain %.1f%% over srun's layout, %.1f%% at the "
+                  "dry run: the %s plan would gain %s over srun's layout, %s at the "
                   "busiest link%s (%.300s)",
-                  r->plan->name, 100 * out->gain, 100 * out->link_gain,
+                  r->plan->name, gt, lt,
                   r->p->recheck ? ", the lesser on the profile's recording and on its check"
                   : r->unchecked
                       ? " by the profile's one recording (the next run records its check)"
                       : "",
-                  r->apply      ? "would be applied"
-                  : r->nopmi[0] ? r->nopmi
-                                : "below min_gain");
+                  r->apply          ? "would be applied"
+                  : r->nopmi[0]     ? r->nopmi
+                  : r->unsure       ? unsure
+                  : r->learned.keep ? learned
+                                    : "below min_gain");
+        return 1;
+    }
+    if (!r->apply && r->learned.keep) {
+        place_default (out, 0, "%s", learned);
         return 1;
     }
     if (r->nopmi[0]) {
         place_default (out, 0, "%s", r->nopmi);
+        return 1;
+    }
+    if (!r->apply && r->unsure) {
+        place_default (out, 0, "the plan's predicted gain%s, %s, %s at the busiest link, is %s",
+                       r->p->recheck ? ", the lesser on the profile's recording and on its check"
+                                     : "",
+                       gt, lt, unsure);
         return 1;
     }
     if (!r->apply) {
@@ -1457,10 +1597,14 @@ void place_decide (const place_in_t *in, place_out_t *out)
     else
         for (size_t k = 0; k < sizeof (steps) / sizeof (steps[0]) && steps[k](&r) == 0; k++)
             ;
+    /* Every run under srun's layout or a plan joins the profile's runs. */
+    if (r.history[0] && in->args && in->user_cache_fd >= 0 && out->action != PLACE_DRYRUN)
+        snprintf (out->history, sizeof (out->history), "%s", r.history);
     map_result_free (&r.res);
     free (r.cons.node);
     profile_destroy (r.common);
     profile_destroy (r.p);
+    netmap_spread_free (r.spread);
     netmap_destroy (r.nm);
     free (r.slots);
     free (r.counts);
@@ -1563,8 +1707,14 @@ int place_file_recording (const char *record, const char *exe, int ntasks, int u
                   "recorded a second profile of %s for %d tasks, to plan from what recurs: "
                   "%.1f%% of the traffic recurs in it: %s",
                   exe, ntasks, 100 * profile_recurring (p, p->recheck), stored);
-    else
+    else {
+        char runs[NAME_MAX + 1];
+
+        /* A new profile: the runs of the one it replaced are not its own. */
+        if (history_name (id, ntasks, runs, sizeof (runs), &w) == 0)
+            unlinkat (user_fd, runs, 0);
         snprintf (msg, msglen, "recorded the profile of %s for %d tasks: %s", exe, ntasks, stored);
+    }
     rc = 0;
 out:
     unlinkat (user_fd, name, 0);

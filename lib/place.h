@@ -12,8 +12,10 @@
  *      measured again after the TTL;
  *   4. the plan (map_plan) over srun's own per-node counts, kept only if
  *      it is predicted to beat srun's layout by conf->min_gain, both in
- *      total communication time and at the busiest link; of a profile
- *      with a check, made from the traffic both recordings share
+ *      total communication time and at the busiest link, and so in at
+ *      least MAP_ODDS_LEVEL of the netmaps drawn from the spread of its
+ *      pairs (map_odds: a gain made of pairs that merely measured fast
+ *      is not kept); of a profile with a check, made from the traffic both recordings share
  *      (profile_common), binding inside the nodes too, and priced on
  *      each recording whole, the lesser gains counting;
  *   5. a hostfile for SLURM_HOSTFILE, and the plan's PMI_process_mapping
@@ -52,6 +54,9 @@
 #define PLACE_ENV_REASON   "TOPOMAP_REASON"      /* tasks: why the default placement */
 #define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"    /* slurmstepd: preload this into the tasks */
 #define PLACE_ENV_PMI      "TOPOMAP_PMI_MAPPING" /* slurmstepd: the plan's PMI_process_mapping */
+#define PLACE_ENV_RUNS                                                                             \
+    "TOPOMAP_RUNS" /* the re-executed srun: "NAME ARGS", the                                       \
+                      profile's runs to add its run to */
 
 #define PLACE_CPU_BIND_MAX 32767 /* the longest --cpu-bind value a plan sets */
 
@@ -119,18 +124,28 @@ typedef struct {
                            * people ("--cpu-bind given": the
                            * option or SLURM_CPU_BIND), NULL when
                            * none */
+    const char *args;     /* the hash of the command's arguments
+                           * (history_args_hash), NULL when unknown: no
+                           * runs are kept or judged */
     int task_affinity;    /* Slurm's TaskPlugin binds tasks
                            * (task/affinity): 1, 0 not, -1 unknown */
 } place_in_t;
 
 typedef struct {
     place_action_t action;
-    int failed;          /* PLACE_DEFAULT for a fault (strict mode fails) */
-    char reason[512];    /* one line for people */
-    int ntasks;          /* the step's task count */
-    double gain;         /* predicted gain of the plan over srun's layout */
-    double link_gain;    /* the same at the busiest link (a node's, or an uplink) */
-    char hostfile[4096]; /* PLACE_APPLY: in netmap_dir, a name place_plan_name accepts */
+    int failed;              /* PLACE_DEFAULT for a fault (strict mode fails) */
+    char reason[768];        /* one line for people */
+    int ntasks;              /* the step's task count */
+    double gain;             /* predicted gain of the plan over srun's layout */
+    double link_gain;        /* the same at the busiest link (a node's, or an uplink) */
+    int draws;               /* netmaps drawn from the netmap's spread to price
+                              * the plan and srun's layout again (map_odds);
+                              * 0: none, the figures stand as measured */
+    int wins;                /* of them, those the plan gains min_gain in, in
+                              * total and at the busiest link */
+    double gain_lo, gain_hi; /* gain's 95 % interval over the draws */
+    double link_lo, link_hi; /* link_gain's */
+    char hostfile[4096];     /* PLACE_APPLY: in netmap_dir, a name place_plan_name accepts */
     char pmi_mapping[LAYOUT_PMI_MAPPING_MAX + 1];
     /* PLACE_APPLY of a --mpi=pmi2 step: the plan's
      * PMI_process_mapping, nodes in allocation order
@@ -145,6 +160,9 @@ typedef struct {
                           * the nodes */
     int record_check;    /* PLACE_RECORD: this recording is to check the
                           * user's cached profile of one (profile.h) */
+    char history[256];   /* the profile's runs in the user's cache (a
+                          * name history_name gives), to which srun adds
+                          * this run at its exit; "" none */
     char record[4096];   /* PLACE_RECORD: where rank 0 writes the profile */
     char recorder[4096]; /* PLACE_RECORD: the recorder to preload */
 } place_out_t;

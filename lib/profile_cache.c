@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/file.h"
+#include "lib/history.h"
 #include "lib/profile_cache.h"
 
 #define PC_SUFFIX     ".json"
@@ -586,8 +587,16 @@ int profile_cache_list (const char *dir, profile_cache_list_f cb, void *arg, tm_
 }
 
 /* Remove name from the directory dp of dir: 1 removed, 0 absent. */
+/* Remove the profile name in dp, and its runs (history.h) with it. */
 static int pc_unlink (DIR *dp, const char *dir, const char *name, tm_error_t *errp)
 {
+    char runs[NAME_MAX + 1];
+    size_t n = strlen (name) - strlen (PC_SUFFIX);
+
+    if (n + strlen (HISTORY_SUFFIX) < sizeof (runs)) {
+        snprintf (runs, sizeof (runs), "%.*s%s", (int)n, name, HISTORY_SUFFIX);
+        unlinkat (dirfd (dp), runs, 0);
+    }
     if (unlinkat (dirfd (dp), name, 0) == 0)
         return 1;
     if (errno == ENOENT)

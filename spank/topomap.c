@@ -33,6 +33,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -41,6 +42,7 @@
 #include "lib/conf.h"
 #include "lib/exeid.h"
 #include "lib/file.h"
+#include "lib/history.h"
 #include "lib/layout.h"
 #include "lib/place.h"
 #include "lib/slurmtopo.h"
@@ -73,6 +75,10 @@ static struct {
     char hostfile[4096];         /* the re-executed srun's plan: removed at exit */
     int set_vars;                /* this srun set the variables of exported[] */
     char note[512];              /* why the site cache was not used, said with the outcome */
+    char args[HISTORY_ARGS + 1]; /* the hash of the step's arguments, "" unknown */
+    char history[256];           /* the profile's runs, to add this run to at exit */
+    history_layout_t layout;     /* the layout this run has */
+    double t0;                   /* when the run was decided (CLOCK_MONOTONIC) */
 } tm;
 
 static int opt_map (int val, const char *arg, int remote)
@@ -241,6 +247,7 @@ static int step_exe (char *out, size_t len, tm_error_t *e)
     if (!(argv = srun_argv (&buf, &argc, e)))
         return -1;
     if ((cmd = compat_srun_command (argc, argv, e)) >= 0) {
+        history_args_hash (argc - cmd - 1, argv + cmd + 1, tm.args);
         compat_srun_get ("chdir", cwd, sizeof (cwd));
         rc = exeid_resolve (argv[cmd], cwd[0] == '/' ? cwd : NULL, getenv ("PATH"), out, len, e);
     }
@@ -295,7 +302,49 @@ static void export_ours (void)
     free (cur);
 }
 
-/* The user's profile cache into tm.user_cache, and the directory of
+/* The user's profile cache into tm.user_cache, held in tm.user_cache_fd
+ * (-1, tm.user_cache_error saying why, when it cannot be trusted).
+ */
+static int user_cache_open (tm_error_t *e)
+{
+    tm.user_cache[0] = '\0';
+    tm.user_cache_fd = -1;
+    if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
+                                sizeof (tm.user_cache), e) < 0)
+        return -1;
+    tm.user_cache_fd = file_open_trusted_dir (tm.user_cache, getuid (), 0700, &tm.user_cache_error);
+    return 0;
+}
+
+static double now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* This run joins the profile's runs name at exit, under layout. */
+static void run_track (const char *name, history_layout_t layout)
+{
+    snprintf (tm.history, sizeof (tm.history), "%s", name);
+    tm.layout = layout;
+    tm.t0 = now ();
+}
+
+/* At exit: this run added to the profile's runs.  srun's exit status is
+ * not the plugin's to see: a run that failed counts too. */
+static void run_add (void)
+{
+    history_run_t run = {.time = time (NULL), .layout = tm.layout, .elapsed_s = now () - tm.t0};
+    tm_error_t e;
+
+    memcpy (run.args, tm.args, sizeof (run.args));
+    if (history_addat (tm.user_cache_fd, tm.history, tm.history, getuid (), &run, &e) < 0)
+        log_info ("topomap: this run not added to the profile's runs: %s", e.text);
+}
+
+/* The user's profile cache (user_cache_open), and the directory of
  * their netmaps and plans opened (place_cache_open): in the site's cache=,
  * else beside the profiles (.../topomap/netmaps).  A descriptor, its path
  * in path; note says why the site's was not used.
@@ -305,12 +354,8 @@ static int cache_open (char *path, size_t len, char *note, size_t notelen, tm_er
     char own[4096];
     const char *slash;
 
-    tm.user_cache[0] = '\0';
-    tm.user_cache_fd = -1;
-    if (profile_cache_user_dir (getenv ("XDG_CACHE_HOME"), getenv ("HOME"), tm.user_cache,
-                                sizeof (tm.user_cache), e) < 0)
+    if (user_cache_open (e) < 0)
         return -1;
-    tm.user_cache_fd = file_open_trusted_dir (tm.user_cache, getuid (), 0700, &tm.user_cache_error);
     slash = strrchr (tm.user_cache, '/');
     if (snprintf (own, sizeof (own), "%.*s/netmaps", slash ? (int)(slash - tm.user_cache) : 0,
                   tm.user_cache) >= (int)sizeof (own))
@@ -554,7 +599,7 @@ static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
 
 static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
 {
-    char reason[600];
+    char reason[800];
     va_list ap;
 
     va_start (ap, fmt);
@@ -573,12 +618,31 @@ static int pass (conf_map_mode_t mode, int failed, const char *fmt, ...)
         exit (1);
     }
     if (failed || tm.verbose || tm.note[0]) {
-        char line[700];
+        char line[sizeof (reason) + 32];
 
         snprintf (line, sizeof (line), "srun's own placement: %s", reason);
         outcome (line);
     }
     return 0;
+}
+
+/* The placed run the first round named in TOPOMAP_RUNS ("NAME ARGS"),
+ * tracked to join the profile's runs at exit; anything else in it is
+ * ignored. */
+static void placed_run (void)
+{
+    const char *runs = getenv (PLACE_ENV_RUNS), *sp;
+    char name[256];
+    tm_error_t e;
+
+    if (!runs || !(sp = strchr (runs, ' ')) || (size_t)(sp - runs) >= sizeof (name) ||
+        !history_args_ok (sp + 1))
+        return;
+    snprintf (name, sizeof (name), "%.*s", (int)(sp - runs), runs);
+    if (!history_name_ok (name) || user_cache_open (&e) < 0 || tm.user_cache_fd < 0)
+        return;
+    snprintf (tm.args, sizeof (tm.args), "%s", sp + 1);
+    run_track (name, HISTORY_PLAN);
 }
 
 /* The second round, in the srun executed again with --topo-map:
@@ -596,8 +660,10 @@ static bool second_round (void)
         snprintf (tm.hostfile, sizeof (tm.hostfile), "%s", plan);
         unsetenv ("SLURM_HOSTFILE");
         tm.set_vars = 1; /* by the first round */
+        placed_run ();
     }
     unsetenv (PLACE_ENV_REEXEC);
+    unsetenv (PLACE_ENV_RUNS);
     return true;
 }
 
@@ -685,6 +751,12 @@ static int apply_plan (conf_map_mode_t mode, const place_out_t *out, int dirfd,
         setenv (PLACE_ENV_PMI, out->pmi_mapping, 1);
     if (out->cpu_bind[0]) /* read by the srun executed again as --cpu-bind */
         setenv ("SLURM_CPU_BIND", out->cpu_bind, 1);
+    if (out->history[0]) {
+        char runs[sizeof (out->history) + sizeof (tm.args) + 1];
+
+        snprintf (runs, sizeof (runs), "%s %s", out->history, tm.args);
+        setenv (PLACE_ENV_RUNS, runs, 1);
+    }
     outcome (out->reason);
     layout_alloc_destroy (*alloc);
     *alloc = NULL;
@@ -696,6 +768,7 @@ static int apply_plan (conf_map_mode_t mode, const place_out_t *out, int dirfd,
         unsetenv ("SLURM_CPU_BIND");
     unsetenv (PLACE_ENV_PLAN);
     unsetenv (PLACE_ENV_GAIN);
+    unsetenv (PLACE_ENV_RUNS);
     unlinkat (dirfd, strrchr (out->hostfile, '/') + 1, 0);
     return pass (mode, 1, "cannot execute srun again: %s", e.text);
 }
@@ -707,6 +780,8 @@ static int take_outcome (conf_map_mode_t mode, const place_out_t *out, int dirfd
 {
     int rc = 0;
 
+    if (out->history[0] && out->action != PLACE_APPLY)
+        run_track (out->history, HISTORY_SRUN);
     switch (out->action) {
     case PLACE_DEFAULT:
         rc = pass (mode, out->failed, "%s", out->reason);
@@ -837,6 +912,7 @@ static int post_opt_local (void)
         .say = tm.verbose ? say : NULL,
         .note = log_info,
         .cpu_bind = user_bind ? "--cpu-bind given" : NULL,
+        .args = tm.args[0] ? tm.args : NULL,
         .task_affinity = affinity,
     };
     place_decide (&in, &out);
@@ -1011,6 +1087,8 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
             else
                 log_info ("topomap: no profile filed: %s", e.text);
         }
+        if (tm.history[0] && tm.user_cache_fd >= 0)
+            run_add ();
         if (tm.user_cache[0] && tm.user_cache_fd >= 0) {
             close (tm.user_cache_fd);
             tm.user_cache_fd = -1;

@@ -7,6 +7,10 @@
 load lib/cluster
 load lib/plugin
 
+# A predicted gain as the plugin's lines give it: with its interval over
+# the netmaps drawn from the spread of pairs alike, where it drew any.
+gain="-\?[0-9.]*%\( (-\?[0-9.]*% to -\?[0-9.]*%)\)\?"
+
 setup_file() {
 	need_cluster
 	cluster_up --topology "$TOPOLOGIES/2sw-interleaved.topo"
@@ -57,7 +61,7 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# A dry run plans from the one recording, records nothing, and says so.
-	grep -q "^srun: topomap: dry run: the topomap plan would gain [0-9.]*% over srun's layout, [0-9.]*% at the busiest link by the profile's one recording (the next run records its check) (would be applied)$" <<<"$output"
+	grep -q "^srun: topomap: dry run: the topomap plan would gain $gain over srun's layout, $gain at the busiest link by the profile's one recording (the next run records its check) (would be applied)$" <<<"$output"
 	grep -q "^srun: topomap: recorded a second profile of $SHARE/miniapp for 16 tasks, to plan from what recurs: [0-9.]*% of the traffic recurs in it: " <<<"$output"
 	share=$(sed -n "s/.*to plan from what recurs: \([0-9.]*\)% of the traffic recurs.*/\1/p" <<<"$output")
 	echo "recurring: $share %"
@@ -67,7 +71,7 @@ setup() {
 	grep -q "^srun: topomap: planned in [0-9.]* s from the traffic both recordings of the profile share: predicted " <<<"$output"
 	grep -q "^srun: topomap: the plan priced on the profile's recording and on its check (job [0-9]*, [0-9.]*% of the traffic recurring): gain -\?[0-9.]*% and -\?[0-9.]*%, -\?[0-9.]*% and -\?[0-9.]*% at the busiest link$" <<<"$output"
 	grep -q "^srun: topomap: srun's own placement: the plan's predicted gain, the lesser on the profile's recording and on its check, -\?[0-9.]*%, -\?[0-9.]*% at the busiest link, is below min_gain (5.0%)$" <<<"$output"
-	grep -q "^srun: topomap: dry run: the [a-z]* plan would gain -\?[0-9.]*% over srun's layout, -\?[0-9.]*% at the busiest link, the lesser on the profile's recording and on its check (below min_gain)" <<<"$output"
+	grep -q "^srun: topomap: dry run: the [a-z]* plan would gain $gain over srun's layout, $gain at the busiest link, the lesser on the profile's recording and on its check (below min_gain)" <<<"$output"
 	# The one recording's plan would have been applied (the dry run
 	# above): the second recording is what stops it.
 	[ "$(grep -c "placed 16 ranks" <<<"$output")" -eq 0 ]
@@ -147,6 +151,11 @@ setup() {
 	local hf=$SHARE/hf.$BATS_TEST_NUMBER left=$SHARE/left.$BATS_TEST_NUMBER forged=$SHARE/forged.$BATS_TEST_NUMBER
 	seen=$(wc -l <"$log")
 	for r in $(seq 0 15); do echo "n$((r % 8 + 1))"; done >"$hf"
+	# Where MPICH's ranks meet by shared memory (Debian 12), its probe
+	# measures noise and no plan is significant: the job's netmap comes
+	# from the Open MPI probe of a first step instead.
+	local first=true
+	! nodes_share_ipc || first="srun --mpi=pmix --topo-map --topo-profile=$SHARE/halo16.json true 2>/dev/null"
 	# On a SLURM_HOSTFILE layout (Slurm's mapping: every rank alone): a
 	# value left in srun's environment, which would fit it; one forged past
 	# srun (--export), which does not fit; and a placed step's, which its
@@ -156,7 +165,7 @@ setup() {
 			"SLURM_HOSTFILE=$hf TOPOMAP_PMI_MAPPING='(vector,(0,8,1),(0,8,1))' srun --mpi=pmi2 -m arbitrary" "$SHARE/hello.mpich") &&
 		$(viewed_step "$MPICH_VIEW" "$forged" \
 			"SLURM_HOSTFILE=$hf srun --mpi=pmi2 -m arbitrary --export='ALL,\"TOPOMAP_PMI_MAPPING=(vector,(0,4,4))\"'" "$SHARE/hello.mpich") &&
-		srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \${TOPOMAP_PMI_MAPPING:-unset}' | sort -u"
+		$first && srun --mpi=pmi2 --topo-map --topo-profile=$SHARE/halo16.json bash -c 'echo \${TOPOMAP_PMI_MAPPING:-unset}' | sort -u"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	cat "$left" "$forged"
@@ -282,7 +291,7 @@ setup() {
 	run in_alloc -N8 --ntasks-per-node=2 -- "srun --mpi=$MPI_TYPE --topo-map=dry-run --topo-profile=$SHARE/halo16.json $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$(quiet_lines <<<"$output" | head -n 1)" == "srun: topomap: dry run: the topomap plan would gain "*"% over srun's layout, "*"% at the busiest link (would be applied)" ]]
+	quiet_lines <<<"$output" | head -n 1 | grep -q "^srun: topomap: dry run: the topomap plan would gain $gain over srun's layout, $gain at the busiest link (would be applied)$"
 	[ "$(hosts_of <<<"$output")" = "$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)" ]
 }
 

@@ -38,6 +38,9 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 	[[ "$output" != *pmix* ]]
 }
 
+# A predicted gain with its interval over the netmaps drawn (place.c).
+gain="-\?[0-9.]*%\( (-\?[0-9.]*% to -\?[0-9.]*%)\)\?"
+
 @test "srun --mpi=pmi2 --topo-map probes with the MPICH probe and places" {
 	local out=$SHARE/out.$BATS_TEST_NUMBER
 	# srun's lines (-v) in $output, hello's in $out.
@@ -47,12 +50,20 @@ BLOCK=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
 	cat "$out"
 	[ "$status" -eq 0 ]
 	grep -qxF "srun: topomap: probing 8 nodes with $PROBE_MPICH over --mpi=pmi2" <<<"$output"
-	grep -q '^srun: topomap: placed 16 ranks on 8 nodes' <<<"$output"
 	got=$(hosts_of <"$out")
 	[ "$(wc -l <<<"$got")" -eq 16 ]
-	[ "$got" != "$BLOCK" ]
 	[ "$(grep -c '^rank=.* sum=120 ' "$out")" -eq 16 ]
-	node_view "$MPICH_VIEW" "$out"
+	if nodes_share_ipc; then
+		# Its figures are shared memory's noise (below): a plan chasing
+		# the pairs that measured fast is not significant across the
+		# spread of pairs alike, and srun's layout stays.
+		grep -q "^srun: topomap: srun's own placement: the plan's predicted gain, $gain, $gain at the busiest link, is not significant: min_gain in [0-9]* of 200 netmaps drawn from the spread of pairs alike, 190 needed$" <<<"$output"
+		[ "$got" = "$BLOCK" ]
+	else
+		grep -q '^srun: topomap: placed 16 ranks on 8 nodes' <<<"$output"
+		[ "$got" != "$BLOCK" ]
+		node_view "$MPICH_VIEW" "$out"
+	fi
 	# The MPICH probe's netmap groups the nodes by their configured
 	# switches, as t1000 asks of the Open MPI probe (the exact tree of a
 	# three-level network is t1010's).  Not where the emulated

@@ -57,6 +57,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -64,8 +65,10 @@
 #include <unistd.h>
 
 #include "lib/exeid.h"
+#include "lib/history.h"
 #include "lib/layout.h"
 #include "lib/netmap.h"
+#include "lib/mapper.h"
 #include "lib/place.h"
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
@@ -261,6 +264,30 @@ static void decide (void)
     }
 }
 
+/* out's gains as place_decide's lines give them: each with its interval
+ * over the netmaps drawn from the spread, where there were any:
+ * "G% (lo% to hi%) over srun's layout, L% (lo% to hi%) at the busiest link".
+ */
+static const char *gains_text_as (const char *over)
+{
+    static char buf[256];
+
+    if (out.draws)
+        snprintf (buf, sizeof (buf),
+                  "%.1f%% (%.1f%% to %.1f%%)%s, %.1f%% (%.1f%% to %.1f%%) at the busiest link",
+                  100 * out.gain, 100 * out.gain_lo, 100 * out.gain_hi, over, 100 * out.link_gain,
+                  100 * out.link_lo, 100 * out.link_hi);
+    else
+        snprintf (buf, sizeof (buf), "%.1f%%%s, %.1f%% at the busiest link", 100 * out.gain, over,
+                  100 * out.link_gain);
+    return buf;
+}
+
+static const char *gains_text (void)
+{
+    return gains_text_as (" over srun's layout");
+}
+
 static int is_default (int failed, const char *reason)
 {
     if (out.action == PLACE_DEFAULT && out.failed == failed && !strcmp (out.reason, reason))
@@ -442,6 +469,46 @@ static void test_profile_named (void)
         "a profile cache that cannot be opened: failed, saying why");
 }
 
+/* A netmap whose pairs are alike but measured 5 to 22 MB/s (pairs that
+ * shared an uplink inside a probe round): the plan chases the pairs that
+ * measured fast and is predicted to gain, but not across the spread of
+ * pairs alike, so srun's layout is kept, saying why (issue 59).
+ */
+static void test_unsure (void)
+{
+    uint64_t x = 88172645463325252u;
+    netmap_t *nm = netmap_read (NET, NULL);
+    char want[768];
+
+    topo_destroy (nm->topo);
+    nm->topo = NULL;
+    for (int a = 0; a < nm->n; a++)
+        for (int b = 0; b < nm->n; b++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (a == b)
+                continue;
+            NETMAP_AT (nm, bw_MBps, a, b) = 5 + 17 * (double)(x % 1000) / 1000;
+            NETMAP_AT (nm, lat_us, a, b) = 50;
+            NETMAP_AT (nm, measured, a, b) = 1;
+        }
+    step ();
+    ok (netmap_write (nm, netmap_file, 0600, NULL) == 0, "a netmap of alike pairs, noisy");
+    in.say = say;
+    decide ();
+    snprintf (want, sizeof (want),
+              "the plan's predicted gain, %s, is not significant: min_gain in %d of %d netmaps "
+              "drawn from the spread of pairs alike, %d needed",
+              gains_text_as (""), out.wins, out.draws, (int)ceil (MAP_ODDS_LEVEL * out.draws));
+    ok (is_default (0, want) && out.gain >= c.min_gain && out.link_gain >= c.min_gain &&
+            out.draws == MAP_ODDS_DRAWS,
+        "a plan predicted to gain %.1f%% from pairs that measured fast: srun's layout kept",
+        100 * out.gain);
+    ok (strstr (said, "topomap: the plan and srun's layout priced again on 200 netmaps drawn") !=
+            NULL,
+        "srun -v gives the gain's interval over the draws");
+    netmap_destroy (nm);
+}
+
 static void test_gain (void)
 {
     char want[512];
@@ -476,20 +543,18 @@ static void test_gain (void)
     decide ();
     ok (out.action == PLACE_DRYRUN && !out.hostfile[0] && hostfile_lines == -1,
         "--topo-map=dry-run: PLACE_DRYRUN, no hostfile");
-    snprintf (want, sizeof (want),
-              "dry run: the topomap plan would gain %.1f%% over srun's layout, %.1f%% at the "
-              "busiest link (would be applied)",
-              100 * out.gain, 100 * out.link_gain);
-    ok (!strcmp (out.reason, want), "and says what would be applied: %s", out.reason);
+    snprintf (want, sizeof (want), "dry run: the topomap plan would gain %s (would be applied)",
+              gains_text ());
+    ok (!strcmp (out.reason, want) && out.draws == MAP_ODDS_DRAWS &&
+            out.wins >= MAP_ODDS_LEVEL * out.draws,
+        "and says what would be applied, with the gain's interval over the draws: %s", out.reason);
 
     step ();
     in.map = CONF_MAP_DRYRUN;
     c.min_gain = 0.99;
     decide ();
-    snprintf (want, sizeof (want),
-              "dry run: the topomap plan would gain %.1f%% over srun's layout, %.1f%% at the "
-              "busiest link (below min_gain)",
-              100 * out.gain, 100 * out.link_gain);
+    snprintf (want, sizeof (want), "dry run: the topomap plan would gain %s (below min_gain)",
+              gains_text ());
     ok (out.action == PLACE_DRYRUN && !strcmp (out.reason, want),
         "a dry run below min_gain says so: %s", out.reason);
 
@@ -507,7 +572,7 @@ static void test_gain (void)
 
 static void test_modes (void)
 {
-    char strict[512];
+    char strict[sizeof (out.reason)];
 
     /* Strict mode: the same fallback, its fault flag as auto's; the
      * plugin's pass () ends srun on any PLACE_DEFAULT. */
@@ -848,6 +913,74 @@ static int build_mpiapp (void)
     return 0;
 }
 
+/* The guard that learns (history.h): the profile of mpiapp (exe id id)
+ * with its check is in the user's cache, and its plan is applied. */
+#define ARGS_A "00112233aabbccdd"
+#define ARGS_B "ffffffffffffffff"
+
+static void add_run (const char *runs, history_layout_t layout, double s)
+{
+    history_run_t r = {.time = time (NULL), .layout = layout, .elapsed_s = s};
+    tm_error_t e;
+
+    memcpy (r.args, ARGS_A, sizeof (r.args));
+    if (history_addat (cache_fd, runs, runs, getuid (), &r, &e) < 0)
+        diag ("history_addat: %s", e.text);
+}
+
+static void learned_step (const char *args)
+{
+    step ();
+    prof.mode = PROFILE_MODE_AUTO;
+    in.exe = mpiapp;
+    in.args = args;
+    decide ();
+}
+
+static void test_learned (const char *id)
+{
+    char runs[NAME_MAX + 1], want[512];
+    tm_error_t e;
+
+    history_name (id, 16, runs, sizeof (runs), &e);
+    learned_step (NULL);
+    ok (is_applied (16, 8, 0) && !out.history[0],
+        "without the arguments' hash no runs are named for srun to add to");
+    learned_step (ARGS_A);
+    ok (is_applied (16, 8, 0) && !strcmp (out.history, runs),
+        "the decision names the profile's runs, for srun to add this run to: %s", out.history);
+    /* The two recordings, then two placed runs slower than they were. */
+    add_run (runs, HISTORY_SRUN, 1.0);
+    add_run (runs, HISTORY_SRUN, 1.02);
+    add_run (runs, HISTORY_PLAN, 1.5);
+    add_run (runs, HISTORY_PLAN, 1.6);
+    learned_step (ARGS_A);
+    snprintf (want, sizeof (want),
+              "placed runs 1.550 s against srun's 1.010 s (2 and 2 runs): keeping srun's layout, "
+              "the plan tried again after %d more runs under it",
+              HISTORY_RETRY);
+    ok (is_default (0, want) && !strcmp (out.history, runs) &&
+            strstr (said, "topomap: runs of this step, placed 1.550 s against srun's layout "
+                          "1.010 s (medians of 2 and 2, spread 0.050 s): keeping srun's layout"),
+        "placed runs slower than srun's: srun's layout kept, quoting the figures");
+    learned_step (ARGS_B);
+    ok (is_applied (16, 8, 0), "runs with other arguments are not compared: the plan applied");
+    for (int i = 0; i < HISTORY_RETRY; i++)
+        add_run (runs, HISTORY_SRUN, 1.0);
+    learned_step (ARGS_A);
+    ok (is_applied (16, 8, 0) && strstr (said, ": trying the plan again"),
+        "after %d runs under srun's layout, the plan is tried again", HISTORY_RETRY);
+    write_file (in_dir (want, "x"), "", 0, 0600);
+    unlinkat (cache_fd, runs, 0);
+    symlinkat (want, cache_fd, runs);
+    learned_step (ARGS_A);
+    ok (is_applied (16, 8, 0) && strstr (said, "topomap: the runs of the profile not read: ") &&
+            strstr (said, "a symbolic link"),
+        "runs behind a link are not read, saying so; the plan stands");
+    unlinkat (cache_fd, runs, 0);
+    unlink (want);
+}
+
 static void test_record (void)
 {
     char want[2 * PATH_MAX], id[EXEID_MAX + 1], stored[PATH_MAX], recorder[640];
@@ -960,10 +1093,9 @@ static void test_record (void)
     in.map = CONF_MAP_DRYRUN;
     decide ();
     snprintf (want, sizeof (want),
-              "dry run: the topomap plan would gain %.1f%% over srun's layout, %.1f%% at the "
-              "busiest link by the profile's one recording (the next run records its check) "
-              "(would be applied)",
-              100 * out.gain, 100 * out.link_gain);
+              "dry run: the topomap plan would gain %s by the profile's one recording (the next "
+              "run records its check) (would be applied)",
+              gains_text ());
     ok (out.action == PLACE_DRYRUN && !strcmp (out.reason, want),
         "a dry run of it reports the one recording's plan: %s", out.reason);
 
@@ -988,6 +1120,7 @@ static void test_record (void)
             strstr (said, "topomap: the plan priced on the profile's recording and on its check "
                           "(job 1, 100.0% of the traffic recurring)"),
         "a profile with its check: planned from what recurs: %s", out.reason);
+    test_learned (id);
 
     step ();
     prof.mode = PROFILE_MODE_AUTO;
@@ -1095,10 +1228,8 @@ static void test_pmi2 (void)
     in.map = CONF_MAP_DRYRUN;
     c.min_gain = (free_gain + cons_gain) / 2;
     decide ();
-    snprintf (want, sizeof (want),
-              "dry run: the topomap plan would gain %.1f%% over srun's "
-              "layout, %.1f%% at the busiest link (--mpi=pmi2 could not",
-              100 * out.gain, 100 * out.link_gain);
+    snprintf (want, sizeof (want), "dry run: the topomap plan would gain %s (--mpi=pmi2 could not",
+              gains_text ());
     ok (out.action == PLACE_DRYRUN && !strncmp (out.reason, want, strlen (want)),
         "a dry run of it gives the reason: %s", out.reason);
 }
@@ -1273,6 +1404,7 @@ int main (void)
     test_profile ();
     test_profile_named ();
     test_gain ();
+    test_unsure ();
     test_modes ();
     test_netmap_cached ();
     test_site_topology ();
