@@ -1170,10 +1170,49 @@ static int plan_output (const plan_args_t *a, const map_result_t *res, const net
     return 0;
 }
 
+/* --explain's odds: the topomap plan against block priced again on the
+ * netmaps drawn from the spread of pairs alike (map_odds), as the plugin
+ * prices a plan against srun's layout, with the plugin's default
+ * min_gain.
+ */
+#define PLAN_MIN_GAIN 0.05
+static int explain_odds (const profile_t *p, const profile_t *from, netmap_t *nm,
+                         const netmap_spread_t *s, const map_result_t *res, map_metric_t metric)
+{
+    const profile_t *runs[2] = {p->recheck ? p : from, p->recheck};
+    const map_candidate_t *plan = NULL, *block = NULL;
+    map_odds_t o;
+    tm_error_t e;
+
+    for (int i = 0; i < res->ncandidates; i++) {
+        if (!strcmp (res->cand[i].name, "topomap"))
+            plan = &res->cand[i];
+        if (!strcmp (res->cand[i].name, "block"))
+            block = &res->cand[i];
+    }
+    if (!plan || !block)
+        return 0;
+    if (map_odds (runs, p->recheck ? 2 : 1, nm, s, metric, plan->node, block->node, PLAN_MIN_GAIN,
+                  &o, &e) < 0) {
+        fail ("plan", &e);
+        return -1;
+    }
+    if (!o.draws)
+        printf ("the netmap's figures were not measured pair by pair: no spread to draw from\n");
+    else
+        printf ("across %d netmaps drawn from the spread of pairs alike: topomap against block "
+                "gains %.1f%% to %.1f%%, %.1f%% to %.1f%% at the busiest link; %.0f%% or more "
+                "in total and at the busiest link in %d of them (%s)\n",
+                o.draws, 100 * o.gain_lo, 100 * o.gain_hi, 100 * o.link_lo, 100 * o.link_hi,
+                100 * PLAN_MIN_GAIN, o.wins,
+                o.wins >= MAP_ODDS_LEVEL * o.draws ? "significant" : "not significant");
+    return 0;
+}
+
 /* --explain: every candidate, the recordings, the binding, what cannot run. */
 static int plan_explain (const plan_args_t *a, const profile_t *p, const profile_t *from,
-                         const netmap_t *nm, const map_result_t *res, int nslots,
-                         const int *overfull)
+                         netmap_t *nm, const netmap_spread_t *spread, const map_result_t *res,
+                         int nslots, const int *overfull)
 {
     if (from != p)
         printf ("planned from the traffic both recordings of the profile share: %.1f%% of its "
@@ -1186,6 +1225,8 @@ static int plan_explain (const plan_args_t *a, const profile_t *p, const profile
         if (overfull[i] > 0)
             printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",
                     res->cand[res->ncandidates - a->nprices + i].name, overfull[i], nslots);
+    if (explain_odds (p, from, nm, spread, res, a->params.metric) < 0)
+        return EXIT_FAIL;
     return finish_output ("plan");
 }
 
@@ -1199,6 +1240,7 @@ static int plan_cmd (int argc, char **argv)
     profile_t *p = NULL, *common = NULL;
     const profile_t *from;
     netmap_t *nm = NULL;
+    netmap_spread_t *spread = NULL;
     tm_error_t e;
 
     if ((rc = plan_args (argc, argv, &a)) != 0)
@@ -1206,7 +1248,7 @@ static int plan_cmd (int argc, char **argv)
     rc = EXIT_FAIL;
     if (!(pfile = input (a.pfile, &e)) || !(nfile = input (a.nfile, &e)) ||
         !(p = profile_read (pfile, &e)) || !(nm = netmap_read (nfile, &e)) ||
-        netmap_plan_figures (nm, &e) < 0) {
+        !(spread = netmap_spread_new (nm, &e)) || netmap_plan_figures (nm, &e) < 0) {
         fail ("plan", &e);
         goto out;
     }
@@ -1235,7 +1277,7 @@ static int plan_cmd (int argc, char **argv)
                  "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
                  "capacity repair %.3f s, refinement %.3f s\n",
                  res.ntasks, nslots, res.time_s, res.scotch_s, res.repair_s, res.refine_s);
-    if (a.explain && plan_explain (&a, p, from, nm, &res, nslots, overfull))
+    if (a.explain && plan_explain (&a, p, from, nm, spread, &res, nslots, overfull))
         goto out;
     if (a.svg && draw_placement (from, nm, &res, a.svg, &e) < 0) {
         fail ("plan", &e);
@@ -1247,6 +1289,7 @@ out:
     free (slots);
     profile_destroy (common);
     profile_destroy (p);
+    netmap_spread_free (spread);
     netmap_destroy (nm);
     return rc;
 }

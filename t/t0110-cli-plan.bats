@@ -44,6 +44,9 @@ counts() {
 	read -r cost link < <(awk '$1 == "*" {print $7, $9}' <<<"$output")
 	awk -v c="$cost" -v l="$link" 'BEGIN { exit !(c + 0 > 0 && c <= 1.0 && l + 0 > 0 && l <= 1.0) }'
 	[[ "$output" == *"block"* && "$output" == *"cyclic"* ]]
+	# Against block again across the spread of the probe's pairs: two
+	# interleaved switches, 10:1, hold in every draw.
+	grep -q "^across 200 netmaps drawn from the spread of pairs alike: topomap against block gains [0-9.]*% to [0-9.]*%, [0-9.]*% to [0-9.]*% at the busiest link; 5% or more in total and at the busiest link in 200 of them (significant)$" <<<"$output"
 	# The plan itself goes only where -o says: without it, one line says so.
 	[ "${lines[-1]}" = "topomap: plan: the plan itself is written with -o OUT beside --explain; not written" ]
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain -o "$BATS_TEST_TMPDIR/p.hosts"
