@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -624,6 +625,51 @@ static void test_concurrent (void)
         profile_destroy (p[i]);
 }
 
+/* The race of issue 62: a user who may write the parent swaps each
+ * directory for a link to one of theirs the moment it is made.  These
+ * stand in for libc's, so the library's calls come here.
+ */
+static const char *swap_to; /* the link's target, NULL: no swap */
+
+int mkdirat (int dirfd, const char *name, mode_t mode)
+{
+    int rc = (int)syscall (SYS_mkdirat, dirfd, name, mode);
+
+    if (rc == 0 && swap_to && unlinkat (dirfd, name, AT_REMOVEDIR) == 0)
+        symlinkat (swap_to, dirfd, name);
+    return rc;
+}
+
+int mkdir (const char *path, mode_t mode)
+{
+    return mkdirat (AT_FDCWD, path, mode);
+}
+
+/* topomap profile import --site as root: the directories it makes are
+ * made and moded through descriptors, and one swapped for a link is left
+ * alone, its target's mode too.
+ */
+static void test_publish_race (void)
+{
+    char site[PATH_MAX], target[PATH_MAX];
+    profile_t *p = make_profile ("sha256:62", 2, 0);
+    tm_error_t e = {""};
+    struct stat st;
+    int rc;
+
+    mkdir (in_dir (target, "victim"), 0700);
+    chmod (target, 0700);
+    in_dir (site, "apps/profiles");
+    swap_to = target;
+    rc = profile_cache_publish (site, p, NULL, 0, &e);
+    swap_to = NULL;
+    ok (rc < 0, "publishing where a made directory is swapped for a link fails: %s",
+        rc < 0 ? e.text : "published");
+    ok (stat (target, &st) == 0 && (st.st_mode & 07777) == 0700,
+        "the link's target keeps its mode (0700)");
+    profile_destroy (p);
+}
+
 int main (void)
 {
 
@@ -640,6 +686,7 @@ int main (void)
     test_ntasks_mismatch ();
     test_list_rm ();
     test_concurrent ();
+    test_publish_race ();
 
     remove_tree (dir);
     return done_testing ();
