@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/file.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
+#include "lib/test/swap.h"
 
 /* Some checks need another user's files: root makes them with chown. */
 #define OTHER_UID 65534
@@ -354,26 +354,6 @@ static void test_trusted_dir (void)
         ok (1, "# SKIP another user's link needs root to make");
     ok (file_open_trusted_dir ("relative/dir", me, 0, &e) < 0 && strstr (e.text, "absolute"),
         "a relative path is refused: %s", e.text);
-}
-
-/* The race of issue 62: a user who may write the parent swaps each
- * directory for a link to one of theirs the moment it is made.  These
- * stand in for libc's, so lib/file.c's calls come here.
- */
-static const char *swap_to; /* the link's target, NULL: no swap */
-
-int mkdirat (int dirfd, const char *name, mode_t mode)
-{
-    int rc = (int)syscall (SYS_mkdirat, dirfd, name, mode);
-
-    if (rc == 0 && swap_to && unlinkat (dirfd, name, AT_REMOVEDIR) == 0)
-        symlinkat (swap_to, dirfd, name);
-    return rc;
-}
-
-int mkdir (const char *path, mode_t mode)
-{
-    return mkdirat (AT_FDCWD, path, mode);
 }
 
 /* Directories made by a walk from /: through descriptors, the mode asked

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "lib/profile_cache.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
+#include "lib/test/swap.h"
 
 /* profile_cache_lookup of the user's cache at user (NULL or missing:
  * none), as the plugin makes it: the directory held open.
@@ -623,26 +623,6 @@ static void test_concurrent (void)
     profile_destroy (back);
     for (int i = 0; i < WRITERS; i++)
         profile_destroy (p[i]);
-}
-
-/* The race of issue 62: a user who may write the parent swaps each
- * directory for a link to one of theirs the moment it is made.  These
- * stand in for libc's, so the library's calls come here.
- */
-static const char *swap_to; /* the link's target, NULL: no swap */
-
-int mkdirat (int dirfd, const char *name, mode_t mode)
-{
-    int rc = (int)syscall (SYS_mkdirat, dirfd, name, mode);
-
-    if (rc == 0 && swap_to && unlinkat (dirfd, name, AT_REMOVEDIR) == 0)
-        symlinkat (swap_to, dirfd, name);
-    return rc;
-}
-
-int mkdir (const char *path, mode_t mode)
-{
-    return mkdirat (AT_FDCWD, path, mode);
 }
 
 /* topomap profile import --site as root: the directories it makes are
