@@ -98,6 +98,8 @@ static const struct {
      "                  file a foreign format there)\n"
      "  -C, --cache DIR the cache to file it in (files 0600, directories 0700)\n"
      "  --site DIR      the site's profile directory (files 0644, directories 0755)\n"
+     "                  (either refused where srun --topo-map would not trust it:\n"
+     "                  a directory others may write, or another's, on the way)\n"
      "  -o, --output OUT  write it to OUT instead\n"},
     {"profile list", "profile list [--cache DIR] [--site DIR]", "the cached profiles",
      "List the cached profiles: task count, when recorded, file, executable; a\n"
@@ -684,8 +686,19 @@ static int profile_import_cmd (int argc, char **argv)
         }
         if (site ? profile_cache_publish (site, p, stored, sizeof (stored), &e) < 0
                  : cache_dir ("profile import", cache, dir, sizeof (dir), &e) < 0 ||
-                       profile_cache_store (dir, p, stored, sizeof (stored), &e) < 0)
+                       profile_cache_store (dir, p, stored, sizeof (stored), &e) < 0) {
+            if (errno == EPERM) {
+                tm_error_t why = e;
+
+                errprintf (&e, "%s (srun --topo-map would not trust it)", why.text);
+            }
             goto out;
+        }
+        if (site && file_trusted (site, 0, 0, &e) < 0)
+            fprintf (
+                stderr,
+                "%s: profile import: warning: only your own srun --topo-map will read it: %s\n",
+                prog, e.text);
         printf ("%s\n", stored);
         if (finish_output ("profile import"))
             goto out;

@@ -72,6 +72,45 @@ static compat_hostlist_t hostlist_create (const char *list, char *said, size_t s
     return hl;
 }
 
+/* How many names list holds, read leniently (libslurm judges the syntax):
+ * each comma-separated entry of a bracket counts as the width of its
+ * range, at least one; names with brackets multiply; counting stops past
+ * max.  Checked before libslurm sees a list: its parser calls fatal() on
+ * more than MAX_RANGES (262 144) entries in one bracket (Slurm 22.05 to
+ * 26.05, src/common/hostlist.c, _parse_range_list) and takes time
+ * quadratic in the names of one list.
+ */
+static unsigned long compat_hostlist_count (const char *s, unsigned long max)
+{
+    unsigned long total = 0, item = 1;
+
+    while (*s && total <= max) {
+        if (*s == '[') {
+            unsigned long inside = 0;
+
+            for (s++; *s && *s != ']' && inside <= max;) {
+                char *end;
+                unsigned long lo = strtoul (s, &end, 10), hi = lo;
+
+                if (end > s && *end == '-')
+                    hi = strtoul (end + 1, &end, 10);
+                inside += hi >= lo && hi - lo < max ? hi - lo + 1 : 1;
+                s = end > s ? end : s + 1;
+                s += strcspn (s, ",]");
+                if (*s == ',')
+                    s++;
+            }
+            item = item > max || inside > max ? max + 1 : item * inside;
+            if (*s == ']')
+                s++;
+        } else if (*s++ == ',') {
+            total += item;
+            item = 1;
+        }
+    }
+    return total + item;
+}
+
 char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
 {
     compat_hostlist_t hl;
@@ -79,6 +118,15 @@ char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp)
     int max = 0, nomem = 0;
 
     *n = 0;
+    if (list && compat_hostlist_count (list, COMPAT_HOSTLIST_MAX) > COMPAT_HOSTLIST_MAX) {
+        char head[48];
+
+        snprintf (head, sizeof (head), "%.40s%s", list, strlen (list) > 40 ? "..." : "");
+        errprintf (errp, "'%s': more than %d names in one host list", errsafe (head, 60),
+                   COMPAT_HOSTLIST_MAX);
+        errno = E2BIG;
+        return NULL;
+    }
     if (!list || !(hl = hostlist_create (list, said, sizeof (said)))) {
         errprintf (errp, "'%s': not a host list%s%s", list ? errsafe (list, 200) : "(none)",
                    said[0] ? ": " : "", errsafe (said, 200));

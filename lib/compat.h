@@ -42,8 +42,14 @@
 
 /* The host names of a Slurm host list ("n[1-4],m2"), expanded by libslurm,
  * in a new array of *n new strings; free with compat_names_free.  NULL,
- * naming the list, when it is not one.
+ * naming the list, when it is not one, or (E2BIG) when it holds more than
+ * COMPAT_HOSTLIST_MAX names, counted before libslurm reads it: Slurm's own
+ * bound on one range (MAX_RANGE, 64K hosts), more than any leaf switch or
+ * allocation of today's largest systems (some tens of thousands of nodes)
+ * names in one list, and far below the 262 144 entries of one bracket at
+ * which libslurm calls fatal().
  */
+#define COMPAT_HOSTLIST_MAX 65536
 char **compat_hostlist_expand (const char *list, int *n, tm_error_t *errp);
 void compat_names_free (char **names, int n);
 

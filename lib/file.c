@@ -440,54 +440,6 @@ out:
     return rc;
 }
 
-/* Make path a directory, mode bits mode if it is created here. */
-static int file_mkdir1 (const char *path, int mode, tm_error_t *errp)
-{
-    struct stat st;
-
-    if (stat (path, &st) == 0) {
-        if (S_ISDIR (st.st_mode))
-            return 0;
-        errno = ENOTDIR;
-        return errprintf (errp, "%s: not a directory", path);
-    }
-    if (errno != ENOENT)
-        return errprintf (errp, "%s: %s", path, strerror (errno));
-    if (mkdir (path, (mode_t)mode) == 0) {
-        /* The umask may have taken bits away; the mode is ours to set. */
-        if (chmod (path, (mode_t)mode) < 0)
-            return errprintf (errp, "%s: %s", path, strerror (errno));
-        return 0;
-    }
-    if (errno == EEXIST && stat (path, &st) == 0 && S_ISDIR (st.st_mode))
-        return 0; /* made by a concurrent caller */
-    return errprintf (errp, "%s: cannot create: %s", path, strerror (errno));
-}
-
-int file_mkdirs (const char *dir, int mode, tm_error_t *errp)
-{
-    char buf[4096];
-    size_t len = strlen (dir);
-
-    if (len == 0 || len >= sizeof (buf)) {
-        errno = ENAMETOOLONG;
-        return errprintf (errp, "directory name empty or too long");
-    }
-    memcpy (buf, dir, len + 1);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-
-            *p = '\0';
-            if (p[-1] != '/' && file_mkdir1 (buf, mode, errp) < 0)
-                return -1;
-            *p = c;
-            if (c == '\0')
-                return 0;
-        }
-    }
-}
-
 int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t uid, tm_error_t *errp)
 {
     struct stat st;
@@ -538,6 +490,51 @@ static int file_walk_check (int fd, const char *path, const char *comp, uid_t ui
                           st.st_mode & S_IWOTH ? "others" : "its group");
     }
     return 0;
+}
+
+/* Make the directory comp in dirfd (path names the whole in messages)
+ * with the mode bits mode whatever the umask, and open it: by O_NOFOLLOW,
+ * then checked to be a directory of the effective user's before fchmod.
+ * What another swaps in after mkdirat (a link, a directory of theirs) is
+ * refused and left as it is.  The descriptor, or -1 with errp; errno
+ * EEXIST when comp was there already.
+ */
+static int file_mkdirat (int dirfd, const char *path, const char *comp, int mode, tm_error_t *errp)
+{
+    struct stat st;
+    int fd;
+
+    if (mkdirat (dirfd, comp, (mode_t)mode) < 0) {
+        if (errno == EEXIST)
+            return -1;
+        return errprintf (errp, "%s: cannot create %s: %s", path, comp, strerror (errno));
+    }
+    if ((fd = openat (dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        errprintf (errp, "%s: %s: %s", path, comp,
+                   errno == ELOOP || errno == ENOTDIR
+                       ? "replaced by a link or a file after it was made: not used"
+                       : strerror (errno));
+        errno = EPERM;
+        return -1;
+    }
+    if (fstat (fd, &st) < 0) {
+        errprintf (errp, "%s: %s: %s", path, comp, strerror (errno));
+        file_close_quietly (fd);
+        return -1;
+    }
+    if (st.st_uid != geteuid ()) {
+        errprintf (errp, "%s: %s: replaced after it was made (by uid %lu's): not used", path, comp,
+                   (unsigned long)st.st_uid);
+        close (fd);
+        errno = EPERM;
+        return -1;
+    }
+    if (fchmod (fd, (mode_t)mode) < 0) {
+        errprintf (errp, "%s: %s: %s", path, comp, strerror (errno));
+        file_close_quietly (fd);
+        return -1;
+    }
+    return fd;
 }
 
 int file_open_trusted_dir (const char *path, uid_t uid, int create_mode, tm_error_t *errp)
@@ -592,11 +589,11 @@ int file_open_trusted_dir (const char *path, uid_t uid, int create_mode, tm_erro
         }
         fd = openat (stack[depth], comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && create_mode) {
-            if (mkdirat (stack[depth], comp, (mode_t)create_mode) < 0 && errno != EEXIST) {
-                errprintf (errp, "%s: cannot create %s: %s", path, comp, strerror (errno));
+            fd = file_mkdirat (stack[depth], path, comp, create_mode, errp);
+            if (fd < 0 && errno != EEXIST)
                 goto out;
-            }
-            fd = openat (stack[depth], comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0) /* made by a concurrent caller: checked as found */
+                fd = openat (stack[depth], comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
         if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
             fstatat (stack[depth], comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode)) {

@@ -93,11 +93,6 @@ int file_slurp_fd (int fd, const char *what, size_t max, char **bufp, size_t *le
  */
 size_t file_bom (const char *text, size_t len);
 
-/* Make dir and its missing parents, mode bits mode for those it creates;
- * an existing non-directory on the way is an error (ENOTDIR).
- */
-int file_mkdirs (const char *dir, int mode, tm_error_t *errp);
-
 /* Open the directory dir (O_DIRECTORY|O_NOFOLLOW) and keep it only when
  * it is owned by uid and neither group nor others may write it.  The
  * descriptor, or -1 with errp naming dir and the fault.
@@ -112,8 +107,11 @@ int file_open_private_dir (int atfd, const char *dir, const char *what, uid_t ui
  * StrictModes, held by a descriptor so that nothing swapped after the
  * check is used.  A symbolic link on the way is followed only when root
  * or uid owns it (the directory holding it is checked).  With create_mode
- * non-zero, missing directories are made with that mode.  The descriptor,
- * or -1 with errp naming path, the component and the fault.
+ * non-zero, missing directories are made with that mode whatever the
+ * umask, through descriptors (mkdirat, openat O_NOFOLLOW, checked to be
+ * the effective user's, fchmod): one swapped for a link or another's
+ * directory after it was made is refused, never followed nor moded.  The
+ * descriptor, or -1 with errp naming path, the component and the fault.
  */
 int file_open_trusted_dir (const char *path, uid_t uid, int create_mode, tm_error_t *errp);
 

@@ -242,13 +242,17 @@ static bool pc_parse_name (const char *name, char *id, int *ntasks)
 }
 
 /* profile_cache_store with the modes of the directories it makes and of
- * the file.
+ * the file.  dir is walked from / as srun --topo-map walks the user's
+ * cache (file_open_trusted_dir, for the effective user): a directory it
+ * would not trust is refused, and those made are made through
+ * descriptors.
  */
 static int pc_store (const char *dir, const profile_t *p, int dirmode, int mode, char *path,
                      size_t len, tm_error_t *errp)
 {
-    char file[PATH_MAX];
+    char file[PATH_MAX], name[PATH_MAX], abs[PATH_MAX], cwd[PATH_MAX];
     tm_error_t e;
+    int dfd, rc;
 
     if (path && len > 0)
         path[0] = '\0';
@@ -256,12 +260,22 @@ static int pc_store (const char *dir, const profile_t *p, int dirmode, int mode,
         errno = EINVAL;
         return errprintf (errp, "profile_cache_store: no profile");
     }
-    if (profile_cache_path (dir, p->exe_id, p->ntasks, file, sizeof (file), &e) < 0)
+    if (profile_cache_key (p->exe_id, p->ntasks, name, sizeof (name), &e) < 0 ||
+        profile_cache_path (dir, p->exe_id, p->ntasks, file, sizeof (file), &e) < 0)
         return errprintf (errp, "profile cache %s: %s", dir ? errsafe (dir, PATH_MAX) : "(none)",
                           e.text);
-    if (file_mkdirs (dir, dirmode, errp) < 0)
+    if (dir[0] != '/' && !getcwd (cwd, sizeof (cwd)))
+        return errprintf (errp, "%s: %s", errsafe (dir, PATH_MAX), strerror (errno));
+    if (snprintf (abs, sizeof (abs), "%s%s%s", dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/",
+                  dir) >= (int)sizeof (abs)) {
+        errno = ENAMETOOLONG;
+        return errprintf (errp, "%s: path too long", errsafe (dir, PATH_MAX));
+    }
+    if ((dfd = file_open_trusted_dir (abs, geteuid (), dirmode, errp)) < 0)
         return -1;
-    if (profile_write (p, file, mode, errp) < 0)
+    rc = profile_writeat (p, dfd, name, file, mode, errp);
+    close (dfd);
+    if (rc < 0)
         return -1;
     if (path && len > 0) {
         if (strlen (file) >= len) {

@@ -62,8 +62,12 @@ int profile_cache_path (const char *dir, const char *exe_id, int ntasks, char *p
 
 /* File p in dir under its key (p->exe_id, p->ntasks), replacing what was
  * there; the file's path into path (len bytes) when path is not NULL.
- * Creates dir and its missing parents with mode 0700; refuses a dir that
- * exists but is not a directory (a symbolic link to a directory is one).
+ * dir (relative: to the working directory) is walked from / as srun
+ * --topo-map walks the user's cache (file_open_trusted_dir, for the
+ * effective user): each directory on the way root's or the user's and
+ * writable by nobody else, a link followed only when theirs; the missing
+ * ones are made 0700 through descriptors.  A dir refused names the
+ * directory at fault and why.
  */
 int profile_cache_store (const char *dir, const profile_t *p, char *path, size_t len,
                          tm_error_t *errp);

@@ -19,7 +19,12 @@
 
 #define TOPOCONF_MAX_BYTES (16 * 1024 * 1024)
 #define TOPOCONF_MAX_NODES (1 << 20)
-#define FIGURES_TAG        "#topomap "
+/* Switches above one another: real trees have a few levels, and slurmctld
+ * gives up after 21 passes (topology_tree.c, "not a tree"), which a chain
+ * listed top first needs one a level.  Checked first: the walks up the
+ * tree are quadratic in a chain's length. */
+#define TOPOCONF_MAX_LEVELS 64
+#define FIGURES_TAG         "#topomap "
 
 typedef struct {
     char *name;     /* SwitchName */
@@ -361,11 +366,21 @@ static int link_switches (conf_t *c, entry_t *idx)
             return -1;
     }
     for (int i = 0; i < c->nsw; i++) {
-        int steps = 0;
-        for (int u = c->sw[i].parent; u >= 0; u = c->sw[u].parent)
-            if (++steps > c->nsw)
-                return conf_error (c, c->sw[i].line, "switch '%s' is above itself: a loop",
-                                   errsafe (c->sw[i].name, 60));
+        int steps = 0, u;
+
+        for (u = c->sw[i].parent; u >= 0; u = c->sw[u].parent)
+            if (++steps > TOPOCONF_MAX_LEVELS)
+                break;
+        if (u < 0)
+            continue;
+        /* Too deep, or a loop: walked to the end once, then refused. */
+        for (steps = 0; u >= 0 && steps <= c->nsw; u = c->sw[u].parent)
+            steps++;
+        if (u >= 0)
+            return conf_error (c, c->sw[i].line, "switch '%s' is above itself: a loop",
+                               errsafe (c->sw[i].name, 60));
+        return conf_error (c, c->sw[i].line, "switch '%s' has more than %d switches above it",
+                           errsafe (c->sw[i].name, 60), TOPOCONF_MAX_LEVELS);
     }
     return 0;
 }

@@ -16,6 +16,12 @@
 
 #define TOPOYAML_MAX_BYTES (16 * 1024 * 1024)
 #define TOPOYAML_MAX_SIZES 16
+/* Lists and mappings inside one another: a topology's switch is 5 deep,
+ * its nodes 6.  libyaml's loader is quadratic in the depth, and in the
+ * anchors and aliases (each looked up among all anchors), so the events
+ * are counted first (ty_shape).  A topology needs few anchors, if any. */
+#define TOPOYAML_MAX_DEPTH   64
+#define TOPOYAML_MAX_ANCHORS 1024
 
 typedef struct {
     yaml_document_t *doc;
@@ -23,6 +29,7 @@ typedef struct {
     FILE *out;  /* the topology.conf text */
     int *lines; /* the file's line of each line of out */
     int nlines, cap;
+    size_t bytes; /* of out so far: aliases count at their expanded size */
     tm_error_t *errp;
 } ty_t;
 
@@ -39,6 +46,19 @@ static int ty_error (ty_t *y, const yaml_node_t *at, const char *fmt, ...)
     va_end (ap);
     errno = EINVAL;
     return errprintf (y->errp, "%s:%zu: %s", y->path, at ? at->start_mark.line + 1 : 1, what);
+}
+
+/* Room for add more bytes of topology.conf text, at (at) in the file:
+ * the text is bounded as the file is, so that an alias, written out once
+ * per use, cannot multiply it. */
+static int ty_room (ty_t *y, const yaml_node_t *at, size_t add)
+{
+    if (add > TOPOYAML_MAX_BYTES - y->bytes)
+        return ty_error (y, at,
+                         "more than %d MiB of switches and nodes (an alias counts at its expanded "
+                         "size)",
+                         TOPOYAML_MAX_BYTES / (1024 * 1024));
+    return 0;
 }
 
 /* The value of key in the mapping map, or NULL. */
@@ -77,7 +97,7 @@ static int ty_word (ty_t *y, const yaml_node_t *at, const char *what, const char
 static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
 {
     const char *s = ty_scalar (n);
-    size_t len = 0;
+    size_t len = 0, sum = 0;
     char *buf = NULL;
     FILE *f;
 
@@ -92,7 +112,8 @@ static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
     for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
         yaml_node_t *e = yaml_document_get_node (y->doc, *i);
 
-        if (!(s = ty_scalar (e)) || ty_word (y, e, what, s) < 0) {
+        if (!(s = ty_scalar (e)) || ty_word (y, e, what, s) < 0 ||
+            ty_room (y, e, (sum += strlen (s) + 1)) < 0) {
             if (!s)
                 ty_error (y, e, "%s: an entry that is not a string", what);
             fclose (f);
@@ -113,6 +134,10 @@ static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
 static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char *key,
                     const char *list)
 {
+    size_t add = strlen (name) + strlen (key) + strlen (list) + 14; /* "SwitchName= =\n" */
+
+    if (ty_room (y, at, add) < 0)
+        return -1;
     if (y->nlines == y->cap) {
         int cap = y->cap ? 2 * y->cap : 64, *l = realloc (y->lines, (size_t)cap * sizeof (*l));
 
@@ -121,6 +146,7 @@ static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char
         y->lines = l;
         y->cap = cap;
     }
+    y->bytes += add;
     y->lines[y->nlines++] = (int)at->start_mark.line + 1;
     fprintf (y->out, "SwitchName=%s %s=%s\n", name, key, list);
     return 0;
@@ -267,19 +293,73 @@ static int ty_block (ty_t *y, yaml_node_t *block)
     return 0;
 }
 
+/* The anchor an event defines, or NULL. */
+static const void *ty_anchor (const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+        return ev->data.scalar.anchor;
+    case YAML_SEQUENCE_START_EVENT:
+        return ev->data.sequence_start.anchor;
+    case YAML_MAPPING_START_EVENT:
+        return ev->data.mapping_start.anchor;
+    case YAML_ALIAS_EVENT:
+        return ev->data.alias.anchor;
+    default:
+        return NULL;
+    }
+}
+
+/* The file's shape, counted from libyaml's events before its loader runs:
+ * nesting deeper than TOPOYAML_MAX_DEPTH, or more than
+ * TOPOYAML_MAX_ANCHORS anchors and aliases, is refused at the line of the
+ * one too many.  A syntax error is left to the loader to report.
+ */
+static int ty_shape (const char *text, size_t len, const char *path, tm_error_t *errp)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, anchors = 0, rc = 0;
+
+    if (!yaml_parser_initialize (&parser))
+        return errnomem (errp);
+    yaml_parser_set_input_string (&parser, (const unsigned char *)text, len);
+    while (rc == 0 && yaml_parser_parse (&parser, &ev)) {
+        yaml_event_type_t type = ev.type;
+
+        depth += type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT;
+        depth -= type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT;
+        anchors += ty_anchor (&ev) != NULL;
+        errno = EINVAL;
+        if (depth > TOPOYAML_MAX_DEPTH)
+            rc = errprintf (errp, "%s:%zu: lists and mappings nested more than %d deep", path,
+                            ev.start_mark.line + 1, TOPOYAML_MAX_DEPTH);
+        else if (anchors > TOPOYAML_MAX_ANCHORS)
+            rc = errprintf (errp, "%s:%zu: more than %d anchors and aliases", path,
+                            ev.start_mark.line + 1, TOPOYAML_MAX_ANCHORS);
+        yaml_event_delete (&ev);
+        if (type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete (&parser);
+    return rc;
+}
+
 int topoyaml_conf (const char *text, size_t len, const char *path, const char *name, char **conf,
                    int **lines, int *nlines, tm_error_t *errp)
 {
     yaml_parser_t parser;
     yaml_document_t doc;
     yaml_node_t *root, *pick = NULL, *kind;
-    ty_t y = {&doc, path, NULL, NULL, 0, 0, errp};
+    ty_t y = {&doc, path, NULL, NULL, 0, 0, 0, errp};
     size_t outlen = 0;
     int ntopo = 0, rc = -1;
 
     *conf = NULL;
     *lines = NULL;
     *nlines = 0;
+    if (ty_shape (text, len, path, errp) < 0)
+        return -1;
     if (!yaml_parser_initialize (&parser))
         return errnomem (errp);
     yaml_parser_set_input_string (&parser, (const unsigned char *)text, len);

@@ -60,6 +60,19 @@ teardown() {
 	[[ "$output" == *"--cache, --site and -o exclude each other"* ]]
 }
 
+@test "--site and --cache refuse, saying why, a directory srun --topo-map would not trust" {
+	mkdir -p "$D/apps"
+	chmod 0777 "$D/apps"
+	run "$TOPOMAP" profile import --exe "$RING" --site "$D/apps/profiles" "$D/m.csv"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: profile import: $D/apps/profiles: apps: mode 0777: writable by others (srun --topo-map would not trust it)" ]
+	[ ! -e "$D/apps/profiles" ]
+	run "$TOPOMAP" profile import --exe "$RING" --cache "$D/apps/cache" "$D/m.csv"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"apps: mode 0777: writable by others (srun --topo-map would not trust it)" ]]
+}
+
 @test "export gives back the imported matrix" {
 	"$TOPOMAP" profile import -o "$D/p.json" "$D/m.csv"
 	run "$TOPOMAP" profile export "$D/p.json"

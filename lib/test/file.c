@@ -18,6 +18,7 @@
 #include "lib/file.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
+#include "lib/test/swap.h"
 
 /* Some checks need another user's files: root makes them with chown. */
 #define OTHER_UID 65534
@@ -355,6 +356,48 @@ static void test_trusted_dir (void)
         "a relative path is refused: %s", e.text);
 }
 
+/* Directories made by a walk from /: through descriptors, the mode asked
+ * whatever the umask, and a link swapped in for one just made not
+ * followed nor its target's mode changed.
+ */
+static void test_made_dir (void)
+{
+    char top[PATH_MAX], made[PATH_MAX + 32], target[PATH_MAX];
+    tm_error_t e = {""};
+    struct stat st;
+    int fd;
+
+    if (file_trusted (dir, getuid (), 0, &e) < 0) {
+        ok (1, "# SKIP %s is not trusted here: %s", dir, e.text);
+        return;
+    }
+    mkdir (in_dir (top, "made"), 0755);
+    chmod (top, 0755);
+    snprintf (made, sizeof (made), "%s/site/profiles", top);
+    fd = file_open_trusted_dir (made, getuid (), 0755, &e);
+    ok (fd >= 0 && stat (made, &st) == 0 && (st.st_mode & 07777) == 0755 &&
+            stat (in_dir (target, "made/site"), &st) == 0 && (st.st_mode & 07777) == 0755,
+        "the directories made have the mode asked (0755) under umask 077: %s",
+        fd < 0 ? e.text : "");
+    if (fd >= 0)
+        close (fd);
+    mkdir (in_dir (target, "victim"), 0700);
+    chmod (target, 0700);
+    swap_to = target;
+    snprintf (made, sizeof (made), "%s/swapped/profiles", top);
+    fd = file_open_trusted_dir (made, getuid (), 0755, &e);
+    swap_to = NULL;
+    ok (fd < 0 && strstr (e.text, "swapped: replaced by a link"),
+        "a link swapped in for a directory just made is not followed: %s",
+        fd < 0 ? e.text : "opened");
+    if (fd >= 0)
+        close (fd);
+    ok (stat (target, &st) == 0 && (st.st_mode & 07777) == 0700,
+        "and the link's target keeps its mode (0700)");
+    snprintf (made, sizeof (made), "%s/swapped/profiles", top);
+    ok (access (made, F_OK) < 0, "nothing is made in the link's target");
+}
+
 static void test_trusted (void)
 {
     char sub[PATH_MAX], file[PATH_MAX + 16], link[PATH_MAX];
@@ -449,6 +492,7 @@ int main (void)
     test_private_dir ();
     test_trusted ();
     test_trusted_dir ();
+    test_made_dir ();
     remove_tree (dir);
     return done_testing ();
 }

@@ -18,6 +18,7 @@
 #include "lib/profile_cache.h"
 #include "lib/test/tap.h"
 #include "lib/test/support.h"
+#include "lib/test/swap.h"
 
 /* profile_cache_lookup of the user's cache at user (NULL or missing:
  * none), as the plugin makes it: the directory held open.
@@ -624,6 +625,31 @@ static void test_concurrent (void)
         profile_destroy (p[i]);
 }
 
+/* topomap profile import --site as root: the directories it makes are
+ * made and moded through descriptors, and one swapped for a link is left
+ * alone, its target's mode too.
+ */
+static void test_publish_race (void)
+{
+    char site[PATH_MAX], target[PATH_MAX];
+    profile_t *p = make_profile ("sha256:62", 2, 0);
+    tm_error_t e = {""};
+    struct stat st;
+    int rc;
+
+    mkdir (in_dir (target, "victim"), 0700);
+    chmod (target, 0700);
+    in_dir (site, "apps/profiles");
+    swap_to = target;
+    rc = profile_cache_publish (site, p, NULL, 0, &e);
+    swap_to = NULL;
+    ok (rc < 0, "publishing where a made directory is swapped for a link fails: %s",
+        rc < 0 ? e.text : "published");
+    ok (stat (target, &st) == 0 && (st.st_mode & 07777) == 0700,
+        "the link's target keeps its mode (0700)");
+    profile_destroy (p);
+}
+
 int main (void)
 {
 
@@ -640,6 +666,7 @@ int main (void)
     test_ntasks_mismatch ();
     test_list_rm ();
     test_concurrent ();
+    test_publish_race ();
 
     remove_tree (dir);
     return done_testing ();

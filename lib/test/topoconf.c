@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/compat.h"
 #include "lib/error.h"
@@ -418,6 +419,90 @@ static void test_measured (void)
     netmap_destroy (ref);
 }
 
+static double seconds (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A topology.conf of shape kind and size k, read in *took seconds: NULL
+ * with e when refused. */
+static topo_t *read_big (const char *kind, int k, double *took, int *n, char ***hosts,
+                         tm_error_t *e)
+{
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&buf, &len);
+    topo_t *t;
+
+    if (!strcmp (kind, "ranges")) { /* n[1,1,...] */
+        fprintf (f, "SwitchName=s0 Nodes=n[1");
+        for (int i = 1; i < k; i++)
+            fprintf (f, ",1");
+        fprintf (f, "]\n");
+    } else if (!strcmp (kind, "names")) { /* n1,n2,... */
+        fprintf (f, "SwitchName=s0 Nodes=n1");
+        for (int i = 2; i <= k; i++)
+            fprintf (f, ",n%d", i);
+        fprintf (f, "\n");
+    } else { /* a chain: each switch over the one before */
+        fprintf (f, "SwitchName=s0 Nodes=n1\n");
+        for (int i = 1; i < k; i++)
+            fprintf (f, "SwitchName=s%d Switches=s%d\n", i, i - 1);
+    }
+    fclose (f);
+    *took = seconds ();
+    t = read_text (buf, n, hosts, lv, e);
+    *took = seconds () - *took;
+    free (buf);
+    return t;
+}
+
+/* Issue 62: host lists libslurm would end the process on (fatal()) or
+ * take minutes over, and a chain of switches quadratic here: each
+ * refused by its line and bound, at once; what real sites write reads.
+ */
+static void test_bounds (void)
+{
+    char **hosts = NULL;
+    tm_error_t e = {""};
+    double took;
+    topo_t *t;
+    int n = 0;
+
+    t = read_big ("ranges", 262145, &took, &n, &hosts, &e);
+    ok (!t && strstr (e.text, ":1: Nodes='n[1,1,1,") &&
+            strstr (e.text, "': more than 65536 names in one host list"),
+        "262 145 ranges in one bracket (libslurm's fatal()) are refused: %s", e.text);
+    t = read_big ("names", 200000, &took, &n, &hosts, &e);
+    ok (!t && strstr (e.text, ":1: Nodes='n1,n2,") && strstr (e.text, "more than 65536 names") &&
+            took < 1.0,
+        "200 000 names in one Nodes= list are refused in %.2f s (under 1 s)", took);
+    t = read_big ("names", 4096, &took, &n, &hosts, &e);
+    ok (t && n == 4096, "4 096 names in one list read: %s", t ? "" : e.text);
+    topo_destroy (t);
+    for (int i = 0; i < n; i++)
+        free (hosts[i]);
+    free (hosts);
+    hosts = NULL;
+    n = 0;
+    t = read_big ("chain", 100000, &took, &n, &hosts, &e);
+    ok (!t && strstr (e.text, ":1: switch 's0' has more than 64 switches above it") && took < 5.0,
+        "a chain of 100 000 switches is refused in %.2f s CPU (under 5 s): %s", took, e.text);
+    t = read_big ("chain", 66, &took, &n, &hosts, &e);
+    ok (!t && strstr (e.text, "has more than 64 switches above it"),
+        "one of 65 switches above a node is refused");
+    t = read_big ("chain", 65, &took, &n, &hosts, &e);
+    ok (t && n == 1, "one of 64 switches above a node reads: %s", t ? "" : e.text);
+    topo_destroy (t);
+    for (int i = 0; i < n; i++)
+        free (hosts[i]);
+    free (hosts);
+}
+
 int main (void)
 {
     if (scratch_dir ("topoconf-test") < 0)
@@ -427,6 +512,7 @@ int main (void)
     test_write_mixed ();
     test_measured ();
     test_faults ();
+    test_bounds ();
     remove_tree (dir);
     return done_testing ();
 }

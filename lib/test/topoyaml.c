@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/topoyaml.h"
 #include "lib/test/tap.h"
@@ -86,6 +87,85 @@ static int fails (const char *text, const char *name, int err, const char *want)
     return errno == err && strstr (e.text, want) != NULL;
 }
 
+/* A text grown by printf, for the large shapes (free it). */
+static char *text_of (FILE *f, char **buf)
+{
+    fclose (f);
+    return *buf;
+}
+
+static double seconds (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Issue 62: shapes of a few hundred KB that took libyaml and the
+ * expansion of aliases minutes or gigabytes.  Each is refused, by the
+ * file's line, at once.
+ */
+static void test_bombs (void)
+{
+    const char head[] = "- topology: t\n  tree:\n    switches:\n      - switch: s0\n";
+    char *buf = NULL, *text;
+    size_t len = 0;
+    FILE *f;
+    double t0;
+    int rc;
+
+    /* One 18 KB host list, aliased a thousand times: 18 MB written out. */
+    f = open_memstream (&buf, &len);
+    fprintf (f, "%s        nodes: [&a 'n1", head);
+    for (int i = 2; i <= 3200; i++)
+        fprintf (f, ",n%d", i);
+    fprintf (f, "'");
+    for (int i = 0; i < 1000; i++)
+        fprintf (f, ", *a");
+    fprintf (f, "]\n");
+    text = text_of (f, &buf);
+    ok (fails (text, NULL, EINVAL,
+               "t.yaml:5: more than 16 MiB of switches and nodes (an alias counts at its "
+               "expanded size)"),
+        "an alias counts at its expanded size: a %zu-byte file of 18 MB is refused", len);
+    free (text);
+
+    /* More anchors and aliases than a topology needs: libyaml looks each
+     * alias up among all anchors. */
+    buf = NULL;
+    f = open_memstream (&buf, &len);
+    fprintf (f, "%s        nodes: [n0", head);
+    for (int i = 1; i <= 1025; i++)
+        fprintf (f, ", &a%d n%d", i, i);
+    fprintf (f, "]\n");
+    text = text_of (f, &buf);
+    ok (fails (text, NULL, EINVAL, "t.yaml:5: more than 1024 anchors and aliases"),
+        "more than 1024 anchors and aliases are refused");
+    free (text);
+
+    /* 80 000 lists in one another (160 KB): refused before libyaml's
+     * loader, which is quadratic in the depth. */
+    buf = NULL;
+    f = open_memstream (&buf, &len);
+    fprintf (f, "- topology: t\n  tree: ");
+    for (int i = 0; i < 80000; i++)
+        fputc ('[', f);
+    for (int i = 0; i < 80000; i++)
+        fputc (']', f);
+    fputc ('\n', f);
+    text = text_of (f, &buf);
+    t0 = seconds ();
+    rc = fails (text, NULL, EINVAL, "t.yaml:2: lists and mappings nested more than 64 deep");
+    t0 = seconds () - t0;
+    ok (rc && t0 < 1.0, "80 000 levels of nesting are refused in %.3f s (under 1 s)", t0);
+    free (text);
+    ok (conf_is ("- topology: t\n  tree:\n    switches:\n      - switch: s0\n        nodes: &a "
+                 "[n1, n2]\n      - {switch: top, children: [s0]}\n",
+                 NULL, "SwitchName=s0 Nodes=n1,n2\nSwitchName=top Switches=s0\n", "4,6"),
+        "an anchor within bounds reads as before");
+}
+
 int main (void)
 {
     char path[PATH_MAX], *conf = NULL, **hosts = NULL;
@@ -137,6 +217,8 @@ int main (void)
         "block sizes that do not nest");
     ok (fails ("- topology: t\n  ring:\n    rings: []\n", NULL, ENOENT, "is ring"),
         "a ring has no switches");
+
+    test_bombs ();
 
     /* The whole read: faults topoconf_parse finds, named by the file's line. */
     if (scratch_dir ("topoyaml-test") < 0)
