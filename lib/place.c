@@ -1291,7 +1291,12 @@ static void place_learned (place_run_t *r)
         SAY (in, "topomap: the runs of the profile not read: %s", e.text);
     else {
         history_judge (h, in->args, &r->learned);
-        if (r->learned.placed && r->learned.srun)
+        if (r->learned.placed < 2 || r->learned.srun < 2)
+            SAY (in,
+                 "topomap: runs of this step: %d placed, %d under srun's layout: too few to "
+                 "compare",
+                 r->learned.placed, r->learned.srun);
+        else
             SAY (in,
                  "topomap: runs of this step, placed %.3f s against srun's layout %.3f s "
                  "(medians of %d and %d, spread %.3f s)%s",
