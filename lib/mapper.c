@@ -401,8 +401,7 @@ int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_
 
 /* The odds */
 
-/* A layout's gain over base: the share of base's cost it saves. */
-static double map_gain (double cost, double base)
+double map_gain (double cost, double base)
 {
     return base > 0 ? 1.0 - cost / base : 0.0;
 }

@@ -115,6 +115,10 @@ void map_result_free (map_result_t *res);
  */
 int map_price (const profile_t *p, const netmap_t *nm, map_metric_t metric, map_candidate_t *c);
 
+/* A layout of cost cost's gain over one of cost base: the share of base
+ * it saves, 0 when base is not above 0. */
+double map_gain (double cost, double base);
+
 /* The odds that layout node beats base (both [ntasks], nm's hosts) as
  * the network really is, not only as it measured: both priced again on
  * netmaps drawn from nm's spread s (netmap_spread_draw: each pair the two

@@ -784,13 +784,6 @@ static profile_t *place_profile_named (const place_in_t *in, tm_error_t *errp)
     return NULL;
 }
 
-/* What a plan of predicted cost saves of srun's layout's base: 0 when
- * base is not above 0. */
-static double place_gain (double cost, double base)
-{
-    return base > 0 ? 1.0 - cost / base : 0.0;
-}
-
 /* Set out up for a recording run of the step; check: the recording is to
  * check the cached profile of one (place_file_recording).  -1 when it
  * cannot record: out is then PLACE_DEFAULT, failed, saying why.
@@ -876,8 +869,8 @@ static int place_check_gains (const profile_t *p, const netmap_t *nm, map_metric
 
         if (map_price (runs[i], nm, metric, &pc) < 0 || map_price (runs[i], nm, metric, &bc) < 0)
             return -1;
-        g[i] = place_gain (pc.cost_s, bc.cost_s);
-        lg[i] = place_gain (pc.link_s, bc.link_s);
+        g[i] = map_gain (pc.cost_s, bc.cost_s);
+        lg[i] = map_gain (pc.link_s, bc.link_s);
     }
     return 0;
 }
@@ -950,8 +943,8 @@ static int place_consecutive (const place_in_t *in, const profile_t *p, const pr
         snprintf (nopmi, len, "the mapper: %s", e.text);
         return -1;
     }
-    g = place_gain (cons->cost_s, base->cost_s);
-    lg = place_gain (cons->link_s, base->link_s);
+    g = map_gain (cons->cost_s, base->cost_s);
+    lg = map_gain (cons->link_s, base->link_s);
     if (p->recheck) {
         double cg[2], clg[2];
 
@@ -1368,8 +1361,8 @@ static int decide_plan (place_run_t *r)
     }
     r->plan = &r->res.cand[r->res.chosen == srun_cand ? 0 : r->res.chosen];
     r->base = &r->res.cand[srun_cand];
-    out->gain = place_gain (r->plan->cost_s, r->base->cost_s);
-    out->link_gain = place_gain (r->plan->link_s, r->base->link_s);
+    out->gain = map_gain (r->plan->cost_s, r->base->cost_s);
+    out->link_gain = map_gain (r->plan->link_s, r->base->link_s);
     SAY (in,
          "topomap: planned in %.3f s%s: predicted %.3f ms against srun's %.3f ms, "
          "busiest link %.3f ms against %.3f ms",
