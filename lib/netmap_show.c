@@ -21,7 +21,9 @@ static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
     for (int u = 0; u < t->nhosts; u++)
         if (t->parent[u] == v)
             fprintf (f, " %s", nm->hosts[u]);
-    if (t->model == TOPO_GROUPS)
+    if (t->model == TOPO_GROUPS && t->signal == TOPO_SIGNAL_BANDWIDTH)
+        fprintf (f, " (merged at %.1f ms/MB)", 1e3 * t->height[v]);
+    else if (t->model == TOPO_GROUPS)
         fprintf (f, " (merged at %.1f us)", t->height[v]);
     fputc ('\n', f);
     for (int u = t->nhosts; u < t->nvertices; u++)
@@ -211,7 +213,9 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
     else {
         const topo_t *t = nm->topo;
         fprintf (f, "model: %s, %d %s, %d group%s:",
-                 t->model == TOPO_GROUPS         ? "groups (hierarchical clustering on latency)"
+                 t->model == TOPO_GROUPS && t->signal == TOPO_SIGNAL_BANDWIDTH
+                     ? "groups (hierarchical clustering on transfer time)"
+                 : t->model == TOPO_GROUPS       ? "groups (hierarchical clustering on latency)"
                  : t->signal == TOPO_SIGNAL_SITE ? "tree (the site's topology.conf)"
                  : t->signal == TOPO_SIGNAL_BANDWIDTH ? "tree (the bandwidths fit a switch tree)"
                                                       : "tree (the latencies fit a switch tree)",

@@ -428,6 +428,85 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
     return t;
 }
 
+/* How far apart groups g of n hosts stand on x (a symmetric matrix): the
+ * median of the pairs between groups over that of the pairs within one; 1
+ * for one group or none within.  *apart: whether every pair between groups
+ * costs more than every pair within one (a split noise alone seldom
+ * gives).  -1 on ENOMEM.
+ */
+static double group_sep (const topo_t *g, int n, const double *x, bool *apart)
+{
+    double *in, *out, sep = 1;
+    long ni = 0, no = 0;
+
+    *apart = false;
+    if (g->ngroups < 2)
+        return 1;
+    in = malloc ((size_t)n * (size_t)n * sizeof (*in));
+    out = malloc ((size_t)n * (size_t)n * sizeof (*out));
+    if (!in || !out) {
+        free (in);
+        free (out);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (g->group[i] == g->group[j])
+                in[ni++] = AT (x, n, i, j);
+            else
+                out[no++] = AT (x, n, i, j);
+        }
+    if (ni > 0 && no > 0) {
+        double mi = stats_median (in, (int)ni), mo = stats_median (out, (int)no), qi = in[0],
+               qo = out[0];
+        sep = mi > 0 ? mo / mi : 1;
+        for (long k = 1; k < ni; k++)
+            qi = in[k] > qi ? in[k] : qi;
+        for (long k = 1; k < no; k++)
+            qo = out[k] < qo ? out[k] : qo;
+        *apart = qo > qi;
+    }
+    free (in);
+    free (out);
+    return sep;
+}
+
+/* Where neither signal fits a tree of levels: the groups lat found (the
+ * latencies' clustering on sym, or their tree of one switch), or the
+ * transfer times' clustering (cost, NULL for none) where its groups stand
+ * apart (group_sep) and further than lat's.  Ranks of several nodes on one
+ * CPU delay every round trip alike and hide a switch from the latencies; a
+ * slow uplink still shows in the transfer times (doc/findings.md).
+ * Returns the one kept, the other freed; NULL with errp set on ENOMEM.
+ */
+static topo_t *groups_better (int n, topo_t *lat, const double *sym, const double *cost,
+                              tm_error_t *errp)
+{
+    topo_t *bw;
+    double slat, sbw;
+    bool lapart, bapart;
+
+    if (!cost)
+        return lat;
+    if (!(bw = topo_cluster (n, cost, errp)))
+        goto nomem;
+    bw->signal = TOPO_SIGNAL_BANDWIDTH;
+    if ((slat = group_sep (lat, n, sym, &lapart)) < 0 ||
+        (sbw = group_sep (bw, n, cost, &bapart)) < 0)
+        goto nomem;
+    if (bapart && sbw > slat) {
+        topo_destroy (lat);
+        return bw;
+    }
+    topo_destroy (bw);
+    return lat;
+nomem:
+    topo_destroy (bw);
+    topo_destroy (lat);
+    errnomem (errp);
+    return NULL;
+}
+
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
                         tm_error_t *errp)
 {
@@ -494,6 +573,10 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     }
     if (best) {
         topo_destroy (lat);
+        lat = NULL;
+        /* a tree of one switch tells no groups: the transfer times may */
+        if (best->ngroups == 1 && !(best = groups_better (n, best, sym, cost, errp)))
+            goto fail;
         free (sym);
         free (cost);
         errclear (errp);
@@ -505,6 +588,13 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
         if (!(lat = topo_cluster (n, sym, errp)))
             goto fail;
         errinval (errp, "latency not weighed for levels: hosts share a machine's CPUs");
+    }
+    if (lat->model == TOPO_GROUPS) {
+        tm_error_t keep = errp ? *errp : (tm_error_t){""};
+        if (!(lat = groups_better (n, lat, sym, cost, errp)))
+            goto fail;
+        if (errp)
+            *errp = keep;
     }
     free (sym);
     free (cost);

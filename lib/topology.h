@@ -42,8 +42,9 @@ typedef struct {
     int nhosts;           /* vertices 0..nhosts-1 are hosts */
     int nvertices;        /* hosts + switches or clusters */
     int *parent;          /* [nvertices]; -1 for the root */
-    double *height;       /* [nvertices]; TOPO_GROUPS: merge cost (us) of a
-                             cluster, 0 for hosts; TOPO_TREE: hop level of a
+    double *height;       /* [nvertices]; TOPO_GROUPS: merge cost of a
+                             cluster (us; s/MB on signal bandwidth), 0
+                             for hosts; TOPO_TREE: hop level of a
                              switch above the hosts, the switches on the shortest
                              way down to a host, itself included (1 = edge switch,
                              one that hosts attach to), 0 for hosts */
@@ -208,7 +209,9 @@ int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, l
  * result's signal and residual say which and how well.  With lat_levels
  * 0 and bandwidths given, the latencies are no candidate beyond a tree
  * of one switch.  With no tree, topo_infer's groups (the latencies'
- * clustering where their tree is no candidate), errp saying why.  Errors
+ * clustering where their tree is no candidate), or the transfer times'
+ * clustering where its groups stand further apart (the median pair
+ * between groups over the median within), errp saying why no tree.  Errors
  * as topo_infer's, and bandwidths must be finite and > 0 off the
  * diagonal.
  */
