@@ -57,6 +57,17 @@ setup() {
 	plugstack bind=always
 }
 
+# A test that failed shows the netmap its step was planned on: a plan not
+# applied says why only under -v.
+teardown() {
+	[ -n "${BATS_TEST_COMPLETED:-}" ] && return 0
+	local nm
+	for nm in "$XDG_CACHE_HOME"/topomap/netmaps/job*.json; do
+		[ -e "$nm" ] && "$SHARE/topomap" netmap show "$nm"
+	done
+	return 0
+}
+
 @test "every rank runs on the CPU the plan binds it to" {
 	run step ""
 	echo "$output"
