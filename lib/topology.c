@@ -574,9 +574,6 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     if (best) {
         topo_destroy (lat);
         lat = NULL;
-        /* a tree of one switch tells no groups: the transfer times may */
-        if (best->ngroups == 1 && !(best = groups_better (n, best, sym, cost, errp)))
-            goto fail;
         free (sym);
         free (cost);
         errclear (errp);
@@ -613,4 +610,35 @@ fail:
     free (sym);
     free (cost);
     return NULL;
+}
+
+topo_t *topo_split_one (int n, topo_t *t, const double *lat_us, const double *bw_MBps,
+                        tm_error_t *errp)
+{
+    double *sym = NULL, *cost = NULL;
+
+    if (!t || t->ngroups != 1 || n < 2 || !bw_MBps)
+        return t;
+    /* every pair's figures, as measured or filled in */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && !(isfinite (AT (lat_us, n, i, j)) && AT (lat_us, n, i, j) >= 0 &&
+                            AT (bw_MBps, n, i, j) > 0 && isfinite (1 / AT (bw_MBps, n, i, j))))
+                return t;
+    if (!(sym = malloc ((size_t)n * (size_t)n * sizeof (*sym))) ||
+        !(cost = malloc ((size_t)n * (size_t)n * sizeof (*cost)))) {
+        free (sym);
+        topo_destroy (t);
+        errnomem (errp);
+        return NULL;
+    }
+    topo_pair_matrix (n, lat_us, true, sym);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
+    topo_pair_matrix (n, cost, false, cost);
+    t = groups_better (n, t, sym, cost, errp);
+    free (sym);
+    free (cost);
+    return t;
 }

@@ -210,12 +210,25 @@ int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, l
  * 0 and bandwidths given, the latencies are no candidate beyond a tree
  * of one switch.  With no tree, topo_infer's groups (the latencies'
  * clustering where their tree is no candidate), or the transfer times'
- * clustering where its groups stand further apart (the median pair
- * between groups over the median within), errp saying why no tree.  Errors
+ * clustering where its groups stand apart as topo_split_one's must,
+ * errp saying why no tree.  Errors
  * as topo_infer's, and bandwidths must be finite and > 0 off the
  * diagonal.
  */
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
+                        tm_error_t *errp);
+
+/* A topology t of one group (a tree of one switch) inferred from the
+ * figures of n hosts, or the transfer times' groups where those stand
+ * apart (every pair across costs more than every pair within) and further
+ * than t's: when the ranks of many nodes share a machine's CPUs, every
+ * round trip waits alike and latency shows no switch.  For the netmap a
+ * probe writes; topo_infer_net's own callers (the sampling plan) take
+ * one switch as it is.  Returns t or the groups (t freed); NULL with errp
+ * on ENOMEM (t freed).  bw_MBps NULL, or a pair without finite figures
+ * (latency >= 0, bandwidth > 0): t.
+ */
+topo_t *topo_split_one (int n, topo_t *t, const double *lat_us, const double *bw_MBps,
                         tm_error_t *errp);
 
 /* Hop distance between hosts a and b in t: the number of switches

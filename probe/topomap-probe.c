@@ -1096,7 +1096,9 @@ static int write_netmap (const measured_t *r, const netmap_params_t *p, const to
             goto done;
         }
     } else
-        nm->topo = r->sampled ? *topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, tp, &e);
+        nm->topo = topo_split_one (
+            m, r->sampled ? *topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, tp, &e), nm->lat_us,
+            nm->bw_MBps, &e);
     *topo = NULL;
     if (!nm->topo)
         fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
