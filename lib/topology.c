@@ -428,6 +428,16 @@ topo_t *topo_infer (int n, const double *lat_us, const topo_params_t *p, tm_erro
     return t;
 }
 
+/* cost: each pair's transfer time, 1 / bandwidth, the mean of both
+ * directions (topo_pair_matrix), diagonal 0. */
+static void transfer_costs (int n, const double *bw_MBps, double *cost)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
+    topo_pair_matrix (n, cost, false, cost);
+}
+
 /* How far apart groups g of n hosts stand on x (a symmetric matrix): the
  * median of the pairs between groups over that of the pairs within one; 1
  * for one group or none within.  *apart: whether every pair between groups
@@ -562,10 +572,7 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     if (bw_MBps) {
         if (!(cost = malloc ((size_t)n * (size_t)n * sizeof (*cost))))
             goto nomem;
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
-        topo_pair_matrix (n, cost, false, cost);
+        transfer_costs (n, bw_MBps, cost);
         if ((cand = topo_infer_by_gaps (n, cost, NULL, TOPO_SIGNAL_BANDWIDTH, &k, &whybw)))
             topo_keep_better (&best, &kbest, &best_ok, cand, k);
         else if (errno == ENOMEM)
@@ -573,7 +580,6 @@ topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, cons
     }
     if (best) {
         topo_destroy (lat);
-        lat = NULL;
         free (sym);
         free (cost);
         errclear (errp);
@@ -633,10 +639,7 @@ topo_t *topo_split_one (int n, topo_t *t, const double *lat_us, const double *bw
         return NULL;
     }
     topo_pair_matrix (n, lat_us, true, sym);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            AT (cost, n, i, j) = i == j ? 0 : 1 / AT (bw_MBps, n, i, j);
-    topo_pair_matrix (n, cost, false, cost);
+    transfer_costs (n, bw_MBps, cost);
     t = groups_better (n, t, sym, cost, errp);
     free (sym);
     free (cost);
