@@ -108,10 +108,17 @@ row_of() {
 	[ "$status" -eq 0 ]
 	run "$SHARE/topomap" netmap show "$SHARE/intra.json"
 	echo "$output"
-	rows=$(awk '/^latency/ {on = 1; next} /^$/ {on = 0} on && /^n/' <<<"$output")
-	[ "$(wc -l <<<"$rows")" -eq 2 ]
-	# the diagonal is measured now, and faster than the network
-	awk '{ d = $(NR + 1); o = $(4 - NR); if (d == "-" || d + 0 >= o + 0) exit 1 }' <<<"$rows"
+	# The diagonal is measured now, both figures, and moves data faster
+	# than the network (n1 and n2 are a 100 Mbit uplink apart).  Its
+	# latency is not compared: four ranks on this machine's two cores wait
+	# for a CPU on every round trip, inside a node as across (seen with
+	# MPICH: 1.1 to 4000 us either way).
+	for m in latency bandwidth; do
+		rows=$(awk -v m="$m" '$0 ~ "^" m {on = 1; next} /^$/ {on = 0} on && /^n/' <<<"$output")
+		[ "$(wc -l <<<"$rows")" -eq 2 ]
+		awk '{ if ($(NR + 1) == "-") exit 1 }' <<<"$rows"
+	done
+	awk '{ d = $(NR + 1); o = $(4 - NR); if (d + 0 <= 2 * o) exit 1 }' <<<"$rows"
 }
 
 @test "a one-node allocation gives a valid trivial netmap" {
