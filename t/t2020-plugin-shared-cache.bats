@@ -279,6 +279,44 @@ prolog_mode() {
 	[ "$status" -eq 0 ] && [[ "$output" == *"is not a job id"* ]]
 }
 
+@test "topomap-epilog cannot be held by the user: a stopped removal is killed after 10 s, and it exits 0" {
+	local d=$SITE/$BUID stopper
+	prolog_mode
+	runuser -u $UB -- sh -c "cd $d && seq 100000 | sed 's/^/f/' | xargs touch && echo x >job7.json"
+	# B stops its own find, as B's other job or login could.
+	runuser -u $UB -- bash -c "until pkill -STOP -u $UB -x find; do :; done" &
+	stopper=$!
+	SECONDS=0
+	run timeout 60 env SLURM_JOB_ID=7 SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
+	kill $stopper 2>/dev/null || true
+	wait $stopper || true
+	echo "$output ($SECONDS s)"
+	# (a find held there, before this test passed, is not left stopped)
+	pkill -KILL -u $UB -x find || true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"topomap-epilog: $d: removing job 7's files took over 10 s (stopped, or too many files): killed, left to the user's next job"* ]]
+	[ "$SECONDS" -lt 20 ]
+	rm -rf "$d"
+}
+
+@test "topomap-prolog and topomap-epilog do not look into a file system mounted on the user's directory" {
+	local d=$SITE/$BUID
+	prolog_mode
+	# A mount on B's directory, as a FUSE mount of B's would be (its
+	# server B's, able to hold any look of root's into it).
+	mount -t tmpfs -o size=1m,mode=0700 tmpfs "$d"
+	chown $UB "$d"
+	run env SLURM_JOB_ID=7 SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "topomap-epilog: $d: a file system is mounted on it or below it: not looked at" ]
+	run env SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$SITE"
+	echo "$output"
+	umount "$d"
+	[ "$status" -eq 0 ]
+	[ "$output" = "topomap-prolog: $d: a file system is mounted on it or below it: not looked at" ]
+}
+
 @test "a job's first step removes ended jobs' old files, never a running job's" {
 	local run_job
 	prolog_mode
