@@ -34,11 +34,20 @@ setup_file() {
 			return 1
 		fi
 	done
+	# teardown_file removes autopkgtest's apt source: not one of another's.
+	if [ -e /etc/apt/sources.list.d/autopkgtest.list ]; then
+		echo "/etc/apt/sources.list.d/autopkgtest.list is there (an autopkgtest running, or one killed): the package test would remove it" >&2
+		return 1
+	fi
 }
 
 teardown_file() {
 	[ "$(id -u)" -eq 0 ] || return 0
 	[ ! -x /usr/sbin/topomap-cluster ] || /usr/sbin/topomap-cluster down >&2
+	# An autopkgtest killed on its way leaves its apt source, pointing into
+	# its deleted temporary directory, and apt-get update fails on it
+	# (/usr/share/autopkgtest/lib/adt_binaries.py removes both at its end).
+	rm -f /etc/apt/sources.list.d/autopkgtest.list /etc/apt/preferences.d/90autopkgtest
 	# shellcheck disable=SC2086
 	dpkg --purge $PKGS >&2 || true
 }
