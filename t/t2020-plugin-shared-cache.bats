@@ -104,9 +104,11 @@ b_ran_once_warned() {
 @test "a foreign job<J>.json: B's step is not placed by A's netmap" {
 	local j
 	as_a "mkdir -m 0777 $SITE/$BUID"
-	# A netmap of A's that would make every pair look alike.
+	# A netmap of A's that would make every pair look alike (staged where
+	# A can read it: the clone may be in root's home, mode 0700).
+	install -m 0644 "$FIXTURES/net-2sw8.json" "$SHARE/net-2sw8.json"
 	for j in $(next_jobs 3); do
-		as_a "cp $FIXTURES/net-2sw8.json $SITE/$BUID/job$j.json && chmod 666 $SITE/$BUID/job$j.json"
+		as_a "cp $SHARE/net-2sw8.json $SITE/$BUID/job$j.json && chmod 666 $SITE/$BUID/job$j.json"
 	done
 	b_step
 	b_ran_once_warned "owned by uid $(id -u $UA)"
