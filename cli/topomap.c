@@ -402,6 +402,13 @@ static int netmap_import_cmd (int argc, char **argv)
     }
     if (!out || argc - optind != 1)
         return bad_usage ("netmap import", "expected -o OUT and one TOPOLOGY.CONF");
+    if (list && !topoconf_hostlist_ok (list)) {
+        char quoted[4 * 64 + 8], what[sizeof (quoted) + 64];
+
+        snprintf (what, sizeof (what), "--hosts '%s': not a Slurm host list",
+                  errquote (list, 64, quoted, sizeof (quoted)));
+        return bad_usage ("netmap import", what);
+    }
     if (!(file = input (argv[optind], &e)))
         return fail ("netmap import", &e);
     if (list && !(hosts = compat_hostlist_expand (list, &n, &e))) {
@@ -823,45 +830,46 @@ static int profile_cmd (int argc, char **argv)
     return EXIT_USAGE;
 }
 
-/* --slots NODE:N,...: nodes of nm and their rank counts, in this order. */
+/* --slots NODE:N,...: nodes of nm and their rank counts, in this order.
+ * -2 (said) on an argument that is not that, -1 out of memory. */
 static int parse_slots (const char *arg, const netmap_t *nm, map_slot_t **slotsp, int *np)
 {
-    char *copy = strdup (arg), *save = NULL, *tok;
+    char *copy = strdup (arg), *save = NULL, *tok, quoted[4 * 64 + 8], what[sizeof (quoted) + 64];
     map_slot_t *slots = calloc ((size_t)nm->n, sizeof (*slots));
-    int n = 0, rc = -1;
+    int n = 0, rc = -2;
 
     if (!copy || !slots) {
         fprintf (stderr, "%s: plan: out of memory\n", prog);
+        rc = -1;
         goto out;
     }
-    for (tok = strtok_r (copy, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
+    what[0] = '\0';
+    for (tok = strtok_r (copy, ",", &save); tok && !what[0]; tok = strtok_r (NULL, ",", &save)) {
         char *colon = strrchr (tok, ':'), *end;
-        long v;
+        long v = 0;
 
-        if (!colon || colon == tok) {
-            fprintf (stderr, "%s: plan: --slots: '%s': expected NODE:COUNT\n", prog, tok);
-            goto out;
+        errquote (tok, 64, quoted, sizeof (quoted));
+        if (colon && colon != tok) {
+            errno = 0;
+            v = strtol (colon + 1, &end, 10);
+            *colon = '\0';
         }
-        *colon = '\0';
-        errno = 0;
-        v = strtol (colon + 1, &end, 10);
-        if (errno || *end || end == colon + 1 || v < 1 || v > PROFILE_MAX_TASKS) {
-            fprintf (stderr, "%s: plan: --slots: '%s:%s': expected a count of ranks\n", prog, tok,
-                     colon + 1);
-            goto out;
-        }
-        if (n == nm->n) {
-            fprintf (stderr, "%s: plan: --slots: more nodes than the netmap has\n", prog);
-            goto out;
-        }
-        if ((slots[n].host = netmap_host_index (nm, tok)) < 0) {
-            fprintf (stderr, "%s: plan: --slots: node '%s' is not in the netmap\n", prog, tok);
-            goto out;
-        }
-        slots[n++].count = (int)v;
+        if (!colon || colon == tok)
+            snprintf (what, sizeof (what), "--slots: '%s': expected NODE:COUNT", quoted);
+        else if (errno || *end || end == colon + 1 || v < 1 || v > PROFILE_MAX_TASKS)
+            snprintf (what, sizeof (what), "--slots: '%s': expected a count of ranks", quoted);
+        else if (n == nm->n)
+            snprintf (what, sizeof (what), "--slots: more nodes than the netmap has");
+        else if ((slots[n].host = netmap_host_index (nm, tok)) < 0)
+            snprintf (what, sizeof (what), "--slots: node '%s' is not in the netmap",
+                      errquote (tok, 64, quoted, sizeof (quoted)));
+        else
+            slots[n++].count = (int)v;
     }
-    if (n == 0) {
-        fprintf (stderr, "%s: plan: --slots: no nodes\n", prog);
+    if (!what[0] && n == 0)
+        snprintf (what, sizeof (what), "--slots: no nodes");
+    if (what[0]) {
+        bad_usage ("plan", what);
         goto out;
     }
     *slotsp = slots;
@@ -912,8 +920,10 @@ static int price_scotch (const profile_t *p, const netmap_t *nm, int nslots,
     map_result_t plain = {0};
     tm_error_t e;
 
-    if (price_named (res, "scotch"))
-        return errprintf (errp, "--price: a candidate is named 'scotch' already");
+    if (price_named (res, "scotch")) {
+        errprintf (errp, "--price: a candidate is named 'scotch' already");
+        return -2;
+    }
     params.exact = 0;
     params.refine = 0;
     if (map_plan (p, nm, nslots, slots, &params, &plain, &e) < 0)
@@ -925,6 +935,31 @@ static int price_scotch (const profile_t *p, const netmap_t *nm, int nslots,
     return 0;
 }
 
+/* Whether --price's argument arg is neither scotch nor NAME=HOSTFILE: says
+ * why (bad usage).  A NAME taken is found as the layouts are priced.
+ */
+static int price_arg_bad (const char *arg)
+{
+    const char *eq = strchr (arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : 0;
+    char quoted[4 * 64 + 8], what[sizeof (quoted) + 128];
+
+    if (strcmp (arg, "scotch") != 0 &&
+        (!eq || len == 0 || len >= sizeof (((map_candidate_t *)0)->name) ||
+         strspn (arg, "abcdefghijklmnopqrstuvwxyz"
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                      "0123456789_-") != len)) {
+        snprintf (what, sizeof (what),
+                  "--price '%s': expected scotch or NAME=HOSTFILE, NAME of 1 to %zu letters, "
+                  "digits, _ or -",
+                  errquote (arg, 64, quoted, sizeof (quoted)),
+                  sizeof (((map_candidate_t *)0)->name) - 1);
+        bad_usage ("plan", what);
+        return 1;
+    }
+    return 0;
+}
+
 /* --price NAME=HOSTFILE: the layout srun -m arbitrary would run from
  * HOSTFILE, as candidate NAME.
  */
@@ -933,20 +968,14 @@ static int price_hostfile (const char *arg, const profile_t *p, const netmap_t *
                            tm_error_t *errp)
 {
     const char *eq = strchr (arg, '='), *hostfile;
-    size_t len = eq ? (size_t)(eq - arg) : 0;
+    size_t len = (size_t)(eq - arg); /* price_arg_bad checked the form */
 
-    if (!eq || len == 0 || len >= sizeof (c->name) ||
-        strspn (arg, "abcdefghijklmnopqrstuvwxyz"
-                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_-") != len)
-        return errprintf (errp,
-                          "--price '%s': expected scotch or NAME=HOSTFILE, NAME of 1 to "
-                          "%zu letters, digits, _ or -",
-                          arg, sizeof (c->name) - 1);
     memcpy (c->name, arg, len);
     c->name[len] = '\0';
-    if (price_named (res, c->name))
-        return errprintf (errp, "--price: a candidate is named '%s' already", c->name);
+    if (price_named (res, c->name)) {
+        errprintf (errp, "--price: a candidate is named '%s' already", c->name);
+        return -2;
+    }
     if (!(c->node = malloc ((size_t)p->ntasks * sizeof (*c->node))))
         return errnomem (errp);
     if (!(hostfile = input (eq + 1, errp)) ||
@@ -1093,6 +1122,8 @@ static int plan_args (int argc, char **argv, plan_args_t *a)
         case 'P':
             if (a->nprices == PLAN_PRICES)
                 return bad_usage ("plan", "--price: at most " PLAN_PRICES_STR " layouts");
+            if (price_arg_bad (optarg))
+                return EXIT_USAGE;
             a->prices[a->nprices++] = optarg;
             break;
         case 'v':
@@ -1112,7 +1143,8 @@ static int plan_args (int argc, char **argv, plan_args_t *a)
 }
 
 /* --price: the layouts a->prices priced beside res's candidates, and in
- * overfull how many nodes each gives more ranks than their slots.
+ * overfull how many nodes each gives more ranks than their slots.  -2
+ * (said) when a layout's name is taken, -1 on other faults.
  */
 static int plan_prices (const plan_args_t *a, const profile_t *from, const netmap_t *nm, int nslots,
                         const map_slot_t *slots, map_result_t *res, int *overfull)
@@ -1135,6 +1167,10 @@ static int plan_prices (const plan_args_t *a, const profile_t *from, const netma
             bad = price_hostfile (a->prices[i], from, nm, res, a->params.metric, pc, &e);
         else
             bad = price_scotch (from, nm, nslots, slots, &a->params, res, pc, &e);
+        if (bad == -2) {
+            bad_usage ("plan", e.text);
+            return -2;
+        }
         if (bad) {
             fprintf (stderr, "%s: plan: %s\n", prog, e.text);
             return -1;
@@ -1245,7 +1281,7 @@ static int plan_explain (const plan_args_t *a, const profile_t *p, const profile
 
 static int plan_cmd (int argc, char **argv)
 {
-    int nslots = 0, rc, overfull[PLAN_PRICES];
+    int nslots = 0, rc, bad = 0, overfull[PLAN_PRICES];
     const char *pfile, *nfile;
     plan_args_t a;
     map_slot_t *slots = NULL;
@@ -1265,9 +1301,11 @@ static int plan_cmd (int argc, char **argv)
         fail ("plan", &e);
         goto out;
     }
-    if (a.slotarg ? parse_slots (a.slotarg, nm, &slots, &nslots) < 0
-                  : !(slots = even_slots (nm, p->ntasks, &nslots)))
+    if (a.slotarg ? (bad = parse_slots (a.slotarg, nm, &slots, &nslots)) < 0
+                  : !(slots = even_slots (nm, p->ntasks, &nslots))) {
+        rc = a.slotarg && bad == -2 ? EXIT_USAGE : EXIT_FAIL;
         goto out;
+    }
     /* Of a profile with a check, the plan is made from the traffic both
      * recordings share, as the plugin makes it. */
     from = p;
@@ -1283,8 +1321,10 @@ static int plan_cmd (int argc, char **argv)
         fail ("plan", &e);
         goto out;
     }
-    if (a.nprices && plan_prices (&a, from, nm, nslots, slots, &res, overfull) < 0)
+    if (a.nprices && (bad = plan_prices (&a, from, nm, nslots, slots, &res, overfull)) < 0) {
+        rc = bad == -2 ? EXIT_USAGE : EXIT_FAIL;
         goto out;
+    }
     if (a.verbose)
         fprintf (stderr,
                  "topomap plan: %d ranks on %d nodes planned in %.3f s: Scotch %.3f s, "
@@ -1342,10 +1382,10 @@ int main (int argc, char **argv)
         usage (stdout);
         return finish_output ("--help");
     }
-    /* --help after a command, before any "--": that command's help (the
-     * whole usage after a command it does not know). */
+    /* -h or --help after a command, before any "--": that command's help
+     * (the whole usage after a command it does not know). */
     for (int i = 2; i < argc && strcmp (argv[i], "--"); i++)
-        if (!strcmp (argv[i], "--help")) {
+        if (!strcmp (argv[i], "--help") || !strcmp (argv[i], "-h")) {
             help (argc - 1, argv + 1);
             return finish_output ("--help");
         }

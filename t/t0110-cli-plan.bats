@@ -167,9 +167,10 @@ ring_every() {
 
 @test "bad input is named: unknown node, bad count, metric, missing file" {
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots nx:16
-	[ "$status" -eq 2 ] || [ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[[ "$output" == *"'nx' is not in the netmap"* ]]
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --slots n1:zero
+	[ "$status" -eq 2 ]
 	[[ "$output" == *"n1:zero"* ]]
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --metric speed
 	[ "$status" -eq 2 ]
@@ -274,15 +275,16 @@ vs() {
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --price scotch
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--price needs --explain"* ]]
+	# bad ARG MESSAGE [STATUS]: --price ARG refused (status 1: a bad file).
 	bad() {
 		run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "$1"
 		echo "$output"
-		[ "$status" -eq 1 ]
+		[ "$status" -eq "${3:-1}" ]
 		[ "$output" = "topomap: plan: $2" ]
 	}
-	bad "a b=$D/ok.hf" "--price 'a b=$D/ok.hf': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or -"
-	bad "=$D/ok.hf" "--price '=$D/ok.hf': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or -"
-	bad "block=$D/ok.hf" "--price: a candidate is named 'block' already"
+	bad "a b=$D/ok.hf" "--price 'a b=$D/ok.hf': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or - (see 'topomap plan --help')" 2
+	bad "=$D/ok.hf" "--price '=$D/ok.hf': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or - (see 'topomap plan --help')" 2
+	bad "block=$D/ok.hf" "--price: a candidate is named 'block' already (see 'topomap plan --help')" 2
 	bad "x=$D/none" "$D/none: No such file or directory"
 	head -n 5 "$D/ok.hf" >"$D/short.hf"
 	bad "x=$D/short.hf" "$D/short.hf: 5 lines for 16 ranks"
@@ -301,12 +303,12 @@ vs() {
 	sed -n 1,16p "$D/ok.hf" | sed '3s/.*/n99/' >"$D/stranger.hf"
 	bad "x=$D/stranger.hf" "$D/stranger.hf:3: node 'n99' is not in the netmap"
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price scotch --price scotch
-	[ "$status" -eq 1 ]
-	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already" ]
+	[ "$status" -eq 2 ]
+	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already (see 'topomap plan --help')" ]
 	sed -n 1,16p "$D/ok.hf" >"$D/fit.hf"
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --price "scotch=$D/fit.hf" --price scotch
-	[ "$status" -eq 1 ]
-	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already" ]
+	[ "$status" -eq 2 ]
+	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already (see 'topomap plan --help')" ]
 }
 
 @test "--explain shows the binding inside the nodes where the netmap knows them" {

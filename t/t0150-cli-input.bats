@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every reader of the CLI (topomap(1), INPUT): a FILE of - is standard
 # input, and a bad file gives exactly one line "topomap: CMD: FILE[:LINE]:
-# fault" and exit status 1, writing nothing.  No cluster.
+# fault" and exit status 1, writing nothing; a bad option value exits 2.
+# No cluster.
 
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
@@ -148,5 +149,34 @@ one_line() {
 	[ "$output" = "topomap: netmap import: --hosts: 'n[1-99999999]': not a host list: Too many hosts in range \`1-99999999'" ]
 	run "$TOPOMAP" netmap import --hosts ',' -o "$D/out.json" "$CONF"
 	[ "$status" -eq 2 ]
-	[ "$output" = "topomap: netmap import: --hosts: ',': an empty host list" ]
+	[ "$output" = "topomap: netmap import: --hosts ',': not a Slurm host list (see 'topomap netmap import --help')" ]
+}
+
+@test "a bad value of an option is a usage error too: exit 2, one line; -h after a command is its help" {
+	local cmd args want
+	while IFS='|' read -r cmd args want; do
+		# shellcheck disable=SC2086
+		run "$TOPOMAP" $cmd $args
+		echo "$cmd $args: status $status: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "topomap: $cmd: $want" ]
+		[ -z "$(find "$D" -maxdepth 1 -name 'out.*')" ]
+	done <<END
+plan|-p $HALO -N $NET --slots x -o $D/out.plan|--slots: 'x': expected NODE:COUNT (see 'topomap plan --help')
+plan|-p $HALO -N $NET --slots n1:0 -o $D/out.plan|--slots: 'n1:0': expected a count of ranks (see 'topomap plan --help')
+plan|-p $HALO -N $NET --slots nx:16 -o $D/out.plan|--slots: node 'nx' is not in the netmap (see 'topomap plan --help')
+plan|-p $HALO -N $NET --explain --price x -o $D/out.plan|--price 'x': expected scotch or NAME=HOSTFILE, NAME of 1 to 15 letters, digits, _ or - (see 'topomap plan --help')
+plan|-p $HALO -N $NET --explain --price a=$D/plan.hostfile --price a=$D/plan.hostfile -o $D/out.plan|--price: a candidate is named 'a' already (see 'topomap plan --help')
+plan|-p $HALO -N $NET --explain --price block=$D/plan.hostfile -o $D/out.plan|--price: a candidate is named 'block' already (see 'topomap plan --help')
+netmap import|--hosts n[1-2 -o $D/out.json $CONF|--hosts 'n[1-2': not a Slurm host list (see 'topomap netmap import --help')
+END
+	for cmd in "profile show" "profile import" "netmap show" "netmap import" plan recorder; do
+		# shellcheck disable=SC2086
+		run "$TOPOMAP" $cmd -h
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "Usage: topomap $cmd "* ]]
+		# shellcheck disable=SC2086
+		[ "$output" = "$("$TOPOMAP" $cmd --help)" ]
+	done
 }
