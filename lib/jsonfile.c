@@ -97,15 +97,18 @@ static int jsonfile_line_of (const char *buf, size_t off)
     return line;
 }
 /* Parse buf as one JSON document: strict, UTF-8, nothing but white space
- * after it.  Messages do not name the file.
+ * after it, a byte order mark before it skipped.  Messages do not name
+ * the file.
  */
 json_object *jsonfile_parse (const char *buf, size_t len, tm_error_t *errp)
 {
     struct json_tokener *tok = NULL;
     json_object *o = NULL;
     enum json_tokener_error err;
-    size_t end;
+    size_t end, bom = file_bom (buf, len);
 
+    buf += bom;
+    len -= bom;
     if (len == 0) {
         errprintf (errp, "not valid JSON: empty file");
         goto error;

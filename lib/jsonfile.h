@@ -35,7 +35,9 @@ json_object *jsonfile_double (double d);
 int jsonfile_add (json_object *to, const char *key, json_object *val, bool null_ok);
 
 /* Parse buf as one JSON object: strict, UTF-8, nothing but white space
- * after it.  Messages give the line, not the file.  NULL with EINVAL.
+ * after it; a UTF-8 byte order mark before it is skipped, as every reader
+ * of topomap skips one.  Messages give the line, not the file.  NULL with
+ * EINVAL.
  */
 json_object *jsonfile_parse (const char *buf, size_t len, tm_error_t *errp);
 

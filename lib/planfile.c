@@ -162,9 +162,12 @@ int plan_read_hostfile (const char *path, int ntasks, int nnodes, char *const *n
         return errprintf (errp, "%s: %s", path, strerror (errno));
     errno = 0;
     while ((got = getline (&line, &cap, f)) > 0) {
-        size_t len = (size_t)got - (line[got - 1] == '\n');
+        size_t len = (size_t)got - (line[got - 1] == '\n'), bom = r ? 0 : file_bom (line, len);
         tm_error_t e;
         int h;
+
+        memmove (line, line + bom, len - bom); /* a byte order mark: skipped */
+        len -= bom;
 
         errno = EINVAL;
         if (len == 0) {

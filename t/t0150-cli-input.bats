@@ -180,3 +180,29 @@ END
 		[ "$output" = "$("$TOPOMAP" $cmd --help)" ]
 	done
 }
+
+@test "a UTF-8 byte order mark before a file is skipped by every reader" {
+	local kind cmd args file want same='s/planned in [0-9.]* s/planned/; s/"timestamp":"[^"]*"/"timestamp":T/'
+	for kind in profile netmap conf hostfile; do
+		case $kind in
+		profile) file=$HALO ;;
+		netmap) file=$D/tree.json ;;
+		conf) file=$CONF ;;
+		hostfile) file=$D/plan.hostfile ;;
+		esac
+		{ printf '\xef\xbb\xbf'; cat "$file"; } >"$D/bom"
+		while IFS='|' read -r cmd args; do
+			# shellcheck disable=SC2086
+			want=$("$TOPOMAP" $cmd ${args//@F@/$file} | sed "s|$file|FILE|g; $same")
+			[ -n "$want" ] || want=$(cat "$D"/out.* | sed "s|$file|FILE|g; $same")
+			rm -f "$D"/out.*
+			# shellcheck disable=SC2086
+			run "$TOPOMAP" $cmd ${args//@F@/$D/bom}
+			echo "$cmd $args with a BOM: $status: $output"
+			[ "$status" -eq 0 ]
+			[ -n "$output" ] || output=$(cat "$D"/out.*)
+			[ "$(sed "s|$D/bom|FILE|g; $same" <<<"$output")" = "$want" ]
+			rm -f "$D"/out.*
+		done < <(readers $kind)
+	done
+}

@@ -35,6 +35,8 @@ static void test_hostfile (void)
     struct stat st;
     tm_error_t e;
     char *text;
+    int node[2];
+    FILE *f;
 
     snprintf (path, sizeof (path), "%s/hostfile", dir);
     ok (plan_write (path, 0600, PLAN_HOSTFILE, 5, (int[]){3, 0, 0, 1, 3}, 4, names, &e) == 0,
@@ -60,6 +62,14 @@ static void test_hostfile (void)
     ok (plan_write (other, 0600, PLAN_HOSTFILE, 1, (int[]){0}, 4, names, &e) == -1 &&
             strstr (e.text, other),
         "a hostfile in a missing directory fails naming it: %s", e.text);
+    f = fopen (path, "w");
+    ok (f && fputs ("\xef\xbb\xbfn1\nn3\n", f) >= 0 && fclose (f) == 0 &&
+            plan_read_hostfile (path, 2, 4, names, node, &e) == 0 && node[0] == 1 && node[1] == 3,
+        "a byte order mark before a hostfile is skipped");
+    f = fopen (path, "w");
+    ok (f && fputs ("n1\n\xef\xbb\xbfn3\n", f) >= 0 && fclose (f) == 0 &&
+            plan_read_hostfile (path, 2, 4, names, node, &e) == -1 && strstr (e.text, ":2: "),
+        "one on a later line is not: %s", e.text);
     unlink (path);
 }
 
