@@ -194,6 +194,14 @@ static void help (int argc, char **argv)
 /* Report a failure of a library call, the way every command does:
  * "topomap: CMD: FILE[:LINE]: fault", the library naming the file.
  */
+/* A file name as a message shows it: one line, however it was named. */
+static const char *shown (const char *path)
+{
+    static char buf[4 * 1024 + 8];
+
+    return errquote (path, 1024, buf, sizeof (buf));
+}
+
 static int fail (const char *cmd, const tm_error_t *e)
 {
     fprintf (stderr, "%s: %s: %s\n", prog, cmd, e->text);
@@ -370,7 +378,7 @@ static int netmap_export_cmd (int argc, char **argv)
     if (rc == 0 && file_replace (out, text, len, 0644, &e) < 0)
         rc = -1;
     if (rc < 0)
-        fprintf (stderr, "%s: netmap export: %s: %s\n", prog, file, e.text);
+        fprintf (stderr, "%s: netmap export: %s: %s\n", prog, shown (file), e.text);
     free (text);
     netmap_destroy (nm);
     return rc < 0 ? EXIT_FAIL : 0;
@@ -418,7 +426,7 @@ static int netmap_import_cmd (int argc, char **argv)
     if (!(t = topoconf_read (file, &n, &hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
-        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, file, e.text,
+        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, shown (file), e.text,
                  errno == ENODATA ? ": give them in the file, or measure them (topomap-probe(1) "
                                     "--topology)"
                                   : "");
@@ -1311,7 +1319,7 @@ static int plan_cmd (int argc, char **argv)
     from = p;
     if (p->recheck) {
         if (!(common = profile_common (p, p->recheck, &e))) {
-            fprintf (stderr, "%s: plan: %s: %s%s\n", prog, pfile, e.text,
+            fprintf (stderr, "%s: plan: %s: %s%s\n", prog, shown (pfile), e.text,
                      errno == ENODATA ? ": nothing to plan from" : "");
             goto out;
         }

@@ -15,7 +15,10 @@ typedef struct {
 } tm_error_t;
 
 /* Format a message into errp (may be NULL).  Preserves errno.  Returns -1
- * so that callers can write `return errprintf (errp, ...);`.
+ * so that callers can write `return errprintf (errp, ...);`.  The message
+ * stays one line whatever it quotes (control characters escaped as \xNN),
+ * and one too long for text loses its middle, never its end, where the
+ * fault is said.
  */
 int errprintf (tm_error_t *errp, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
@@ -27,8 +30,8 @@ int errnomem (tm_error_t *errp);
 /* Untrusted text in a one-line message.  errquote copies s into buf (size
  * bytes), control characters and bytes >= 0x7f escaped as \xNN, cut with
  * "..." after max bytes; size 4 * max + 8 is always enough.  errsafe
- * returns s itself, or "(too long)" beyond max bytes, or "(unprintable)"
- * when it holds a control character.
+ * returns s itself, or "(too long)" beyond max bytes, for errprintf (which
+ * escapes what it holds).
  */
 const char *errquote (const char *s, size_t max, char *buf, size_t size);
 const char *errsafe (const char *s, size_t max);

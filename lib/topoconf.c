@@ -133,8 +133,8 @@ static int conf_error (conf_t *c, int line, const char *fmt, ...)
     va_end (ap);
     errno = EINVAL;
     if (line > 0)
-        return errprintf (c->errp, "%s:%d: %s", errsafe (c->path, 100), line, what);
-    return errprintf (c->errp, "%s: %s", errsafe (c->path, 100), what);
+        return errprintf (c->errp, "%s:%d: %s", c->path, line, what);
+    return errprintf (c->errp, "%s: %s", c->path, what);
 }
 
 static int nomem (conf_t *c)

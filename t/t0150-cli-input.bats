@@ -206,3 +206,28 @@ END
 		done < <(readers $kind)
 	done
 }
+
+@test "a file named with control characters, or by a long path: still one line, escaped, the fault whole" {
+	local kind cmd args long
+	: >"$D/a"$'\001'"b"$'\e'"[31m"
+	long=$D/$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})
+	mkdir -p "$long"
+	for kind in profile netmap conf hostfile; do
+		while IFS='|' read -r cmd args; do
+			# shellcheck disable=SC2086
+			# (no white space in the name: the arguments are split here)
+			run "$TOPOMAP" $cmd ${args//@F@/$D/a$'\001'b$'\e'[31m}
+			echo "$cmd: $status: $output"
+			[ "$status" -eq 1 ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "$output" == "topomap: $cmd: $D/a\\x01b\\x1b[31m: "* ]]
+			# shellcheck disable=SC2086
+			run "$TOPOMAP" $cmd ${args//@F@/$long/missing}
+			echo "$cmd: $status: $output"
+			[ "$status" -eq 1 ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "$output" == "topomap: $cmd: $D/"*"/missing: No such file or directory" ]]
+			[ -z "$(find "$D" -maxdepth 1 -name 'out.*')" ]
+		done < <(readers $kind)
+	done
+}

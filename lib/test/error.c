@@ -10,7 +10,7 @@
 int main (void)
 {
     tm_error_t e;
-    char longarg[400];
+    char longarg[2000];
 
     plan (NO_PLAN);
 
@@ -23,8 +23,23 @@ int main (void)
 
     memset (longarg, 'x', sizeof (longarg) - 1);
     longarg[sizeof (longarg) - 1] = '\0';
-    errprintf (&e, "%s", longarg);
-    ok (strlen (e.text) == sizeof (e.text) - 1, "a long message is truncated to the buffer");
+    longarg[0] = '/';
+    errprintf (&e, "%s/net.json: not valid JSON: truncated at line 6", longarg);
+    ok (strlen (e.text) == sizeof (e.text) - 1 && !strncmp (e.text, "/xxx", 4) &&
+            strstr (e.text, "xxx...xxx") &&
+            !strcmp (e.text + strlen (e.text) - 39,
+                     "/net.json: not valid JSON: truncated at line 6" + 7),
+        "a long message keeps its start and its end, its middle cut: %.20s...%s", e.text,
+        e.text + strlen (e.text) - 30);
+
+    errprintf (&e, "%s: bad", "a\nb\033[31mc\x7f\xc2\x9b\xc3\xa9");
+    ok (!strcmp (e.text, "a\\x0ab\\x1b[31mc\\x7f\\xc2\\x9b\xc3\xa9: bad"),
+        "control characters are escaped, C1 ones in UTF-8 too, other UTF-8 kept: %s", e.text);
+    memset (longarg, '\n', sizeof (longarg) - 1);
+    errprintf (&e, "%s: the fault", longarg);
+    ok (strlen (e.text) < sizeof (e.text) && strstr (e.text, "\\x0a...\\x0a") &&
+            !strcmp (e.text + strlen (e.text) - 11, ": the fault"),
+        "escapes are not cut in two, and the fault stays");
 
     errno = 0;
     ok (errnomem (&e) == -1 && errno == ENOMEM && !strcmp (e.text, "out of memory"),
