@@ -36,6 +36,7 @@
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
 #include "lib/topoconf.h"
+#include "lib/topoyaml.h"
 
 enum {
     EXIT_FAIL = 1,
@@ -395,6 +396,7 @@ static int netmap_import_cmd (int argc, char **argv)
     const char *out = NULL, *list = NULL, *file;
     char **hosts = NULL;
     int n = 0, c, rc = EXIT_FAIL;
+    bool yaml;
     topoconf_level_t levels[TOPOCONF_LEVELS];
     netmap_t *nm = NULL;
     topo_t *t;
@@ -423,7 +425,10 @@ static int netmap_import_cmd (int argc, char **argv)
         fprintf (stderr, "%s: netmap import: --hosts: %s\n", prog, e.text);
         return EXIT_USAGE;
     }
-    if (!(t = topoconf_read (file, &n, &hosts, levels, &e)))
+    /* A topology.yaml by its name, as the plugin tells them apart. */
+    yaml = strlen (file) > 5 && !strcmp (file + strlen (file) - 5, ".yaml");
+    if (!(t = yaml ? topoyaml_read (file, NULL, &n, &hosts, levels, NULL, &e)
+                   : topoconf_read (file, &n, &hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, shown (file), e.text,

@@ -130,14 +130,9 @@ static int ty_list (ty_t *y, yaml_node_t *n, const char *what, char **out)
     return 0;
 }
 
-/* One SwitchName= line, from the file's line of at. */
-static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char *key,
-                    const char *list)
+/* The next line of out comes from the file's line. */
+static int ty_from (ty_t *y, int line)
 {
-    size_t add = strlen (name) + strlen (key) + strlen (list) + 14; /* "SwitchName= =\n" */
-
-    if (ty_room (y, at, add) < 0)
-        return -1;
     if (y->nlines == y->cap) {
         int cap = y->cap ? 2 * y->cap : 64, *l = realloc (y->lines, (size_t)cap * sizeof (*l));
 
@@ -146,9 +141,40 @@ static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char
         y->lines = l;
         y->cap = cap;
     }
+    y->lines[y->nlines++] = line;
+    return 0;
+}
+
+/* One SwitchName= line, from the file's line of at. */
+static int ty_line (ty_t *y, const yaml_node_t *at, const char *name, const char *key,
+                    const char *list)
+{
+    size_t add = strlen (name) + strlen (key) + strlen (list) + 14; /* "SwitchName= =\n" */
+
+    if (ty_room (y, at, add) < 0 || ty_from (y, (int)at->start_mark.line + 1) < 0)
+        return -1;
     y->bytes += add;
-    y->lines[y->nlines++] = (int)at->start_mark.line + 1;
     fprintf (y->out, "SwitchName=%s %s=%s\n", name, key, list);
+    return 0;
+}
+
+/* The levels' figures, as topology.conf gives them (topoconf.h): comment
+ * lines "#topomap level=L ..." of the file, carried as they are. */
+static int ty_figures (ty_t *y, const char *text, size_t len)
+{
+    static const char tag[] = "#topomap ";
+    const char *end = text + len;
+    int line = 1;
+
+    for (const char *p = text, *e; p < end; p = e + 1, line++) {
+        e = memchr (p, '\n', (size_t)(end - p));
+        e = e ? e : end;
+        if ((size_t)(e - p) >= sizeof (tag) - 1 && !memcmp (p, tag, sizeof (tag) - 1)) {
+            if (ty_from (y, line) < 0)
+                return -1;
+            fprintf (y->out, "%.*s\n", (int)(e - p), p);
+        }
+    }
     return 0;
 }
 
@@ -402,9 +428,9 @@ int topoyaml_conf (const char *text, size_t len, const char *path, const char *n
         goto out;
     }
     if ((kind = ty_get (&y, pick, "tree")))
-        rc = ty_tree (&y, kind);
+        rc = ty_tree (&y, kind) < 0 ? -1 : ty_figures (&y, text, len);
     else if ((kind = ty_get (&y, pick, "block")))
-        rc = ty_block (&y, kind);
+        rc = ty_block (&y, kind) < 0 ? -1 : ty_figures (&y, text, len);
     else {
         const char *k = ty_get (&y, pick, "flat")      ? "flat"
                         : ty_get (&y, pick, "ring")    ? "ring"

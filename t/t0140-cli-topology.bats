@@ -34,6 +34,23 @@ teardown() {
 	[[ "$(sed -n '/^latency/,/^$/p' <<<"$output" | awk '$1 == "n1" && $2 == "-" {print $3, $6, $10}')" == "8.0 21.0 40.0" ]]
 }
 
+@test "import of a topology.yaml: the same tree and figures as its topology.conf; without figures, one line" {
+	local yaml=$TOPOMAP_SRCDIR/t/fixtures/3level-16.yaml
+	run "$TOPOMAP" netmap import -o "$D/y.json" "$yaml"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "topomap: netmap import: $yaml: level 1 (n1 to n6) has no figures: give them in the file, or measure them (topomap-probe(1) --topology)" ]
+	[ ! -e "$D/y.json" ]
+	# The same switches, with the conf's figures as its comments.
+	{ cat "$yaml"; grep '^#topomap ' "$SITE"; } >"$D/site.yaml"
+	"$TOPOMAP" netmap import -o "$D/y.json" "$D/site.yaml"
+	"$TOPOMAP" netmap import -o "$D/c.json" "$SITE"
+	# (the switches numbered apart, as each file lists them)
+	diff <("$TOPOMAP" netmap show "$D/c.json" | sed 1d | grep -v '^ *switch') \
+		<("$TOPOMAP" netmap show "$D/y.json" | sed 1d | grep -v '^ *switch')
+	"$TOPOMAP" netmap show "$D/y.json" | grep -qF "tree: $WANT"
+}
+
 @test "import --hosts: the tree above those hosts only, its root their nearest switch" {
 	run "$TOPOMAP" netmap import --hosts 'n[1-2],n6' -o "$D/net.json" "$SITE"
 	[ "$status" -eq 0 ]

@@ -190,6 +190,15 @@ int main (void)
     ok (conf_is ("- topology: b\n  block:\n    blocks:\n      - block: x\n        nodes: n1\n",
                  NULL, "SwitchName=x Nodes=n1\n", "4"),
         "the only topology is the default; one block without sizes is the tree");
+    ok (conf_is ("#topomap level=1 latency_us=8 bandwidth_MBps=118\n"
+                 "- topology: b\n  block:\n    blocks:\n      - block: x\n        nodes: n1\n"
+                 "  #topomap level=2 latency_us=9 bandwidth_MBps=1\n#topomapx\n"
+                 "#topomap level=2 latency_us=21 bandwidth_MBps=48",
+                 NULL,
+                 "SwitchName=x Nodes=n1\n#topomap level=1 latency_us=8 bandwidth_MBps=118\n"
+                 "#topomap level=2 latency_us=21 bandwidth_MBps=48\n",
+                 "5,1,9"),
+        "the levels' figures: '#topomap ' comments at a line's start, each from its line");
     ok (fails (two, "flat", ENOENT, "t.yaml:23: topology flat is flat: no switches or blocks"),
         "a flat topology has no switches");
     ok (fails (two, "nosuch", ENOENT, "t.yaml: no topology named nosuch"), "an unknown name");
