@@ -3,35 +3,50 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
 
-/* The bytes of the control character at s (C0, DEL, or a C1 as UTF-8
- * writes it), else 0. */
-static size_t control_at (const unsigned char *s)
+/* The unit of text at s, its bytes in *n, and whether it is escaped: a
+ * control character (C0, DEL, or C1 as UTF-8 writes it), or a byte that
+ * starts no UTF-8 sequence (escaped alone). */
+static bool escaped_at (const unsigned char *s, size_t *n)
 {
-    if (*s < 0x20 || *s == 0x7f)
-        return 1;
-    return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 0;
+    size_t len = *s < 0x80                  ? 1
+                 : *s >= 0xc2 && *s <= 0xdf ? 2
+                 : *s >= 0xe0 && *s <= 0xef ? 3
+                 : *s >= 0xf0 && *s <= 0xf4 ? 4
+                                            : 0;
+
+    for (size_t k = 1; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xbf) /* (a NUL ends it too) */
+            len = 0;
+    *n = len ? len : 1;
+    return len == 0 || (len == 1 && (*s < 0x20 || *s == 0x7f)) ||
+           (len == 2 && s[0] == 0xc2 && s[1] <= 0x9f);
 }
 
-/* Append to dst (at *o) the part [from, to) of raw as escaped: each control
- * byte as \xNN; a unit that would straddle a bound is left out. */
+/* Append to dst (at *o) the part [from, to) of raw as escaped: each byte
+ * of an escaped unit as \xNN; a unit that would straddle a bound is left
+ * out. */
 static void escaped_part (const char *raw, size_t from, size_t to, char *dst, size_t *o)
 {
-    size_t p = 0, c;
+    size_t p = 0, n;
 
-    for (const unsigned char *s = (const unsigned char *)raw; *s && p < to; s += c ? c : 1) {
-        size_t unit = (c = control_at (s)) ? 4 * c : 1;
+    for (const unsigned char *s = (const unsigned char *)raw; *s && p < to; s += n) {
+        bool esc = escaped_at (s, &n);
+        size_t unit = esc ? 4 * n : n;
 
-        if (p >= from && p + unit <= to) {
-            if (!c)
-                dst[(*o)++] = (char)*s;
-            for (size_t k = 0; k < c; k++)
-                *o += (size_t)snprintf (dst + *o, 5, "\\x%02x", s[k]);
-        }
+        if (p >= from && p + unit <= to)
+            for (size_t k = 0; k < n; k++) {
+                if (esc)
+                    *o += (size_t)snprintf (dst + *o, 5, "\\x%02x", s[k]);
+                else
+                    dst[(*o)++] = (char)s[k];
+            }
         p += unit;
     }
 }
@@ -39,18 +54,24 @@ static void escaped_part (const char *raw, size_t from, size_t to, char *dst, si
 int errprintf (tm_error_t *errp, const char *fmt, ...)
 {
     enum { CAP = sizeof (errp->text) - 1, HEAD = CAP / 3, TAIL = CAP - HEAD - 3 };
-    char raw[8192];
-    size_t len = 0, o = 0, c;
-    int saved = errno;
+    char buf[8192], *raw = buf;
+    size_t len = 0, o = 0, n;
+    int saved = errno, need;
     va_list ap;
 
     if (!errp)
         return -1;
     va_start (ap, fmt);
-    vsnprintf (raw, sizeof (raw), fmt, ap);
+    need = vsnprintf (buf, sizeof (buf), fmt, ap);
     va_end (ap);
-    for (const unsigned char *s = (const unsigned char *)raw; *s; s += c ? c : 1)
-        len += (c = control_at (s)) ? 4 * c : 1;
+    if (need >= (int)sizeof (buf) && (raw = malloc ((size_t)need + 1))) {
+        va_start (ap, fmt);
+        vsnprintf (raw, (size_t)need + 1, fmt, ap);
+        va_end (ap);
+    } else if (!raw)
+        raw = buf; /* its start, then */
+    for (const unsigned char *s = (const unsigned char *)raw; *s; s += n)
+        len += escaped_at (s, &n) ? 4 * n : n;
     /* One line, its start (the command, the file) and its end (the fault)
      * kept whole when it is too long: the middle cut. */
     if (len <= CAP)
@@ -62,6 +83,8 @@ int errprintf (tm_error_t *errp, const char *fmt, ...)
         escaped_part (raw, len - TAIL, len, errp->text, &o);
     }
     errp->text[o] = '\0';
+    if (raw != buf)
+        free (raw);
     errno = saved;
     return -1;
 }

@@ -16,7 +16,8 @@ typedef struct {
 
 /* Format a message into errp (may be NULL).  Preserves errno.  Returns -1
  * so that callers can write `return errprintf (errp, ...);`.  The message
- * stays one line whatever it quotes (control characters escaped as \xNN),
+ * stays one line whatever it quotes (control characters and bytes that
+ * are no UTF-8 escaped as \xNN),
  * and one too long for text loses its middle, never its end, where the
  * fault is said.
  */

@@ -35,6 +35,17 @@ int main (void)
     errprintf (&e, "%s: bad", "a\nb\033[31mc\x7f\xc2\x9b\xc3\xa9");
     ok (!strcmp (e.text, "a\\x0ab\\x1b[31mc\\x7f\\xc2\\x9b\xc3\xa9: bad"),
         "control characters are escaped, C1 ones in UTF-8 too, other UTF-8 kept: %s", e.text);
+    errprintf (&e, "%s: bad", "a\x9b[31m\xff\xc3");
+    ok (!strcmp (e.text, "a\\x9b[31m\\xff\\xc3: bad"),
+        "bytes that are no UTF-8 are escaped, a lone C1 among them: %s", e.text);
+    {
+        static char huge[20000];
+
+        memset (huge, 'p', sizeof (huge) - 1);
+        errprintf (&e, "%s: the fault", huge);
+        ok (!strcmp (e.text + strlen (e.text) - 11, ": the fault"),
+            "a message longer than any path keeps its end too");
+    }
     memset (longarg, '\n', sizeof (longarg) - 1);
     errprintf (&e, "%s: the fault", longarg);
     ok (strlen (e.text) < sizeof (e.text) && strstr (e.text, "\\x0a...\\x0a") &&
