@@ -195,12 +195,13 @@ static void help (int argc, char **argv)
 /* Report a failure of a library call, the way every command does:
  * "topomap: CMD: FILE[:LINE]: fault", the library naming the file.
  */
-/* A file name as a message shows it: one line, however it was named. */
+/* A file name as errprintf shows it: one line, however it was named. */
 static const char *shown (const char *path)
 {
-    static char buf[4 * 1024 + 8];
+    static tm_error_t e;
 
-    return errquote (path, 1024, buf, sizeof (buf));
+    errprintf (&e, "%s", path);
+    return e.text;
 }
 
 static int fail (const char *cmd, const tm_error_t *e)
@@ -430,12 +431,13 @@ static int netmap_import_cmd (int argc, char **argv)
     if (!(t = yaml ? topoyaml_read (file, NULL, &n, &hosts, levels, NULL, &e)
                    : topoconf_read (file, &n, &hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
-    else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e)))
-        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, shown (file), e.text,
-                 errno == ENODATA ? ": give them in the file, or measure them (topomap-probe(1) "
-                                    "--topology)"
-                                  : "");
-    else if (netmap_write (nm, out, 0644, &e) < 0)
+    else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e))) {
+        const char *hint = errno == ENODATA ? ": give them in the file, or measure them "
+                                              "(topomap-probe(1) --topology)"
+                                            : "";
+
+        fprintf (stderr, "%s: netmap import: %s: %s%s\n", prog, shown (file), e.text, hint);
+    } else if (netmap_write (nm, out, 0644, &e) < 0)
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else
         rc = 0;
@@ -1324,8 +1326,9 @@ static int plan_cmd (int argc, char **argv)
     from = p;
     if (p->recheck) {
         if (!(common = profile_common (p, p->recheck, &e))) {
-            fprintf (stderr, "%s: plan: %s: %s%s\n", prog, shown (pfile), e.text,
-                     errno == ENODATA ? ": nothing to plan from" : "");
+            const char *hint = errno == ENODATA ? ": nothing to plan from" : "";
+
+            fprintf (stderr, "%s: plan: %s: %s%s\n", prog, shown (pfile), e.text, hint);
             goto out;
         }
         from = common;

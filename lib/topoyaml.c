@@ -166,7 +166,7 @@ static int ty_figures (ty_t *y, const char *text, size_t len)
     const char *end = text + len;
     int line = 1;
 
-    for (const char *p = text, *e; p < end; p = e + 1, line++) {
+    for (const char *p = text + file_bom (text, len), *e; p < end; p = e + 1, line++) {
         e = memchr (p, '\n', (size_t)(end - p));
         e = e ? e : end;
         if ((size_t)(e - p) >= sizeof (tag) - 1 && !memcmp (p, tag, sizeof (tag) - 1)) {

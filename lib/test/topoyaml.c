@@ -199,6 +199,11 @@ int main (void)
                  "#topomap level=2 latency_us=21 bandwidth_MBps=48\n",
                  "5,1,9"),
         "the levels' figures: '#topomap ' comments at a line's start, each from its line");
+    ok (conf_is ("\xef\xbb\xbf#topomap level=1 latency_us=8 bandwidth_MBps=118\n"
+                 "- topology: b\n  block:\n    blocks:\n      - block: x\n        nodes: n1\n",
+                 NULL, "SwitchName=x Nodes=n1\n#topomap level=1 latency_us=8 bandwidth_MBps=118\n",
+                 "5,1"),
+        "a byte order mark before the first line's figures");
     ok (fails (two, "flat", ENOENT, "t.yaml:23: topology flat is flat: no switches or blocks"),
         "a flat topology has no switches");
     ok (fails (two, "nosuch", ENOENT, "t.yaml: no topology named nosuch"), "an unknown name");
