@@ -56,29 +56,42 @@ one_line() {
 	[ -z "$(find "$D" -maxdepth 1 -name 'out.*')" ]
 }
 
+# good KIND: a valid file of KIND.
+good() {
+	case $1 in
+	profile) echo "$HALO" ;;
+	netmap) echo "$D/tree.json" ;;
+	conf) echo "$CONF" ;;
+	hostfile) echo "$D/plan.hostfile" ;;
+	esac
+}
+
+# What differs from run to run: the planning time, and the time a netmap
+# written (netmap import) says it was made.
+SAME='s/planned in [0-9.]* s/planned/; s/"timestamp":"[^"]*"/"timestamp":T/'
+
+# result NAME: $output, or else what the command wrote to out.* (removed),
+# its file's NAME as FILE and SAME's differences gone.
+result() {
+	local out=$output
+	[ -n "$out" ] || out=$(cat "$D"/out.* 2>/dev/null)
+	rm -f "$D"/out.*
+	sed "s|$1|FILE|g; $SAME" <<<"$out"
+}
+
 @test "a FILE of - reads standard input, a pipe or a file, for every reader" {
-	# what differs from run to run: the planning time, and the time a
-	# netmap written (netmap import) says it was made
-	local kind line cmd args want same='s/planned in [0-9.]* s/planned/; s/"timestamp":"[^"]*"/"timestamp":T/'
+	local kind cmd args file want
 	for kind in profile netmap conf hostfile; do
-		case $kind in
-		profile) file=$HALO ;;
-		netmap) file=$D/tree.json ;;
-		conf) file=$CONF ;;
-		hostfile) file=$D/plan.hostfile ;;
-		esac
+		file=$(good $kind)
 		while IFS='|' read -r cmd args; do
 			# shellcheck disable=SC2086
-			want=$("$TOPOMAP" $cmd ${args//@F@/$file} | sed "s|$file|FILE|g; $same")
-			[ -n "$want" ] || want=$(cat "$D"/out.* 2>/dev/null | sed "s|$file|FILE|g; $same")
-			rm -f "$D"/out.*
+			output=$("$TOPOMAP" $cmd ${args//@F@/$file})
+			want=$(result "$file")
 			# shellcheck disable=SC2086
 			run bash -c "cat '$file' | '$TOPOMAP' $cmd ${args//@F@/-}"
 			echo "$cmd $args from a pipe: $status: $output"
 			[ "$status" -eq 0 ]
-			[ -n "$output" ] || output=$(cat "$D"/out.*)
-			[ "$(sed "s|/dev/stdin|FILE|g; $same" <<<"$output")" = "$want" ]
-			rm -f "$D"/out.*
+			[ "$(result /dev/stdin)" = "$want" ]
 			# shellcheck disable=SC2086
 			run bash -c "'$TOPOMAP' $cmd ${args//@F@/-} <'$file'"
 			[ "$status" -eq 0 ]
@@ -182,27 +195,19 @@ END
 }
 
 @test "a UTF-8 byte order mark before a file is skipped by every reader" {
-	local kind cmd args file want same='s/planned in [0-9.]* s/planned/; s/"timestamp":"[^"]*"/"timestamp":T/'
+	local kind cmd args file want
 	for kind in profile netmap conf hostfile; do
-		case $kind in
-		profile) file=$HALO ;;
-		netmap) file=$D/tree.json ;;
-		conf) file=$CONF ;;
-		hostfile) file=$D/plan.hostfile ;;
-		esac
+		file=$(good $kind)
 		{ printf '\xef\xbb\xbf'; cat "$file"; } >"$D/bom"
 		while IFS='|' read -r cmd args; do
 			# shellcheck disable=SC2086
-			want=$("$TOPOMAP" $cmd ${args//@F@/$file} | sed "s|$file|FILE|g; $same")
-			[ -n "$want" ] || want=$(cat "$D"/out.* | sed "s|$file|FILE|g; $same")
-			rm -f "$D"/out.*
+			output=$("$TOPOMAP" $cmd ${args//@F@/$file})
+			want=$(result "$file")
 			# shellcheck disable=SC2086
 			run "$TOPOMAP" $cmd ${args//@F@/$D/bom}
 			echo "$cmd $args with a BOM: $status: $output"
 			[ "$status" -eq 0 ]
-			[ -n "$output" ] || output=$(cat "$D"/out.*)
-			[ "$(sed "s|$D/bom|FILE|g; $same" <<<"$output")" = "$want" ]
-			rm -f "$D"/out.*
+			[ "$(result "$D/bom")" = "$want" ]
 		done < <(readers $kind)
 	done
 }
