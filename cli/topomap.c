@@ -397,7 +397,6 @@ static int netmap_import_cmd (int argc, char **argv)
     const char *out = NULL, *list = NULL, *file;
     char **hosts = NULL;
     int n = 0, c, rc = EXIT_FAIL;
-    bool yaml;
     topoconf_level_t levels[TOPOCONF_LEVELS];
     netmap_t *nm = NULL;
     topo_t *t;
@@ -426,10 +425,8 @@ static int netmap_import_cmd (int argc, char **argv)
         fprintf (stderr, "%s: netmap import: --hosts: %s\n", prog, e.text);
         return EXIT_USAGE;
     }
-    /* A topology.yaml by its name, as the plugin tells them apart. */
-    yaml = strlen (file) > 5 && !strcmp (file + strlen (file) - 5, ".yaml");
-    if (!(t = yaml ? topoyaml_read (file, NULL, &n, &hosts, levels, NULL, &e)
-                   : topoconf_read (file, &n, &hosts, levels, &e)))
+    if (!(t = topoyaml_named (file) ? topoyaml_read (file, NULL, &n, &hosts, levels, NULL, &e)
+                                    : topoconf_read (file, &n, &hosts, levels, &e)))
         fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
     else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e))) {
         const char *hint = errno == ENODATA ? ": give them in the file, or measure them "

@@ -461,6 +461,13 @@ out:
     return rc;
 }
 
+bool topoyaml_named (const char *path)
+{
+    size_t len = strlen (path);
+
+    return len > 5 && !strcmp (path + len - 5, ".yaml");
+}
+
 topo_t *topoyaml_read (const char *path, const char *name, int *n, char ***hosts,
                        topoconf_level_t *levels, char **conf, tm_error_t *errp)
 {

@@ -18,6 +18,7 @@
 #ifndef TOPOMAP_TOPOYAML_H
 #define TOPOMAP_TOPOYAML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -33,6 +34,10 @@
  */
 int topoyaml_conf (const char *text, size_t len, const char *path, const char *name, char **conf,
                    int **lines, int *nlines, tm_error_t *errp);
+
+/* Whether path names a topology.yaml rather than a topology.conf: by its
+ * name ending in ".yaml", as Slurm names the two. */
+bool topoyaml_named (const char *path);
 
 /* topoconf_read (topoconf.h) of the topology.yaml at path (topology name,
  * NULL: the cluster default): the tree over hosts (*n, *hosts as there),

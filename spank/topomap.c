@@ -503,7 +503,7 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
     }
     /* A topology.yaml given: its cluster default, and its text for the
      * probe as with slurmctld's. */
-    yaml = from_file && strlen (path) > 5 && !strcmp (path + strlen (path) - 5, ".yaml");
+    yaml = from_file && topoyaml_named (path);
     if (yaml)
         t = topoyaml_read (path, NULL, &n, &hosts, levels, text, errp);
     else if (from_file)
