@@ -223,12 +223,15 @@ setup() {
 @test "--topo-map=latency, bandwidth and strict place as topomap plan does with that metric" {
 	local mode metric got want block
 	block=$(for r in $(seq 0 15); do echo "$r n$((r / 2 + 1))"; done)
-	# Any plan that is not srun's own is applied, however small its gain.
+	# Any plan that is not srun's own is applied, however small its gain,
+	# when it holds across the netmaps drawn from the pairs' spread.  The
+	# topology delays no link, so a latency plan may be noise: then, and
+	# only then, srun's layout is kept, saying so under -v.
 	plugstack min_gain=0
 	for mode in latency:latency bandwidth:bandwidth strict:combined; do
 		metric=${mode#*:} mode=${mode%:*}
 		run in_alloc -N8 --ntasks-per-node=2 -- "
-			srun --mpi=$MPI_TYPE --topo-map=$mode --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER.$mode &&
+			srun -v --mpi=$MPI_TYPE --topo-map=$mode --topo-profile=$SHARE/halo16.json $SHARE/hello > $SHARE/out.$BATS_TEST_NUMBER.$mode &&
 			$SHARE/topomap plan --metric $metric --profile $SHARE/halo16.json \
 				--netmap $XDG_CACHE_HOME/topomap/netmaps/job\$SLURM_JOB_ID.json \
 				--slots n1:2,n2:2,n3:2,n4:2,n5:2,n6:2,n7:2,n8:2 -o $SHARE/plan.$BATS_TEST_NUMBER.$mode"
@@ -236,6 +239,9 @@ setup() {
 		[ "$status" -eq 0 ]
 		got=$(hosts_of <"$SHARE/out.$BATS_TEST_NUMBER.$mode")
 		want=$(awk '{print NR - 1, $1}' "$SHARE/plan.$BATS_TEST_NUMBER.$mode")
+		if [ "$mode" = latency ] && [ "$got" = "$block" ] && [[ "$output" == *"srun: topomap: "*"is not significant"* ]]; then
+			continue
+		fi
 		[ "$got" = "$want" ]
 		[ "$want" = "$block" ] || [[ "$output" == *"placed 16 ranks on 8 nodes"* ]]
 	done
