@@ -26,6 +26,7 @@ AC_DEFUN([X_AC_SANITIZERS], [
     CFLAGS=$x_ac_save_CFLAGS
     LDFLAGS=$x_ac_save_LDFLAGS
   ])
+  AM_CONDITIONAL([SANITIZERS], [test "x$x_ac_sanitizers" = xyes])
   AC_SUBST([SAN_CFLAGS])
   AC_SUBST([SAN_LDFLAGS])
 ])
