@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* topology_private.h: what the parts of the inference share (topology.c,
- * topology_ly.c, topology_cluster.c, topology_fit.c, topology_gaps.c).
- * Not for callers of topology.h.
+/* topology_private.h: what the parts of the inference share (the base,
+ * topology.c; topology_ly.c, topology_cluster.c, topology_fit.c,
+ * topology_gaps.c; topology_infer.c over them).  Not for callers of
+ * topology.h.
  */
 #ifndef TOPOMAP_TOPOLOGY_PRIVATE_H
 #define TOPOMAP_TOPOLOGY_PRIVATE_H
@@ -22,7 +23,7 @@
 /* topo_fit prices at most this many pairs, every k-th of them beyond. */
 #define FIT_MAX_PAIRS (1 << 16)
 
-/* topology.c */
+/* topology.c, the base */
 
 /* topo_params_check: p's fields in range; -1 with errp set, errno EINVAL. */
 int topo_params_check (const topo_params_t *p, tm_error_t *errp);
