@@ -292,10 +292,12 @@ prolog_mode() {
 	runuser -u $UB -- sh -c "cd $d && seq 100000 | sed 's/^/f/' | xargs touch"
 	# B stops its own find, as B's other job or login could.  find reads
 	# 100 000 names in a tenth of a second or so, and the stopper may miss
-	# it: then the epilog runs again.
+	# it: then the epilog runs again.  The stopper runs before the epilog
+	# starts, and 30 s at most: one that missed its find ends.
 	for try in 1 2 3; do
 		runuser -u $UB -- sh -c "echo x >$d/job7.json"
-		runuser -u $UB -- bash -c "until pkill -STOP -u $UB -x find; do :; done; touch $d/stopped" &
+		runuser -u $UB -- timeout 30 bash -c "until pkill -STOP -u $UB -x find; do :; done; touch $d/stopped" &
+		until pgrep -u $UB -f 'until pkill' >/dev/null; do sleep 0.05; done
 		SECONDS=0
 		run timeout 60 env SLURM_JOB_ID=7 SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
 		pkill -KILL -u $UB -f 'until pkill' || true
