@@ -5,6 +5,11 @@
 # design document and the README name exactly the plugstack arguments and
 # TOPOMAP_ variables the code has.
 
+# Tagged once: no cluster, and the same sources on every generation; each
+# root's unit tests cover lib/ against its own libraries (t/check-generations).
+
+# bats file_tags=once
+
 PAGES="man1/topomap.1 man1/topomap-probe.1 man1/topomap-probe-mpich.1 man7/topomap-admin.7 man7/topomap-user.7 man8/topomap.so.8 man8/topomap-cluster.8 man8/topomap-epilog.8 man8/topomap-prolog.8 man8/topomap-root.8 man8/topomap-topology.8"
 
 setup_file() {

@@ -6,6 +6,11 @@
 # runs them longer.  They run side by side, one a core, in setup_file;
 # each test reads its harness's report.
 
+# Tagged once: no cluster, and the same sources on every generation; each
+# root's unit tests cover lib/ against its own libraries (t/check-generations).
+
+# bats file_tags=once
+
 setup_file() {
 	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 	local jobs

@@ -3,6 +3,11 @@
 # topomap profile import|list|show|export|rm and topomap recorder, on files
 # made here: no cluster.
 
+# Tagged once: no cluster, and the same sources on every generation; each
+# root's unit tests cover lib/ against its own libraries (t/check-generations).
+
+# bats file_tags=once
+
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
 TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap

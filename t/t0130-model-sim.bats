@@ -7,6 +7,11 @@
 # tree comes back exactly; the cloud's racks come back as its groups.  No
 # Slurm needed.
 
+# Tagged once: no cluster, and the same sources on every generation; each
+# root's unit tests cover lib/ against its own libraries (t/check-generations).
+
+# bats file_tags=once
+
 setup_file() {
 	: "${TOPOMAP_BUILDDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 	export TOPOMAP_BUILDDIR

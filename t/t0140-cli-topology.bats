@@ -3,6 +3,11 @@
 # topomap netmap import and export: Slurm's topology.conf in and out, the
 # round trip, and bad files: no cluster.
 
+# Tagged once: no cluster, and the same sources on every generation; each
+# root's unit tests cover lib/ against its own libraries (t/check-generations).
+
+# bats file_tags=once
+
 : "${TOPOMAP_SRCDIR:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
 : "${TOPOMAP_BUILDDIR:=$TOPOMAP_SRCDIR}"
 TOPOMAP=$TOPOMAP_BUILDDIR/cli/topomap
