@@ -1,10 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe on three-level trees: the inferred tree is the configured
-# one, three runs out of three on the first generation (once on the
-# others, TOPOMAP_ONCE=no: the inference is lib/'s, the same everywhere;
-# each generation's probe and MPI still measure), at the probe's default
-# ping size, on
+# one, three runs out of three, at the probe's default ping size, on
 #   3level-12            12 nodes, 1 Gbit/s, 300 and 100 Mbit/s
 #   3level-12-scrambled  12 nodes, names scrambled across the leaves,
 #                        1 Gbit/s, 250 and 60 Mbit/s
@@ -20,7 +17,10 @@
 # something else on this machine is measured again (lib/pairs.h): under a
 # busy core, 3 probes in 12 of 3level-12 lost the tree without that.
 # Last, contrib/topomap-topology writes 3level-16 as Slurm's topology.conf
-# from a batch job, and the file gives the configured tree back.
+# from a batch job, and the file gives the configured tree back.  The
+# inference tests are tagged once (first generation only): they judge
+# lib/'s inference, the same on every generation, whose probe and MPI
+# t1000 and t1040 measure there; the batch job runs on every generation.
 
 load lib/cluster
 load lib/probe
@@ -38,26 +38,24 @@ setup() {
 }
 
 # tree_thrice TOPOLOGY NODES: bring the cluster up on TOPOLOGY and probe
-# it three times (once under TOPOMAP_ONCE=no); each netmap's tree is the
-# configured one.  A run that
+# it three times; each netmap's tree is the configured one.  A run that
 # fails shows its model, pairs measured again, and bandwidths first (CI
 # keeps the first lines of a failure).
 tree_thrice() {
-	local want run runs=3
-	[ "${TOPOMAP_ONCE:-}" != no ] || runs=1
+	local want run
 	cluster_up --topology "$TOPOLOGIES/$1.topo"
 	stage "$PROBE" "$TOPOMAP"
 	want=$(configured_tree)
 	[[ "$want" == "(((n"*"))" ]]
-	for run in $(seq "$runs"); do
+	for run in 1 2 3; do
 		run run_probe "$2" -o "$SHARE/tree.$run.json"
-		[ "$status" -eq 0 ] || { echo "run $run of $runs: the probe failed: $output"; return 1; }
+		[ "$status" -eq 0 ] || { echo "run $run of 3: the probe failed: $output"; return 1; }
 		run "$SHARE/topomap" netmap show "$SHARE/tree.$run.json"
 		if [[ "$output" == *"model: tree (the "*" fit a switch tree), 7 switches, 4 groups: "* &&
 			"$output" == *"tree: $want"* && "$output" == *"fit: residual "* ]]; then
 			continue
 		fi
-		echo "run $run of $runs: not the configured tree $want"
+		echo "run $run of 3: not the configured tree $want"
 		grep -E '^(pairs|model|fit|tree):' <<<"$output"
 		sed -n '/^bandwidth/,$p' <<<"$output"
 		sed -n '/^latency/,/^$/p' <<<"$output"
@@ -65,18 +63,22 @@ tree_thrice() {
 	done
 }
 
-@test "3level-12: the inferred tree is the configured one, three times (once on later generations)" {
+# bats test_tags=once
+@test "3level-12: the inferred tree is the configured one, three times" {
 	tree_thrice 3level-12 12
 }
 
-@test "3level-12-scrambled: the inferred tree is the configured one, three times (once on later generations)" {
+# bats test_tags=once
+@test "3level-12-scrambled: the inferred tree is the configured one, three times" {
 	tree_thrice 3level-12-scrambled 12
 }
 
-@test "3level-16: the inferred tree is the configured one, three times (once on later generations)" {
+# bats test_tags=once
+@test "3level-16: the inferred tree is the configured one, three times" {
 	tree_thrice 3level-16 16
 }
 
+# bats test_tags=once
 @test "2sw-pairs: the 4 pairs between two switches of two nodes are measured again, and the tree stays" {
 	cluster_up --topology "$TOPOMAP_SRCDIR/t/fixtures/2sw-pairs.topo"
 	stage "$PROBE" "$TOPOMAP"
