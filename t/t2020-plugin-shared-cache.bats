@@ -287,7 +287,7 @@ prolog_mode() {
 }
 
 @test "topomap-epilog cannot be held by the user: a stopped removal is killed after 10 s, and it exits 0" {
-	local d=$SITE/$BUID try
+	local d=$SITE/$BUID try stopper
 	prolog_mode
 	runuser -u $UB -- sh -c "cd $d && seq 100000 | sed 's/^/f/' | xargs touch"
 	# B stops its own find, as B's other job or login could.  find reads
@@ -297,11 +297,13 @@ prolog_mode() {
 	for try in 1 2 3; do
 		runuser -u $UB -- sh -c "echo x >$d/job7.json"
 		runuser -u $UB -- timeout 30 bash -c "until pkill -STOP -u $UB -x find; do :; done; touch $d/stopped" &
+		stopper=$!
 		until pgrep -u $UB -f 'until pkill' >/dev/null; do sleep 0.05; done
 		SECONDS=0
 		run timeout 60 env SLURM_JOB_ID=7 SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
 		pkill -KILL -u $UB -f 'until pkill' || true
-		wait || true
+		kill -KILL "$stopper" 2>/dev/null || true
+		wait "$stopper" || true
 		# (a find held there, before this test passed, is not left stopped)
 		pkill -KILL -u $UB -x find || true
 		echo "try $try: $output ($SECONDS s)"
