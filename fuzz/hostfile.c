@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "fuzz/fuzz.h"
+#include "lib/file.h"
 #include "lib/planfile.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -17,7 +18,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     const char *path = fuzz_path (data, size);
     int node[16];
     char *text = NULL;
-    size_t len = 0;
+    size_t len = 0, bom;
     tm_error_t e;
 
     if (plan_read_hostfile (path, 16, 8, names, node, &e) < 0)
@@ -27,8 +28,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             abort ();
     if (plan_text (&text, &len, PLAN_HOSTFILE, 16, node, 8, names, &e) < 0)
         abort ();
-    if (size >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-        data += 3, size -= 3;
+    bom = file_bom ((const char *)data, size);
+    data += bom;
+    size -= bom;
     if (!(len == size || (len == size + 1 && text[size] == '\n')) || memcmp (text, data, size) != 0)
         abort ();
     free (text);

@@ -8,13 +8,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "lib/stats.h"
 #include "lib/topology.h"
 #include "lib/topology_private.h"
 
