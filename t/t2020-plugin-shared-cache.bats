@@ -298,7 +298,10 @@ prolog_mode() {
 		runuser -u $UB -- sh -c "echo x >$d/job7.json"
 		runuser -u $UB -- timeout 30 bash -c "until pkill -STOP -u $UB -x find; do :; done; touch $d/stopped" &
 		stopper=$!
-		until pgrep -u $UB -f 'until pkill' >/dev/null; do sleep 0.05; done
+		until pgrep -u $UB -f 'until pkill' >/dev/null; do
+			kill -0 "$stopper" 2>/dev/null || break
+			sleep 0.05
+		done
 		SECONDS=0
 		run timeout 60 env SLURM_JOB_ID=7 SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
 		pkill -KILL -u $UB -f 'until pkill' || true
