@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #include "lib/compat.h"
 #include "cli/draw.h"
+#include "cli/json.h"
 #include "lib/exeid.h"
 #include "lib/file.h"
 #include "lib/history.h"
@@ -102,11 +104,14 @@ static const struct {
      "                  (either refused where srun --topo-map would not trust it:\n"
      "                  a directory others may write, or another's, on the way)\n"
      "  -o, --output OUT  write it to OUT instead\n"},
-    {"profile list", "profile list [--cache DIR] [--site DIR]", "the cached profiles",
+    {"profile list", "profile list [--cache DIR] [--site DIR] [--noheader | --json]",
+     "the cached profiles",
      "List the cached profiles: task count, when recorded, file, executable; a\n"
      "file that is no valid profile with the reason.\n"
      "  -C, --cache DIR  the cache to list (default: the user's)\n"
-     "  -S, --site DIR   the site's profile directory too, after the user's\n"},
+     "  -S, --site DIR   the site's profile directory too, after the user's\n"
+     "  --noheader       no header line\n"
+     "  --json           a JSON array, an object a file (topomap(1))\n"},
     {"profile rm", "profile rm [--cache DIR] [--ntasks N] KEY|EXE_ID|EXE", "remove cached profiles",
      "Remove cached profiles: of an executable (its path or identity) for every\n"
      "task count or for N only, or one file by its name (KEY).\n"
@@ -119,7 +124,7 @@ static const struct {
      "  -o, --output OUT.svg  the picture to write\n"},
     {"plan",
      "plan --profile P --netmap N [--slots NODE:N,...] [--metric M]\n"
-     "[--format F[,F...]] [-o OUT] [--explain] [--svg OUT.svg] [-v]\n"
+     "[--format F[,F...]] [-o OUT] [--explain [--json]] [--svg OUT.svg] [-v]\n"
      "[--price scotch|NAME=HOSTFILE]...",
      "place the ranks of P on the nodes of N",
      "Choose a node of the netmap N for every rank of the profile P, priced by\n"
@@ -142,6 +147,7 @@ static const struct {
      "                     communication time), internode_MB, internode_msgs, comm_s\n"
      "                     (bytes over bandwidth), vs_block, link_ms (its busiest\n"
      "                     link), link_vs (that against block)\n"
+     "  --json             --explain as one JSON document (topomap(1))\n"
      "  --svg OUT.svg      srun's block layout beside the plan, as a picture\n"
      "  --price scotch|NAME=HOSTFILE  (with --explain) price another layout too\n"
      "  -v, --verbose      how long planning took, step by step\n"},
@@ -736,7 +742,8 @@ static int list_one (const profile_cache_entry_t *en, void *arg)
 {
     char when[32] = "-";
 
-    (void)arg;
+    if (arg) /* --json: 1 stops the listing, out of memory */
+        return jsonfile_add (arg, NULL, json_profile_entry (en), false) < 0;
     if (en->profile && jsonfile_format_time (en->profile->timestamp, when, sizeof (when)) < 0)
         snprintf (when, sizeof (when), "-");
     if (en->reason)
@@ -744,7 +751,7 @@ static int list_one (const profile_cache_entry_t *en, void *arg)
     else
         printf ("%-6d %s  %s  %s\n", en->ntasks, when, en->path,
                 en->exe_path[0] ? en->exe_path : "(executable unknown)");
-    return ferror (stdout) ? -1 : 0;
+    return ferror (stdout) ? 1 : 0; /* said by finish_output */
 }
 
 static int profile_list_cmd (int argc, char **argv)
@@ -752,11 +759,14 @@ static int profile_list_cmd (int argc, char **argv)
     static const struct option longopts[] = {
         {"cache", required_argument, NULL, 'C'},
         {"site", required_argument, NULL, 'S'},
+        {"noheader", no_argument, NULL, 'H'},
+        {"json", no_argument, NULL, 'J'},
         {NULL, 0, NULL, 0},
     };
     const char *cache = NULL, *site = NULL;
     char dir[4096];
-    int c;
+    int c, header = 1, rc;
+    json_object *all = NULL;
     tm_error_t e;
 
     while ((c = next_option ("profile list", argc, argv, "C:S:", longopts)) != -1) {
@@ -764,18 +774,40 @@ static int profile_list_cmd (int argc, char **argv)
             cache = optarg;
         else if (c == 'S')
             site = optarg;
+        else if (c == 'H')
+            header = 0;
+        else if (c == 'J')
+            all = all ? all : json_object_new_array ();
         else
             return EXIT_USAGE;
     }
     if (argc != optind)
         return bad_usage ("profile list", "no operands expected");
-    if (cache_dir ("profile list", cache, dir, sizeof (dir), &e) < 0)
+    if (all && !header) {
+        json_object_put (all);
+        return bad_usage ("profile list", "--json has no header to leave out");
+    }
+    if (cache_dir ("profile list", cache, dir, sizeof (dir), &e) < 0) {
+        json_object_put (all);
         return fail ("profile list", &e);
-    printf ("TASKS  RECORDED              FILE  EXECUTABLE\n");
-    if (profile_cache_list (dir, list_one, NULL, &e) == -1)
+    }
+    if (header && !all)
+        printf ("TASKS  RECORDED              FILE  EXECUTABLE\n");
+    if ((rc = profile_cache_list (dir, list_one, all, &e)) == 0 && site)
+        rc = profile_cache_list (site, list_one, all, &e);
+    if (rc == -1) {
+        json_object_put (all);
         return fail ("profile list", &e);
-    if (site && profile_cache_list (site, list_one, NULL, &e) == -1)
-        return fail ("profile list", &e);
+    }
+    if (all && rc) {
+        json_object_put (all);
+        fprintf (stderr, "%s: profile list: out of memory\n", prog);
+        return EXIT_FAIL;
+    }
+    if (all && json_put (stdout, all) < 0 && errno == ENOMEM) {
+        fprintf (stderr, "%s: profile list: out of memory\n", prog);
+        return EXIT_FAIL;
+    }
     return finish_output ("profile list");
 }
 
@@ -1057,7 +1089,7 @@ static void explain_inside (const profile_t *p, const netmap_t *nm, const int *n
 typedef struct {
     const char *pfile, *nfile, *slotarg, *out, *svg, *prices[PLAN_PRICES];
     plan_format_t fmts[4];
-    int nfmts, nprices, explain, verbose;
+    int nfmts, nprices, explain, json, verbose;
     map_params_t params;
 } plan_args_t;
 
@@ -1087,17 +1119,12 @@ static int plan_formats (const char *arg, plan_args_t *a)
 static int plan_args (int argc, char **argv, plan_args_t *a)
 {
     static const struct option longopts[] = {
-        {"profile", required_argument, NULL, 'p'},
-        {"netmap", required_argument, NULL, 'N'},
-        {"slots", required_argument, NULL, 's'},
-        {"metric", required_argument, NULL, 'm'},
-        {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},
-        {"explain", no_argument, NULL, 'x'},
-        {"svg", required_argument, NULL, 'S'},
-        {"price", required_argument, NULL, 'P'},
-        {"verbose", no_argument, NULL, 'v'},
-        {NULL, 0, NULL, 0},
+        {"profile", required_argument, NULL, 'p'}, {"netmap", required_argument, NULL, 'N'},
+        {"slots", required_argument, NULL, 's'},   {"metric", required_argument, NULL, 'm'},
+        {"format", required_argument, NULL, 'f'},  {"output", required_argument, NULL, 'o'},
+        {"explain", no_argument, NULL, 'x'},       {"json", no_argument, NULL, 'J'},
+        {"svg", required_argument, NULL, 'S'},     {"price", required_argument, NULL, 'P'},
+        {"verbose", no_argument, NULL, 'v'},       {NULL, 0, NULL, 0},
     };
     const char *fmtarg = "hostfile";
     int c;
@@ -1128,6 +1155,9 @@ static int plan_args (int argc, char **argv, plan_args_t *a)
         case 'x':
             a->explain = 1;
             break;
+        case 'J':
+            a->json = 1;
+            break;
         case 'S':
             a->svg = optarg;
             break;
@@ -1151,6 +1181,8 @@ static int plan_args (int argc, char **argv, plan_args_t *a)
         return bad_usage ("plan", "expected --profile P and --netmap N");
     if (a->nprices && !a->explain)
         return bad_usage ("plan", "--price needs --explain");
+    if (a->json && !a->explain)
+        return bad_usage ("plan", "--json needs --explain");
     return plan_formats (fmtarg, a);
 }
 
@@ -1234,17 +1266,18 @@ static int plan_output (const plan_args_t *a, const map_result_t *res, const net
 /* --explain's odds: the topomap plan against block priced again on the
  * netmaps drawn from the spread of pairs alike (map_odds), as the plugin
  * prices a plan against srun's layout, with the plugin's default
- * min_gain.
+ * min_gain.  1 when priced, 0 when there is no plan or block to price.
  */
 #define PLAN_MIN_GAIN 0.05
-static int explain_odds (const profile_t *p, const profile_t *from, netmap_t *nm,
-                         const netmap_spread_t *s, const map_result_t *res, map_metric_t metric)
+static int plan_odds (const profile_t *p, const profile_t *from, netmap_t *nm,
+                      const netmap_spread_t *s, const map_result_t *res, map_metric_t metric,
+                      map_odds_t *o)
 {
     const profile_t *runs[2] = {p->recheck ? p : from, p->recheck};
     const map_candidate_t *plan = NULL, *block = NULL;
-    map_odds_t o;
     tm_error_t e;
 
+    memset (o, 0, sizeof (*o));
     for (int i = 0; i < res->ncandidates; i++) {
         if (!strcmp (res->cand[i].name, "topomap"))
             plan = &res->cand[i];
@@ -1254,20 +1287,73 @@ static int explain_odds (const profile_t *p, const profile_t *from, netmap_t *nm
     if (!plan || !block)
         return 0;
     if (map_odds (runs, p->recheck ? 2 : 1, nm, s, metric, plan->node, block->node, PLAN_MIN_GAIN,
-                  &o, &e) < 0) {
+                  o, &e) < 0) {
         fail ("plan", &e);
         return -1;
     }
-    if (!o.draws)
+    return 1;
+}
+
+static void explain_odds (const map_odds_t *o)
+{
+    if (!o->draws)
         printf ("the netmap's figures were not measured pair by pair: no spread to draw from\n");
     else
         printf ("across %d netmaps drawn from the spread of pairs alike: topomap against block "
                 "gains %.1f%% to %.1f%%, %.1f%% to %.1f%% at the busiest link; %.0f%% or more "
                 "in total and at the busiest link in %d of them (%s)\n",
-                o.draws, 100 * o.gain_lo, 100 * o.gain_hi, 100 * o.link_lo, 100 * o.link_hi,
-                100 * PLAN_MIN_GAIN, o.wins,
-                o.wins >= MAP_ODDS_LEVEL * o.draws ? "significant" : "not significant");
-    return 0;
+                o->draws, 100 * o->gain_lo, 100 * o->gain_hi, 100 * o->link_lo, 100 * o->link_hi,
+                100 * PLAN_MIN_GAIN, o->wins,
+                o->wins >= MAP_ODDS_LEVEL * o->draws ? "significant" : "not significant");
+}
+
+/* --explain --json: what the text below says, as one document. */
+static int plan_explain_json (const plan_args_t *a, const profile_t *p, const profile_t *from,
+                              netmap_t *nm, const map_result_t *res, const int *overfull,
+                              const map_odds_t *odds)
+{
+    json_explain_t x = {.res = res,
+                        .nm = nm,
+                        .p = p,
+                        .overfull = overfull,
+                        .nprices = a->nprices,
+                        .odds = odds,
+                        .min_gain = PLAN_MIN_GAIN};
+    map_candidate_t *on = NULL;
+    map_inside_t b;
+    char bind[8192];
+    tm_error_t e;
+    int rc = EXIT_FAIL, inside;
+
+    x.recurring = from != p ? profile_recurring (p, p->recheck) : NAN;
+    if (p->recheck) {
+        if (!(on = calloc (2 * (size_t)res->ncandidates, sizeof (*on))))
+            goto nomem;
+        for (int k = 0; k < 2 * res->ncandidates; k++) {
+            on[k].node = res->cand[k % res->ncandidates].node;
+            if (map_price (k < res->ncandidates ? p : p->recheck, nm, res->metric, &on[k]) < 0)
+                goto nomem;
+        }
+        x.on[0] = on;
+        x.on[1] = on + res->ncandidates;
+    }
+    inside = map_inside_netmap (from, nm, res->cand[res->chosen].node, 1, &a->params, &b, &e);
+    if (inside == 0) {
+        x.inside = &b;
+        x.cpu_bind = map_inside_cpu_bind (&b, bind, sizeof (bind)) == 0 ? bind : NULL;
+    }
+    if (json_put (stdout, json_plan_explain (&x)) < 0)
+        fprintf (stderr, "%s: plan: %s\n", prog, strerror (errno));
+    else
+        rc = finish_output ("plan");
+    if (inside == 0)
+        map_inside_free (&b);
+    free (on);
+    return rc;
+nomem:
+    fprintf (stderr, "%s: plan: out of memory\n", prog);
+    free (on);
+    return EXIT_FAIL;
 }
 
 /* --explain: every candidate, the recordings, the binding, what cannot run. */
@@ -1275,6 +1361,13 @@ static int plan_explain (const plan_args_t *a, const profile_t *p, const profile
                          netmap_t *nm, const netmap_spread_t *spread, const map_result_t *res,
                          int nslots, const int *overfull)
 {
+    map_odds_t odds;
+    int priced = plan_odds (p, from, nm, spread, res, a->params.metric, &odds);
+
+    if (priced < 0)
+        return EXIT_FAIL;
+    if (a->json)
+        return plan_explain_json (a, p, from, nm, res, overfull, priced ? &odds : NULL);
     if (from != p)
         printf ("planned from the traffic both recordings of the profile share: %.1f%% of its "
                 "recording's bytes\n",
@@ -1286,8 +1379,8 @@ static int plan_explain (const plan_args_t *a, const profile_t *p, const profile
         if (overfull[i] > 0)
             printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",
                     res->cand[res->ncandidates - a->nprices + i].name, overfull[i], nslots);
-    if (explain_odds (p, from, nm, spread, res, a->params.metric) < 0)
-        return EXIT_FAIL;
+    if (priced)
+        explain_odds (&odds);
     return finish_output ("plan");
 }
 

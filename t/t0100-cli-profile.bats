@@ -152,6 +152,35 @@ teardown() {
 	[[ "$output" == *"invalid: "* ]]
 }
 
+@test "--json lists every file for scripts, the invalid with its reason; --noheader drops the header" {
+	touch -d 2020-01-02T03:04:05Z "$D/m.csv"
+	f=$("$TOPOMAP" profile import --exe "$RING" "$D/m.csv")
+	echo '{' >"$D/xdg/topomap/profiles/broken.json"
+	run "$TOPOMAP" profile list --json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq length <<<"$output")" -eq 2 ]
+	jq -e --arg f "$f" --arg exe "$RING" --argjson size "$(stat -c %s "$f")" \
+		'.[] | select(.file == $f) | .valid and .invalid == null and .tasks == 3 and
+		.executable == $exe and (.exe_id | startswith("build-id:")) and .bytes == $size and
+		.recorded == "2020-01-02T03:04:05Z"' <<<"$output"
+	jq -e '.[] | select(.file | endswith("/broken.json")) | (.valid | not) and
+		(.invalid | length > 0) and .tasks == null and .recorded == null' <<<"$output"
+	# The same files as the text, which --noheader gives without its header.
+	run "$TOPOMAP" profile list --noheader
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"/broken.json  invalid: "* ]]
+	[[ "${lines[1]}" == "3      2020-01-02T03:04:05Z  $f  $RING" ]]
+	run "$TOPOMAP" profile list --noheader --json
+	[ "$status" -eq 2 ]
+	[[ "$output" == "topomap: profile list: --json has no header to leave out"* ]]
+	# An empty cache is an empty array.
+	run "$TOPOMAP" profile list --json --cache "$D/none"
+	[ "$status" -eq 0 ]
+	[ "$(jq -c . <<<"$output")" = "[]" ]
+}
+
 @test "rm by executable removes its profiles, and says when none matched" {
 	"$TOPOMAP" profile import --exe "$RING" "$D/m.csv" >/dev/null
 	run "$TOPOMAP" profile rm "$RING"

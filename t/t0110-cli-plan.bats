@@ -316,6 +316,48 @@ vs() {
 	[ "$output" = "topomap: plan: --price: a candidate is named 'scotch' already (see 'topomap plan --help')" ]
 }
 
+# figure TEXT NAME COLUMN: the --explain table's COLUMN (awk field, after
+# the chosen mark) of candidate NAME.
+figure() {
+	awk -v n="$2" -v c="$3" '($1 == "*" && $2 == n) { print $(c + 1); exit } ($1 == n && NF >= 8) { print $c; exit }' <<<"$1"
+}
+
+@test "--explain --json gives the text's figures for scripts: candidates, nodes, odds" {
+	text=$("$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain 2>/dev/null)
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --json -o "$D/hosts"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -e '.schema == 1 and .ntasks == 16 and .metric == "combined" and .recurring == null and
+		.recordings == null and .binding == null and
+		([.candidates[] | select(.chosen)] | length == 1 and .[0].name == "topomap") and
+		.chosen == "topomap" and ([.nodes[].ranks] | add == 16)' <<<"$output"
+	# Each candidate's figures are the table's, to its three places.
+	for name in topomap block cyclic; do
+		[ "$(jq -r --arg n "$name" '.candidates[] | select(.name == $n) |
+			"\(.cost_s * 1e3 * 1000 | round / 1000) \(.cost_vs_block * 1000 | round / 1000) \(.link_s * 1e3 * 1000 | round / 1000)"' <<<"$output")" = \
+			"$(awk -v a="$(figure "$text" "$name" 2)" -v b="$(figure "$text" "$name" 6)" -v c="$(figure "$text" "$name" 7)" 'BEGIN { print a + 0, b + 0, c + 0 }')" ]
+	done
+	# The plan itself went to -o, as without --json; the nodes are its own.
+	[ "$(sort "$D/hosts" | uniq -c | awk '{print $2, $1}')" = "$(jq -r '.nodes[] | "\(.host) \(.ranks)"' <<<"$output")" ]
+	jq -e '.odds.draws == 200 and .odds.wins == 200 and .odds.significant and .odds.min_gain == 0.05 and
+		.odds.gain[0] <= .odds.gain[1] and .odds.link_gain[0] <= .odds.link_gain[1]' <<<"$output"
+	# A checked profile: both recordings priced; the share planned from.
+	with_check "$HALO" "$HALO" "$D/same.json"
+	run "$TOPOMAP" plan --profile "$D/same.json" --netmap "$NET" --explain --json -o "$D/p2"
+	[ "$status" -eq 0 ]
+	jq -e '.recurring == 1 and (.recordings | length == 2) and .recordings[0].of == "recording" and
+		.recordings[1].of == "check" and .recordings[1].job == "1" and
+		(.recordings[0].candidates | length == 3)' <<<"$output"
+	# --price's layouts say whether they fit; --json alone is a usage error.
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --json --price scotch -o "$D/p3"
+	[ "$status" -eq 0 ]
+	jq -e '.candidates[-1].name == "scotch" and .candidates[-1].overfull_nodes >= 0 and
+		(.candidates[0] | has("overfull_nodes") | not)' <<<"$output"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --json
+	[ "$status" -eq 2 ]
+	[[ "$output" == "topomap: plan: --json needs --explain"* ]]
+}
+
 @test "--explain shows the binding inside the nodes where the netmap knows them" {
 	# 8 ranks in pairs (0,1) (2,3) ...; nodes of 4 CPUs whose L3 domains
 	# alternate (CPUs 0 and 2, 1 and 3): block binding splits every pair
@@ -328,6 +370,10 @@ vs() {
 	line=$(grep '^inside the nodes: ' <<<"$output")
 	[[ "$line" =~ ^inside\ the\ nodes:\ --cpu-bind=map_cpu:(0,2,1,3|2,0,3,1|1,3,0,2|3,1,2,0):\ the\ pairs\ inside\ them\ ([0-9.]+)\ ms\ against\ block\ binding\'s\ ([0-9.]+)\ ms$ ]]
 	awk -v a="${BASH_REMATCH[2]}" -v b="${BASH_REMATCH[3]}" 'BEGIN { exit !(a < b) }'
+	bind=${line#inside the nodes: --cpu-bind=}
+	run "$TOPOMAP" plan --profile "$D/pairs.json" --netmap "$TOPOMAP_SRCDIR/t/fixtures/net-inside.json" --slots n1:4,n2:4 --explain --json -o "$D/p4"
+	[ "$status" -eq 0 ]
+	jq -e --arg b "${bind%%:\ the pairs*}" '.binding.cpu_bind == $b and .binding.cost_s < .binding.block_s' <<<"$output"
 	# a netmap without insides says nothing of binding
 	run "$TOPOMAP" plan --profile "$D/pairs.json" --netmap "$NET" --slots n1:4,n2:4 --explain
 	[ "$status" -eq 0 ]
