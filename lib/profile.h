@@ -151,6 +151,10 @@ profile_t *profile_import (const char *path, profile_format_t fmt, tm_error_t *e
  */
 int profile_export_csv (const profile_t *p, FILE *f, const char *what, tm_error_t *errp);
 
+/* p's entries, src filled in, heaviest by bytes first, ties in rank
+ * order: allocated (free it), NULL (ENOMEM). */
+profile_entry_t *profile_heaviest (const profile_t *p);
+
 /* Print p for people: identity, totals, the heaviest pairs (up to top),
  * and how heterogeneous the pattern is (share of bytes on the heaviest
  * 10 % of pairs, coefficient of variation of per-pair bytes, degree).

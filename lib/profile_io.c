@@ -729,6 +729,23 @@ static int io_cmp_heavy (const void *a, const void *b)
     return 0;
 }
 
+profile_entry_t *profile_heaviest (const profile_t *p)
+{
+    profile_entry_t *v = malloc ((p->nentries ? p->nentries : 1) * sizeof (*v));
+
+    if (!v) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (int i = 0; i < p->ntasks; i++)
+        for (size_t k = p->row[i]; k < p->row[i + 1]; k++) {
+            v[k] = p->entries[k];
+            v[k].src = i;
+        }
+    qsort (v, p->nentries, sizeof (*v), io_cmp_heavy);
+    return v;
+}
+
 static const char *io_or (const char *s, const char *otherwise)
 {
     return s && s[0] ? s : otherwise;
@@ -831,8 +848,7 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
         return -1;
     }
     ne = p->nentries;
-    if (!(v = malloc ((ne ? ne : 1) * sizeof (*v))) ||
-        !(degree = calloc ((size_t)p->ntasks, sizeof (*degree)))) {
+    if (!(v = profile_heaviest (p)) || !(degree = calloc ((size_t)p->ntasks, sizeof (*degree)))) {
         errno = ENOMEM;
         goto out;
     }
@@ -841,12 +857,10 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
         for (size_t k = p->row[i]; k < p->row[i + 1]; k++) {
             int j = p->entries[k].dst;
 
-            v[k] = p->entries[k];
-            v[k].src = i;
-            sum += (double)v[k].bytes;
+            sum += (double)p->entries[k].bytes;
             if (i == j) {
                 self++;
-                self_bytes += v[k].bytes;
+                self_bytes += p->entries[k].bytes;
             } else if (i < j || !profile_get (p, j, i)) {
                 degree[i]++;
                 degree[j]++;
@@ -870,7 +884,6 @@ int profile_show (FILE *f, const profile_t *p, const char *name, int top)
         goto flush;
     }
 
-    qsort (v, ne, sizeof (*v), io_cmp_heavy);
     if (top > 0)
         io_show_heaviest (f, v, ne, (size_t)top, sum);
 
