@@ -262,3 +262,239 @@ json_object *json_plan_explain (const json_explain_t *x)
                          !(x->odds && x->odds->draws)) < 0;
     return done (o, bad);
 }
+
+/* The model's vertices above the hosts: a switch (tree) or cluster
+ * (groups) an object, with its parent's id, level (tree: hops above the
+ * hosts; groups: merge cost) and the hosts hanging from it. */
+static json_object *vertices (const netmap_t *nm, int *bad)
+{
+    const topo_t *t = nm->topo;
+    json_object *a = json_object_new_array ();
+
+    for (int v = t->nhosts; a && !*bad && v < t->nvertices; v++) {
+        json_object *o = json_object_new_object (), *hosts = json_object_new_array ();
+
+        *bad |= !o || !hosts || jsonfile_add (a, NULL, o, false) < 0;
+        if (*bad) {
+            json_object_put (hosts);
+            break;
+        }
+        add_int (o, "id", v - t->nhosts, bad);
+        if (t->parent[v] >= 0)
+            add_int (o, "parent", t->parent[v] - t->nhosts, bad);
+        else
+            add_str (o, "parent", NULL, bad);
+        add_num (o, "level", t->height[v], bad);
+        for (int h = 0; h < t->nhosts; h++)
+            if (t->parent[h] == v)
+                *bad |=
+                    jsonfile_add (hosts, NULL, json_object_new_string (nm->hosts[h]), false) < 0;
+        json_object_set_serializer (hosts, jsonfile_inline, NULL, NULL);
+        *bad |= jsonfile_add (o, "hosts", hosts, false) < 0;
+    }
+    *bad |= !a;
+    return a;
+}
+
+static json_object *model (const netmap_t *nm, int *bad)
+{
+    static const char *const signal[] = {[TOPO_SIGNAL_LATENCY] = "latency",
+                                         [TOPO_SIGNAL_BANDWIDTH] = "bandwidth",
+                                         [TOPO_SIGNAL_SITE] = "site"};
+    const topo_t *t = nm->topo;
+    json_object *o = json_object_new_object (), *groups = json_object_new_array ();
+
+    if (!o || !groups) {
+        json_object_put (o);
+        json_object_put (groups);
+        *bad = 1;
+        return NULL;
+    }
+    add_str (o, "kind", t->model == TOPO_TREE ? "tree" : "groups", bad);
+    add_str (o, "from",
+             t->signal >= TOPO_SIGNAL_LATENCY && t->signal <= TOPO_SIGNAL_SITE ? signal[t->signal]
+                                                                               : NULL,
+             bad);
+    add_num (o, "residual", t->model == TOPO_TREE ? t->residual : NAN, bad);
+    for (int g = 0; !*bad && g < t->ngroups; g++) {
+        json_object *hosts = json_object_new_array ();
+
+        *bad |= jsonfile_add (groups, NULL, hosts, false) < 0;
+        if (hosts)
+            json_object_set_serializer (hosts, jsonfile_inline, NULL, NULL);
+        for (int h = 0; !*bad && h < t->nhosts; h++)
+            if (t->group[h] == g)
+                *bad |=
+                    jsonfile_add (hosts, NULL, json_object_new_string (nm->hosts[h]), false) < 0;
+    }
+    *bad |= jsonfile_add (o, "groups", groups, false) < 0;
+    *bad |= jsonfile_add (o, t->model == TOPO_TREE ? "switches" : "clusters", vertices (nm, bad),
+                          false) < 0;
+    return o;
+}
+
+json_object *json_netmap_show (const netmap_t *nm)
+{
+    json_object *o = json_object_new_object (), *hosts = json_object_new_array (),
+                *insides = json_object_new_array (), *pairs = json_object_new_object ();
+    long npairs = 0, measured = 0, again = 0;
+    char when[32];
+    int bad = !o || !hosts || !insides || !pairs;
+
+    if (bad) {
+        json_object_put (o);
+        json_object_put (hosts);
+        json_object_put (insides);
+        json_object_put (pairs);
+        return NULL;
+    }
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++) {
+            npairs++;
+            measured += NETMAP_AT (nm, measured, a, b) > 0;
+            again += NETMAP_AT (nm, measured, a, b) > 1;
+        }
+    add_int (o, "schema", JSON_SCHEMA, &bad);
+    add_str (o, "job", nm->jobid[0] ? nm->jobid : NULL, &bad);
+    add_str (o, "made",
+             jsonfile_format_time (nm->timestamp, when, sizeof (when)) == 0 ? when : NULL, &bad);
+    add_num (o, "measure_s", measured ? nm->measure_s : NAN, &bad);
+    add_num (o, "measure_bound_s", measured ? netmap_measure_bound (nm) : NAN, &bad);
+    for (int h = 0; !bad && h < nm->n; h++)
+        bad |= jsonfile_add (hosts, NULL, json_object_new_string (nm->hosts[h]), false) < 0;
+    json_object_set_serializer (hosts, jsonfile_inline, NULL, NULL);
+    bad |= jsonfile_add (o, "hosts", hosts, false) < 0;
+    add_int (pairs, "all", npairs, &bad);
+    add_int (pairs, "measured", measured, &bad);
+    add_int (pairs, "measured_again", again, &bad);
+    bad |= jsonfile_add (o, "pairs", pairs, false) < 0;
+    bad |= jsonfile_add (o, "model", nm->topo ? model (nm, &bad) : NULL, !nm->topo) < 0;
+    for (int h = 0; !bad && h < nm->n; h++) {
+        const inside_t *in = nm->inside[h];
+        json_object *i;
+
+        if (!in)
+            continue;
+        bad |= !(i = json_object_new_object ()) || jsonfile_add (insides, NULL, i, false) < 0;
+        if (bad)
+            break;
+        add_str (i, "host", nm->hosts[h], &bad);
+        add_int (i, "cpus", in->ncpus, &bad);
+        add_int (i, "l3_domains", in->nl3, &bad);
+        add_int (i, "packages", in->npackages, &bad);
+    }
+    bad |= jsonfile_add (o, "insides", insides, false) < 0;
+    return done (o, bad);
+}
+
+/* s, or NULL (JSON null) for a string not known: NULL or "". */
+static const char *known (const char *s)
+{
+    return s && s[0] ? s : NULL;
+}
+
+/* The top heaviest pairs by bytes, ties in rank order, as profile show
+ * lists them. */
+static json_object *heaviest (const profile_t *p, int top, int *bad)
+{
+    size_t n = (size_t)top < p->nentries ? (size_t)top : p->nentries;
+    profile_entry_t *v = profile_heaviest (p);
+    json_object *a = json_object_new_array ();
+
+    if (!v || !a) {
+        free (v);
+        json_object_put (a);
+        *bad = 1;
+        return NULL;
+    }
+    for (size_t k = 0; !*bad && k < n; k++) {
+        json_object *o = json_object_new_object ();
+
+        *bad |= !o || jsonfile_add (a, NULL, o, false) < 0;
+        if (*bad)
+            break;
+        add_int (o, "from", v[k].src, bad);
+        add_int (o, "to", v[k].dst, bad);
+        add_int (o, "bytes", (int64_t)v[k].bytes, bad);
+        add_int (o, "msgs", (int64_t)v[k].msgs, bad);
+    }
+    free (v);
+    return a;
+}
+
+static void add_time (json_object *o, const char *key, time_t t, int *bad)
+{
+    char when[32];
+
+    add_str (o, key, jsonfile_format_time (t, when, sizeof (when)) == 0 ? when : NULL, bad);
+}
+
+static json_object *runs (const history_t *h, int *bad)
+{
+    json_object *o = json_object_new_object (), *l = NULL;
+    int count[2] = {0, 0};
+    history_verdict_t v;
+
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    for (int k = 0; k < h->nruns; k++)
+        count[h->run[k].layout == HISTORY_PLAN]++;
+    add_int (o, "kept", h->nruns, bad);
+    add_int (o, "srun", count[0], bad);
+    add_int (o, "placed", count[1], bad);
+    if (h->nruns > 0) {
+        history_judge (h, h->run[h->nruns - 1].args, &v);
+        if (v.placed && v.srun && !(l = json_object_new_object ()))
+            *bad = 1;
+    }
+    if (l) {
+        add_int (l, "placed", v.placed, bad);
+        add_int (l, "srun", v.srun, bad);
+        add_num (l, "placed_s", v.placed_s, bad);
+        add_num (l, "srun_s", v.srun_s, bad);
+        add_num (l, "spread_s", v.spread_s, bad);
+        add_num (l, "speedup", v.placed_s > 0 ? v.srun_s / v.placed_s : NAN, bad);
+        add_bool (l, "keep_srun", v.keep, bad);
+    }
+    *bad |= jsonfile_add (o, "like_latest", l, !l) < 0;
+    return o;
+}
+
+json_object *json_profile_show (const profile_t *p, int top, const history_t *h)
+{
+    json_object *o = json_object_new_object ();
+    int bad = !o;
+
+    if (bad)
+        return NULL;
+    add_int (o, "schema", JSON_SCHEMA, &bad);
+    add_int (o, "ntasks", p->ntasks, &bad);
+    add_str (o, "exe_id", known (p->exe_id), &bad);
+    add_str (o, "executable", known (p->exe_path), &bad);
+    add_str (o, "mpi", known (p->mpi), &bad);
+    add_str (o, "source", known (p->source), &bad);
+    add_str (o, "job", p->jobid[0] ? p->jobid : NULL, &bad);
+    add_time (o, "recorded", p->timestamp, &bad);
+    add_num (o, "record_s", p->record_s > 0 ? p->record_s : NAN, &bad);
+    add_bool (o, "collectives", p->collectives, &bad);
+    add_int (o, "total_bytes", (int64_t)p->total_bytes, &bad);
+    add_int (o, "total_msgs", (int64_t)p->total_msgs, &bad);
+    add_int (o, "pairs", (int64_t)p->nentries, &bad);
+    bad |= jsonfile_add (o, "heaviest", heaviest (p, top, &bad), false) < 0;
+    if (p->recheck) {
+        json_object *c = json_object_new_object ();
+
+        bad |= jsonfile_add (o, "check", c, false) < 0;
+        if (c) {
+            add_str (c, "job", p->recheck->jobid[0] ? p->recheck->jobid : NULL, &bad);
+            add_time (c, "recorded", p->recheck->timestamp, &bad);
+            add_int (c, "total_bytes", (int64_t)p->recheck->total_bytes, &bad);
+            add_num (c, "recurring", profile_recurring (p, p->recheck), &bad);
+        }
+    } else
+        bad |= jsonfile_add (o, "check", NULL, true) < 0;
+    bad |= jsonfile_add (o, "runs", h ? runs (h, &bad) : NULL, !h) < 0;
+    return done (o, bad);
+}

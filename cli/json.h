@@ -6,7 +6,9 @@
 
 #include <json-c/json.h>
 
+#include "lib/history.h"
 #include "lib/mapper.h"
+#include "lib/netmap.h"
 #include "lib/profile_cache.h"
 
 /* Bumped when a key changes meaning or goes; new keys keep it. */
@@ -40,5 +42,13 @@ typedef struct {
 } json_explain_t;
 
 json_object *json_plan_explain (const json_explain_t *x);
+
+/* What topomap netmap show says of nm, but its matrices (the netmap file
+ * holds them): linear in the hosts. */
+json_object *json_netmap_show (const netmap_t *nm);
+
+/* What topomap profile show says of p: its top heaviest pairs, and the
+ * runs of h (NULL: none read). */
+json_object *json_profile_show (const profile_t *p, int top, const history_t *h);
 
 #endif

@@ -56,11 +56,12 @@ static const struct {
     const char *summary;  /* a line of the whole usage */
     const char *text;     /* what it does, its options */
 } helps[] = {
-    {"netmap show", "netmap show FILE", "print a netmap: hosts, topology, matrices",
+    {"netmap show", "netmap show [--json] FILE", "print a netmap: hosts, topology, matrices",
      "Print a netmap: the job and when it was measured, the probe's parameters,\n"
      "the pairs measured, the topology model (switch tree or groups) and the\n"
      "latency (us, one way) and bandwidth (MB/s) matrices; the diagonal holds\n"
-     "intra-node figures, '-' where not measured.\n"},
+     "intra-node figures, '-' where not measured.\n"
+     "  --json  all but the matrices, as one JSON document (topomap(1))\n"},
     {"netmap draw", "netmap draw -o OUT.svg FILE", "picture a netmap's matrices",
      "Draw the netmap's latency and bandwidth matrices as heatmaps, hosts grouped\n"
      "by switch, bright: faster in both, into OUT.svg (written whole or not at all).\n"
@@ -78,11 +79,13 @@ static const struct {
      "  -H, --hosts LIST  a Slurm host list: the netmap's nodes (default: every\n"
      "                    node of the file, in its order)\n"
      "  -o, --output OUT  the netmap to write\n"},
-    {"profile show", "profile show [--top N] FILE", "print a profile: totals, heaviest pairs",
+    {"profile show", "profile show [--top N] [--json] FILE",
+     "print a profile: totals, heaviest pairs",
      "Print a profile: executable, MPI, task count, when and how it was\n"
      "recorded, totals, the heaviest pairs by bytes and how uneven the pattern\n"
      "is; of a profile with a check, how much of the traffic recurred.\n"
-     "  -t, --top N   how many pairs to list (default 10, 0 to 1000000)\n"},
+     "  -t, --top N   how many pairs to list (default 10, 0 to 1000000)\n"
+     "  --json        one JSON document (topomap(1))\n"},
     {"profile export", "profile export [--what bytes|msgs] FILE", "print a profile's matrix as CSV",
      "Print the profile's matrix as CSV: a line per sending rank, a column per\n"
      "receiving rank.\n"
@@ -451,11 +454,11 @@ static int netmap_import_cmd (int argc, char **argv)
 
 static int netmap_cmd (int argc, char **argv)
 {
-    static const struct option none[] = {{NULL, 0, NULL, 0}};
+    static const struct option show[] = {{"json", no_argument, NULL, 'J'}, {NULL, 0, NULL, 0}};
     const char *out, *file;
     netmap_t *nm;
     tm_error_t e;
-    int rc, i;
+    int rc, i, c, json = 0;
 
     if (argc >= 1 && !strcmp (argv[0], "export"))
         return netmap_export_cmd (argc, argv);
@@ -480,15 +483,21 @@ static int netmap_cmd (int argc, char **argv)
                  prog, argc ? " " : "", argc ? argv[0] : "");
         return EXIT_USAGE;
     }
-    if (next_option ("netmap show", argc, argv, "", none) != -1)
-        return EXIT_USAGE;
+    while ((c = next_option ("netmap show", argc, argv, "", show)) != -1) {
+        if (c != 'J')
+            return EXIT_USAGE;
+        json = 1;
+    }
     if (argc - optind != 1)
         return bad_usage ("netmap show", "expected one FILE");
     if (!(file = input (argv[optind], &e)))
         return fail ("netmap show", &e);
     if (!(nm = netmap_read (file, &e)))
         return fail ("netmap show", &e);
-    rc = netmap_show (stdout, nm, file) < 0 ? EXIT_FAIL : 0;
+    if (json)
+        rc = json_put (stdout, json_netmap_show (nm)) < 0 ? EXIT_FAIL : 0;
+    else
+        rc = netmap_show (stdout, nm, file) < 0 ? EXIT_FAIL : 0;
     if (rc)
         fprintf (stderr, "%s: netmap show: %s\n", prog, strerror (errno));
     else
@@ -519,55 +528,75 @@ static int profile_draw_cmd (int argc, char **argv)
  * any: how many under each layout, and for the arguments of the latest,
  * the medians history_judge compares and their ratio.
  */
-static void show_runs (const char *file)
+/* The runs srun saw of the profile file, from the history beside it:
+ * allocated (free it), or NULL with why ("" when file names no history:
+ * not a .json file, standard input, none there). */
+static history_t *runs_of (const char *file, char *why, size_t len)
 {
     const char *slash = strrchr (file, '/'), *base = slash ? slash + 1 : file;
     size_t n = strlen (base);
     char dir[4096], name[NAME_MAX + 1];
     history_t *h = malloc (sizeof (*h));
-    history_verdict_t v;
-    int fd, count[2] = {0, 0};
+    int fd;
     tm_error_t e;
 
-    if (!h || n <= 5 || strcmp (base + n - 5, ".json") != 0 ||
+    why[0] = '\0';
+    if (!h || strcmp (file, "-") == 0 || n <= 5 || strcmp (base + n - 5, ".json") != 0 ||
         snprintf (dir, sizeof (dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".") >=
             (int)sizeof (dir) ||
         snprintf (name, sizeof (name), "%.*s%s", (int)n - 5, base, HISTORY_SUFFIX) >=
             (int)sizeof (name) ||
         (fd = open (dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         free (h);
-        return;
+        return NULL;
     }
-    if (history_readat (fd, name, name, getuid (), h, &e) < 0)
-        printf ("runs: not read: %s\n", e.text);
-    else if (h->nruns > 0) {
-        for (int k = 0; k < h->nruns; k++)
-            count[h->run[k].layout == HISTORY_PLAN]++;
-        printf ("runs: %d kept, %d under srun's layout, %d placed\n", h->nruns, count[0], count[1]);
-        history_judge (h, h->run[h->nruns - 1].args, &v);
-        if (v.placed && v.srun)
-            printf ("like the latest: placed %.3f s against srun's layout %.3f s (medians of %d "
-                    "and %d, spread %.3f s): speedup %.2fx%s\n",
-                    v.placed_s, v.srun_s, v.placed, v.srun, v.spread_s,
-                    v.placed_s > 0 ? v.srun_s / v.placed_s : 0,
-                    v.keep ? ", srun's layout kept" : "");
+    if (history_readat (fd, name, name, getuid (), h, &e) < 0) {
+        snprintf (why, len, "%s", e.text);
+        free (h);
+        h = NULL;
     }
     close (fd);
-    free (h);
+    return h;
+}
+
+static void show_runs (const history_t *h, const char *why)
+{
+    history_verdict_t v;
+    int count[2] = {0, 0};
+
+    if (why[0])
+        printf ("runs: not read: %s\n", why);
+    if (!h || h->nruns == 0)
+        return;
+    for (int k = 0; k < h->nruns; k++)
+        count[h->run[k].layout == HISTORY_PLAN]++;
+    printf ("runs: %d kept, %d under srun's layout, %d placed\n", h->nruns, count[0], count[1]);
+    history_judge (h, h->run[h->nruns - 1].args, &v);
+    if (v.placed && v.srun)
+        printf ("like the latest: placed %.3f s against srun's layout %.3f s (medians of %d "
+                "and %d, spread %.3f s): speedup %.2fx%s\n",
+                v.placed_s, v.srun_s, v.placed, v.srun, v.spread_s,
+                v.placed_s > 0 ? v.srun_s / v.placed_s : 0, v.keep ? ", srun's layout kept" : "");
 }
 
 static int profile_show_cmd (int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"top", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'J'},
         {NULL, 0, NULL, 0},
     };
-    int top = 10, c;
+    int top = 10, c, json = 0;
     const char *file;
-    char *end;
+    char *end, why[sizeof (((tm_error_t *)0)->text)];
+    history_t *h;
     tm_error_t e;
 
     while ((c = next_option ("profile show", argc, argv, "t:", longopts)) != -1) {
+        if (c == 'J') {
+            json = 1;
+            continue;
+        }
         if (c != 't')
             return EXIT_USAGE;
         errno = 0;
@@ -583,9 +612,15 @@ static int profile_show_cmd (int argc, char **argv)
     profile_t *p = profile_read (file, &e);
     if (!p)
         return fail ("profile show", &e);
-    int rc = profile_show (stdout, p, file, top) < 0 ? EXIT_FAIL : 0;
-    if (!rc && strcmp (file, "-") != 0)
-        show_runs (file);
+    h = runs_of (file, why, sizeof (why));
+    int rc;
+    if (json) {
+        if (why[0])
+            fprintf (stderr, "%s: profile show: runs not read: %s\n", prog, why);
+        rc = json_put (stdout, json_profile_show (p, top, h)) < 0 ? EXIT_FAIL : 0;
+    } else if (!(rc = profile_show (stdout, p, file, top) < 0 ? EXIT_FAIL : 0))
+        show_runs (h, why);
+    free (h);
     if (rc)
         fprintf (stderr, "%s: profile show: %s\n", prog, strerror (errno));
     else

@@ -181,6 +181,38 @@ teardown() {
 	[ "$(jq -c . <<<"$output")" = "[]" ]
 }
 
+@test "show --json: the text's figures, the heaviest pairs and the runs srun saw" {
+	f=$("$TOPOMAP" profile import --exe "$RING" "$D/m.csv")
+	run "$TOPOMAP" profile show --json --top 2 "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -e --arg exe "$RING" '.schema == 1 and .ntasks == 3 and .executable == $exe and
+		.source == "import:csv" and .total_bytes == 30 and .pairs == 4 and .check == null and
+		.heaviest == [{"from": 0, "to": 1, "bytes": 10, "msgs": 1}, {"from": 1, "to": 0, "bytes": 10, "msgs": 1}] and
+		.runs == {"kept": 0, "srun": 0, "placed": 0, "like_latest": null}' <<<"$output"
+	# The runs beside it, as the plugin keeps them: two placed, two not.
+	h=${f%.json}.runs
+	run_at() { printf '{"time": "2026-12-02T01:00:0%dZ", "layout": "%s", "elapsed_s": %s, "args": "0123456789abcdef"}' "$@"; }
+	printf '{"schema": 1, "runs": [%s, %s, %s, %s]}\n' "$(run_at 1 srun 2.0)" "$(run_at 2 srun 2.2)" \
+		"$(run_at 3 plan 1.0)" "$(run_at 4 plan 1.1)" >"$h"
+	chmod 600 "$h"
+	text=$("$TOPOMAP" profile show "$f")
+	run "$TOPOMAP" profile show --json "$f"
+	[ "$status" -eq 0 ]
+	jq -e '.runs.kept == 4 and .runs.srun == 2 and .runs.placed == 2 and
+		.runs.like_latest.placed == 2 and .runs.like_latest.srun == 2 and
+		.runs.like_latest.keep_srun == false' <<<"$output"
+	[ "$(sed -n 's/^like the latest: placed \([0-9.]*\) s against srun.s layout \([0-9.]*\) s .*speedup \([0-9.]*\)x$/\1 \2 \3/p' <<<"$text")" = \
+		"$(jq -r '.runs.like_latest | "\(.placed_s * 1000 | round / 1000) \(.srun_s * 1000 | round / 1000) \(.speedup * 100 | round / 100)"' <<<"$output" |
+			awk '{ printf "%.3f %.3f %.2f\n", $1, $2, $3 }')" ]
+	# A history that cannot be read is said on standard error, the
+	# profile still shown.
+	echo '{' >"$h"
+	run "$TOPOMAP" profile show --json "$f"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "topomap: profile show: runs not read: "* ]]
+}
+
 @test "rm by executable removes its profiles, and says when none matched" {
 	"$TOPOMAP" profile import --exe "$RING" "$D/m.csv" >/dev/null
 	run "$TOPOMAP" profile rm "$RING"
@@ -223,24 +255,24 @@ teardown() {
 			grep -q -- "^ *\(-[A-Za-z], \)\?$opt\b" <<<"$output" || { echo "no $opt"; return 1; }
 		done
 	done <<'EOF2'
-netmap show:
+netmap show:--json
 netmap draw:--output
 netmap export:--format --output
 netmap import:--hosts --output
-profile show:--top
+profile show:--top --json
 profile export:--what
 profile import:--format --exe --cache --site --output
-profile list:--cache --site
+profile list:--cache --site --noheader --json
 profile rm:--cache --ntasks
 profile draw:--output
-plan:--profile --netmap --slots --metric --format --output --explain --svg --price --verbose
+plan:--profile --netmap --slots --metric --format --output --explain --json --svg --price --verbose
 recorder:--libdir
 EOF2
 	# A group or an unknown command: the whole usage.
 	for cmd in "profile" "netmap" "profile bogus"; do
 		run $TOPOMAP $cmd --help
 		[ "$status" -eq 0 ]
-		[[ "${lines[0]}" == "Usage: topomap netmap show FILE"* ]]
+		[[ "${lines[0]}" == "Usage: topomap netmap show [--json] FILE"* ]]
 	done
 	# A "--help" after "--" is an operand.
 	run "$TOPOMAP" profile show -- --help

@@ -39,6 +39,32 @@ teardown() {
 	[[ "$(sed -n '/^latency/,/^$/p' <<<"$output" | awk '$1 == "n1" && $2 == "-" {print $3, $6, $10}')" == "8.0 21.0 40.0" ]]
 }
 
+@test "show --json: the tree, groups and pairs a script reads, as the text says them, without matrices" {
+	"$TOPOMAP" netmap import -o "$D/net.json" "$SITE"
+	run "$TOPOMAP" netmap show --json "$D/net.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -e '.schema == 1 and .job == null and .measure_s == null and (.hosts | length == 16) and
+		.pairs == {"all": 120, "measured": 0, "measured_again": 0} and
+		.model.kind == "tree" and .model.from == "site" and (.model.switches | length == 7) and
+		.insides == [] and (has("lat_us") | not)' <<<"$output"
+	# The groups are the text's, and each leaf switch (level 1) holds one.
+	[ "$(jq -r '.model.groups[] | "[" + join(" ") + "]"' <<<"$output" | paste -sd' ')" = \
+		"$("$TOPOMAP" netmap show "$D/net.json" | sed -n 's/^model: .* groups: //p')" ]
+	[ "$(jq -c '[.model.switches[] | select(.level == 1) | .hosts]' <<<"$output")" = "$(jq -c .model.groups <<<"$output")" ]
+	# One root; every other switch's parent is a switch one level up.
+	jq -e '.model.switches as $s | ([$s[] | select(.parent == null)] | length == 1) and
+		all($s[] | select(.parent != null); . as $v | $s[$v.parent].level == $v.level + 1)' <<<"$output"
+	# A measured netmap: its figures and pairs, groups by latency, and the
+	# measuring's bound as the text gives it.
+	run "$TOPOMAP" netmap show --json "$NET"
+	[ "$status" -eq 0 ]
+	jq -e '.job == "1" and .pairs.measured == 28 and .model.kind == "groups" and .model.from == "latency" and
+		(.model.groups | length == 2) and .measure_s > .measure_bound_s and .measure_bound_s > 0' <<<"$output"
+	[ "$("$TOPOMAP" netmap show "$NET" | sed -n 's/^measuring: \([0-9.]*\) s against a lower bound of \([0-9.]*\) s .*/\1 \2/p')" = \
+		"$(jq -r '"\(.measure_s * 1000 | round / 1000) \(.measure_bound_s * 1000 | round / 1000)"' <<<"$output")" ]
+}
+
 @test "import of a topology.yaml: the same tree and figures as its topology.conf; without figures, one line" {
 	local yaml=$TOPOMAP_SRCDIR/t/fixtures/3level-16.yaml
 	run "$TOPOMAP" netmap import -o "$D/y.json" "$yaml"
