@@ -27,6 +27,7 @@
 #include "lib/compat.h"
 #include "cli/draw.h"
 #include "cli/json.h"
+#include "cli/netmap_show.h"
 #include "lib/exeid.h"
 #include "lib/file.h"
 #include "lib/history.h"
@@ -56,12 +57,15 @@ static const struct {
     const char *summary;  /* a line of the whole usage */
     const char *text;     /* what it does, its options */
 } helps[] = {
-    {"netmap show", "netmap show [--json] FILE", "print a netmap: hosts, topology, matrices",
+    {"netmap show", "netmap show [--matrices | --json] FILE",
+     "print a netmap: hosts, topology, matrices",
      "Print a netmap: the job and when it was measured, the probe's parameters,\n"
      "the pairs measured, the topology model (switch tree or groups) and the\n"
      "latency (us, one way) and bandwidth (MB/s) matrices; the diagonal holds\n"
-     "intra-node figures, '-' where not measured.\n"
-     "  --json  all but the matrices, as one JSON document (topomap(1))\n"},
+     "intra-node figures, '-' where not measured.  Beyond 32 hosts, each level's\n"
+     "pairs in a line in place of the matrices.\n"
+     "  --matrices  the matrices however many hosts\n"
+     "  --json      all but the matrices, as one JSON document (topomap(1))\n"},
     {"netmap draw", "netmap draw -o OUT.svg FILE", "picture a netmap's matrices",
      "Draw the netmap's latency and bandwidth matrices as heatmaps, hosts grouped\n"
      "by switch, bright: faster in both, into OUT.svg (written whole or not at all).\n"
@@ -454,11 +458,12 @@ static int netmap_import_cmd (int argc, char **argv)
 
 static int netmap_cmd (int argc, char **argv)
 {
-    static const struct option show[] = {{"json", no_argument, NULL, 'J'}, {NULL, 0, NULL, 0}};
+    static const struct option show[] = {
+        {"json", no_argument, NULL, 'J'}, {"matrices", no_argument, NULL, 'M'}, {NULL, 0, NULL, 0}};
     const char *out, *file;
     netmap_t *nm;
     tm_error_t e;
-    int rc, i, c, json = 0;
+    int rc, i, c, json = 0, matrices = -1;
 
     if (argc >= 1 && !strcmp (argv[0], "export"))
         return netmap_export_cmd (argc, argv);
@@ -484,10 +489,15 @@ static int netmap_cmd (int argc, char **argv)
         return EXIT_USAGE;
     }
     while ((c = next_option ("netmap show", argc, argv, "", show)) != -1) {
-        if (c != 'J')
+        if (c == 'J')
+            json = 1;
+        else if (c == 'M')
+            matrices = 1;
+        else
             return EXIT_USAGE;
-        json = 1;
     }
+    if (json && matrices == 1)
+        return bad_usage ("netmap show", "--json has no matrices: the netmap file holds them");
     if (argc - optind != 1)
         return bad_usage ("netmap show", "expected one FILE");
     if (!(file = input (argv[optind], &e)))
@@ -497,7 +507,7 @@ static int netmap_cmd (int argc, char **argv)
     if (json)
         rc = json_put (stdout, json_netmap_show (nm)) < 0 ? EXIT_FAIL : 0;
     else
-        rc = netmap_show (stdout, nm, file) < 0 ? EXIT_FAIL : 0;
+        rc = netmap_show (stdout, nm, file, matrices) < 0 ? EXIT_FAIL : 0;
     if (rc)
         fprintf (stderr, "%s: netmap show: %s\n", prog, strerror (errno));
     else

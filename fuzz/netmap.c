@@ -6,8 +6,8 @@
  */
 #include "config.h"
 
+#include "cli/netmap_show.h"
 #include "fuzz/fuzz.h"
-#include "lib/netmap.h"
 
 #include <fcntl.h>
 
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     close (fd);
     if (!nm)
         return 0;
-    netmap_show (fuzz_sink (), nm, "fuzz");
+    netmap_show (fuzz_sink (), nm, "fuzz", nm->n % 2 ? -1 : 0);
     for (int a = 0; a < nm->n; a++) {
         if (netmap_host_index (nm, nm->hosts[a]) < 0)
             abort (); /* every host read must be found by its name */

@@ -1248,3 +1248,22 @@ done:
     free (med[1]);
     return rc;
 }
+
+double netmap_measure_bound (const netmap_t *nm)
+{
+    const netmap_params_t *p = &nm->params;
+    double stream = (double)p->bw_bytes * p->bw_messages, total = 0;
+    double lead = p->bw_enough_ms > 0 ? (double)netmap_lead_bytes (p) : 0;
+
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a; b < nm->n; b++) {
+            int k = NETMAP_AT (nm, samples, a, b), times = NETMAP_AT (nm, measured, a, b);
+            double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b);
+            double sent;
+            if (k <= 0 || times <= 0 || !isfinite (lat) || !(bw > 0))
+                continue;
+            sent = netmap_lead_enough (p, lead / (bw * 1e6)) ? lead : lead + stream;
+            total += (double)k * 2 * lat * 1e-6 + times * sent / (bw * 1e6);
+        }
+    return total;
+}

@@ -162,14 +162,8 @@ int netmap_lead_enough (const netmap_params_t *p, double lead_s);
 /* The least time the probe's measurements in nm could have taken, one
  * pair after another: for every pair measured, its samples times its round
  * trip, plus what it streamed over its bandwidth: the lead message, and
- * the stream unless the lead alone took bw_enough_ms (netmap_show.c).
+ * the stream unless the lead alone took bw_enough_ms.
  */
 double netmap_measure_bound (const netmap_t *nm);
-
-/* Print nm for people: header, model, tree or groups, then latency and
- * bandwidth tables (netmap_show.c).  name labels the netmap.  Returns 0,
- * -1 with errno set on an output error or when out of memory.
- */
-int netmap_show (FILE *f, const netmap_t *nm, const char *name);
 
 #endif

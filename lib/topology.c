@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/topology.h"
@@ -306,4 +307,69 @@ void topo_pair_matrix (int n, const double *m, bool min_rule, double *out)
                 }
     for (int i = 0; i < n; i++)
         AT (out, n, i, i) = 0;
+}
+
+/* low[v] = the lowest host under vertex v.  Hosts in increasing order
+ * claim their unclaimed ancestors; an ancestor already claimed has a lower
+ * host, and so have all above it.  Linear in the vertices.
+ */
+static int *lowest_hosts (const topo_t *t)
+{
+    int *low = malloc ((size_t)t->nvertices * sizeof (*low));
+    if (!low)
+        return NULL;
+    for (int v = 0; v < t->nvertices; v++)
+        low[v] = -1;
+    for (int h = 0; h < t->nhosts; h++)
+        for (int u = h; u != -1 && low[u] == -1; u = t->parent[u])
+            low[u] = h;
+    return low;
+}
+
+/* The subtree under v: hosts first, in index order, then child vertices
+ * in order of their lowest host (low[]). */
+static void nested (FILE *f, const topo_t *t, const char *const *names, const int *low, int v)
+{
+    int first = 1, last = -1;
+
+    if (v < t->nhosts) {
+        fputs (names[v], f);
+        return;
+    }
+    fputc ('(', f);
+    for (int h = 0; h < t->nhosts; h++)
+        if (t->parent[h] == v) {
+            fprintf (f, first ? "%s" : " %s", names[h]);
+            first = 0;
+        }
+    /* Child vertices by increasing lowest host: pick the next each time. */
+    for (;;) {
+        int next = -1, next_low = t->nhosts;
+        for (int u = t->nhosts; u < t->nvertices; u++)
+            if (t->parent[u] == v && low[u] > last && low[u] < next_low) {
+                next = u;
+                next_low = low[u];
+            }
+        if (next < 0)
+            break;
+        if (!first)
+            fputc (' ', f);
+        nested (f, t, names, low, next);
+        first = 0;
+        last = next_low;
+    }
+    fputc (')', f);
+}
+
+int topo_nested (FILE *f, const topo_t *t, const char *const *names, int v)
+{
+    int *low = lowest_hosts (t);
+
+    if (!low) {
+        errno = ENOMEM;
+        return -1;
+    }
+    nested (f, t, names, low, v);
+    free (low);
+    return 0;
 }

@@ -18,6 +18,8 @@
 #ifndef TOPOMAP_TOPOLOGY_H
 #define TOPOMAP_TOPOLOGY_H
 
+#include <stdio.h>
+
 #include "lib/error.h"
 #include "lib/pairs.h"
 
@@ -236,6 +238,13 @@ topo_t *topo_split_one (int n, topo_t *t, const double *lat_us, const double *bw
  * hosts on one switch, 0 when a == b.
  */
 int topo_hops (const topo_t *t, int a, int b);
+
+/* The subtree of t under vertex v as nested parentheses of names (of
+ * the hosts): hosts first, then child vertices in order of their lowest
+ * host.  Canonical: two trees print the same exactly when they are the
+ * same.  -1 (ENOMEM) when out of memory.
+ */
+int topo_nested (FILE *f, const topo_t *t, const char *const *names, int v);
 
 /* The depth of every vertex of t below its root (a new array, to free);
  * NULL on ENOMEM. */

@@ -255,7 +255,7 @@ teardown() {
 			grep -q -- "^ *\(-[A-Za-z], \)\?$opt\b" <<<"$output" || { echo "no $opt"; return 1; }
 		done
 	done <<'EOF2'
-netmap show:--json
+netmap show:--matrices --json
 netmap draw:--output
 netmap export:--format --output
 netmap import:--hosts --output
@@ -272,7 +272,7 @@ EOF2
 	for cmd in "profile" "netmap" "profile bogus"; do
 		run $TOPOMAP $cmd --help
 		[ "$status" -eq 0 ]
-		[[ "${lines[0]}" == "Usage: topomap netmap show [--json] FILE"* ]]
+		[[ "${lines[0]}" == "Usage: topomap netmap show [--matrices | --json] FILE"* ]]
 	done
 	# A "--help" after "--" is an operand.
 	run "$TOPOMAP" profile show -- --help

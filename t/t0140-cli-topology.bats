@@ -65,6 +65,33 @@ teardown() {
 		"$(jq -r '"\(.measure_s * 1000 | round / 1000) \(.measure_bound_s * 1000 | round / 1000)"' <<<"$output")" ]
 }
 
+@test "show beyond 32 hosts: each level's pairs in a line in place of the matrices, which --matrices prints" {
+	{
+		echo '#topomap level=1 latency_us=5 bandwidth_MBps=1000'
+		echo '#topomap level=2 latency_us=10 bandwidth_MBps=500'
+		for l in $(seq 0 8); do echo "SwitchName=l$l Nodes=n[$((l * 4))-$((l * 4 + 3))]"; done
+		echo 'SwitchName=top Switches=l[0-8]'
+	} >"$D/36.conf"
+	"$TOPOMAP" netmap import -o "$D/36.json" "$D/36.conf"
+	run "$TOPOMAP" netmap show "$D/36.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"latency (us, one way"* ]]
+	# 9 leaves of 4: 9 x 6 pairs inside a leaf, the other 576 across.
+	grep -qx '  switch level 1         54 pairs  latency 5.0 (5.0 to 5.0)  bandwidth 1000.0 (1000.0 to 1000.0)' <<<"$output"
+	grep -qx '  switch level 2        576 pairs  latency 10.0 (10.0 to 10.0)  bandwidth 500.0 (500.0 to 500.0)' <<<"$output"
+	grep -qx '  intra-node             36 nodes  latency not measured  bandwidth not measured' <<<"$output"
+	run "$TOPOMAP" netmap show --matrices "$D/36.json"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n '/^latency (us, one way/,/^$/p' <<<"$output" | awk '$1 ~ /^n[0-9]+$/ && NF == 37' | wc -l)" -eq 36 ]
+	[[ "$output" != *"switch level 1 "* ]]
+	# A measured netmap of groups: pairs in one group and across.
+	"$TOPOMAP" netmap show "$NET" | grep -q '^latency (us, one way'
+	run "$TOPOMAP" netmap show --json --matrices "$D/36.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "topomap: netmap show: --json has no matrices: the netmap file holds them"* ]]
+}
+
 @test "import of a topology.yaml: the same tree and figures as its topology.conf; without figures, one line" {
 	local yaml=$TOPOMAP_SRCDIR/t/fixtures/3level-16.yaml
 	run "$TOPOMAP" netmap import -o "$D/y.json" "$yaml"

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/netmap_show.h"
 #include "lib/jsonfile.h"
-#include "lib/netmap.h"
+#include "lib/stats.h"
 
 static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
 {
@@ -29,61 +30,6 @@ static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
     for (int u = t->nhosts; u < t->nvertices; u++)
         if (t->parent[u] == v)
             show_vertex (f, nm, u, depth + 1);
-}
-
-/* low[v] = the lowest host under vertex v.  Hosts in increasing order
- * claim their unclaimed ancestors; an ancestor already claimed has a lower
- * host, and so have all above it.  Linear in the vertices.
- */
-static int *lowest_hosts (const topo_t *t)
-{
-    int *low = malloc ((size_t)t->nvertices * sizeof (*low));
-    if (!low)
-        return NULL;
-    for (int v = 0; v < t->nvertices; v++)
-        low[v] = -1;
-    for (int h = 0; h < t->nhosts; h++)
-        for (int u = h; u != -1 && low[u] == -1; u = t->parent[u])
-            low[u] = h;
-    return low;
-}
-
-/* The subtree under v as nested parentheses: hosts first, in index order,
- * then child vertices in order of their lowest host (low[]).  Canonical, so
- * two trees print the same exactly when they are the same.
- */
-static void show_nested (FILE *f, const netmap_t *nm, const int *low, int v)
-{
-    const topo_t *t = nm->topo;
-    int first = 1, last = -1;
-
-    if (v < t->nhosts) {
-        fputs (nm->hosts[v], f);
-        return;
-    }
-    fputc ('(', f);
-    for (int h = 0; h < t->nhosts; h++)
-        if (t->parent[h] == v) {
-            fprintf (f, first ? "%s" : " %s", nm->hosts[h]);
-            first = 0;
-        }
-    /* Child vertices by increasing lowest host: pick the next each time. */
-    for (;;) {
-        int next = -1, next_low = t->nhosts;
-        for (int u = t->nhosts; u < t->nvertices; u++)
-            if (t->parent[u] == v && low[u] > last && low[u] < next_low) {
-                next = u;
-                next_low = low[u];
-            }
-        if (next < 0)
-            break;
-        if (!first)
-            fputc (' ', f);
-        show_nested (f, nm, low, next);
-        first = 0;
-        last = next_low;
-    }
-    fputc (')', f);
 }
 
 static void show_matrix (FILE *f, const netmap_t *nm, const double *m, const char *title,
@@ -110,23 +56,94 @@ static void show_matrix (FILE *f, const netmap_t *nm, const double *m, const cha
     }
 }
 
-double netmap_measure_bound (const netmap_t *nm)
+/* The figures of the pairs in x[0..n) (NaN: not measured): "median (min
+ * to max)", or "not measured". */
+static void show_spread (FILE *f, const char *what, double *x, long n)
 {
-    const netmap_params_t *p = &nm->params;
-    double stream = (double)p->bw_bytes * p->bw_messages, total = 0;
-    double lead = p->bw_enough_ms > 0 ? (double)netmap_lead_bytes (p) : 0;
+    long m = 0;
+    double lo = INFINITY, hi = -INFINITY;
 
-    for (int a = 0; a < nm->n; a++)
-        for (int b = a; b < nm->n; b++) {
-            int k = NETMAP_AT (nm, samples, a, b), times = NETMAP_AT (nm, measured, a, b);
-            double lat = NETMAP_AT (nm, lat_us, a, b), bw = NETMAP_AT (nm, bw_MBps, a, b);
-            double sent;
-            if (k <= 0 || times <= 0 || !isfinite (lat) || !(bw > 0))
-                continue;
-            sent = netmap_lead_enough (p, lead / (bw * 1e6)) ? lead : lead + stream;
-            total += (double)k * 2 * lat * 1e-6 + times * sent / (bw * 1e6);
+    for (long k = 0; k < n; k++)
+        if (!isnan (x[k])) {
+            lo = fmin (lo, x[k]);
+            hi = fmax (hi, x[k]);
+            x[m++] = x[k];
         }
-    return total;
+    if (m == 0)
+        fprintf (f, "  %s not measured", what);
+    else
+        fprintf (f, "  %s %.1f (%.1f to %.1f)", what, stats_median (x, (int)m), lo, hi);
+}
+
+/* In place of the matrices, beyond SHOW_MATRICES_MAX hosts: the pairs by
+ * how far apart the model puts them (a tree: the level of their nearest
+ * common switch; groups: one group or two; no model: all), each class's
+ * latency and bandwidth as median and range, and the nodes' own.
+ */
+static int show_levels (FILE *f, const netmap_t *nm)
+{
+    const topo_t *t = nm->topo;
+    long n = nm->n, npairs = n * (n - 1) / 2;
+    int *depth = t && t->model == TOPO_TREE ? topo_depths (t) : NULL, nclasses = 1;
+    int *cls = malloc ((size_t)(npairs > 0 ? npairs : 1) * sizeof (*cls));
+    double *lat = malloc ((size_t)(npairs > n ? npairs : n + 1) * sizeof (*lat));
+    double *bw = malloc ((size_t)(npairs > n ? npairs : n + 1) * sizeof (*bw));
+    int rc = -1;
+
+    if (!cls || !lat || !bw || (t && t->model == TOPO_TREE && !depth)) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (long a = 0, k = 0; a < n; a++)
+        for (long b = a + 1; b < n; b++, k++) {
+            cls[k] = !t      ? 0
+                     : depth ? topo_level (t, depth, (int)a, (int)b) - 1
+                             : t->group[a] != t->group[b];
+            if (cls[k] < 0)
+                cls[k] = 0;
+            if (cls[k] + 1 > nclasses)
+                nclasses = cls[k] + 1;
+        }
+    fprintf (f, "\npairs (latency us one way, bandwidth MB/s: median (min to max); "
+                "the matrices with --matrices)\n");
+    for (int c = 0; c < nclasses; c++) {
+        long m = 0;
+        char what[64];
+
+        for (long a = 0, k = 0; a < n; a++)
+            for (long b = a + 1; b < n; b++, k++)
+                if (cls[k] == c) {
+                    lat[m] = NETMAP_AT (nm, lat_us, a, b);
+                    bw[m++] = NETMAP_AT (nm, bw_MBps, a, b);
+                }
+        if (m == 0)
+            continue;
+        if (depth)
+            snprintf (what, sizeof (what), "switch level %d", c + 1);
+        else if (t)
+            snprintf (what, sizeof (what), "%s", c ? "across groups" : "in one group");
+        else
+            snprintf (what, sizeof (what), "all");
+        fprintf (f, "  %-16s %8ld pairs", what, m);
+        show_spread (f, "latency", lat, m);
+        show_spread (f, "bandwidth", bw, m);
+        fputc ('\n', f);
+    }
+    for (long h = 0; h < n; h++) {
+        lat[h] = NETMAP_AT (nm, lat_us, h, h);
+        bw[h] = NETMAP_AT (nm, bw_MBps, h, h);
+    }
+    fprintf (f, "  %-16s %8ld nodes", "intra-node", n);
+    show_spread (f, "latency", lat, n);
+    show_spread (f, "bandwidth", bw, n);
+    fputc ('\n', f);
+    rc = 0;
+out:
+    free (depth);
+    free (cls);
+    free (lat);
+    free (bw);
+    return rc;
 }
 
 /* "n3 inside: 8 CPUs (0-3,8-11) in 4 L3 domains of 2 packages;
@@ -159,7 +176,7 @@ static void show_inside (FILE *f, const char *host, const inside_t *in)
     fputc ('\n', f);
 }
 
-int netmap_show (FILE *f, const netmap_t *nm, const char *name)
+int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
 {
     char when[32] = "unknown time";
     const netmap_params_t *p = &nm->params;
@@ -238,23 +255,21 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name)
                      "fit: residual %.3f on %s (on its worst level, the median deviation of a "
                      "pair from the median of pairs as many switches apart)\n",
                      t->residual, t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency");
-        int *low = lowest_hosts (t);
-        if (!low) {
-            errno = ENOMEM;
-            return -1;
-        }
         for (int v = 0; v < t->nvertices; v++)
             if (t->parent[v] == -1) {
                 fprintf (f, "%s: ", t->model == TOPO_TREE ? "tree" : "dendrogram");
-                show_nested (f, nm, low, v);
+                if (topo_nested (f, t, (const char *const *)nm->hosts, v) < 0)
+                    return -1;
                 fputc ('\n', f);
                 if (v >= t->nhosts)
                     show_vertex (f, nm, v, 0);
             }
-        free (low);
     }
-    show_matrix (f, nm, nm->lat_us, "latency (us, one way; diagonal: intra-node)", "%*.1f");
-    show_matrix (f, nm, nm->bw_MBps, "bandwidth (MB/s; diagonal: intra-node)", "%*.1f");
+    if (matrices < 0 ? nm->n <= SHOW_MATRICES_MAX : matrices) {
+        show_matrix (f, nm, nm->lat_us, "latency (us, one way; diagonal: intra-node)", "%*.1f");
+        show_matrix (f, nm, nm->bw_MBps, "bandwidth (MB/s; diagonal: intra-node)", "%*.1f");
+    } else if (show_levels (f, nm) < 0)
+        return -1;
     for (int h = 0; h < nm->n; h++)
         if (nm->inside[h])
             show_inside (f, nm->hosts[h], nm->inside[h]);
