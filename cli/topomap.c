@@ -209,16 +209,44 @@ static void help (int argc, char **argv)
  * "topomap: CMD: FILE[:LINE]: fault", the library naming the file.
  */
 /* A file name as errprintf shows it: one line, however it was named. */
+/* Inputs read whole into memory under a descriptor's path (input()),
+ * and the names they were given, which messages show in their place. */
+static struct {
+    char path[32];
+    const char *name;
+} spooled[8];
+static int nspooled;
+
+/* The name a path input() returned was given as. */
+static const char *given_name (const char *path)
+{
+    for (int i = 0; i < nspooled; i++)
+        if (!strcmp (path, spooled[i].path))
+            return spooled[i].name;
+    return path;
+}
+
 static const char *shown (const char *path)
 {
     static tm_error_t e;
 
-    errprintf (&e, "%s", path);
+    errprintf (&e, "%s", given_name (path));
     return e.text;
 }
 
 static int fail (const char *cmd, const tm_error_t *e)
 {
+    for (int i = 0; i < nspooled; i++) {
+        size_t n = strlen (spooled[i].path);
+
+        if (!strncmp (e->text, spooled[i].path, n) && e->text[n] == ':') {
+            tm_error_t named;
+
+            errprintf (&named, "%s%s", errsafe (spooled[i].name, PATH_MAX), e->text + n);
+            fprintf (stderr, "%s: %s: %s\n", prog, cmd, named.text);
+            return EXIT_FAIL;
+        }
+    }
     fprintf (stderr, "%s: %s: %s\n", prog, cmd, e->text);
     return EXIT_FAIL;
 }
@@ -271,62 +299,115 @@ static int finish_output (const char *what)
  */
 #define INPUT_MAX_BYTES ((size_t)512 * 1024 * 1024)
 
-/* A file argument: "-" is standard input.  The readers take regular
- * files only, so a pipe or terminal is first read whole into a file in
- * memory (memfd) that becomes descriptor 0; the readers then read
- * "/dev/stdin".  NULL, with errp, when it cannot be read or is given
- * twice.
- */
-static const char *input (const char *arg, tm_error_t *errp)
+/* Read fd (name in messages) whole into a file in memory: its descriptor,
+ * or -1 with errp when it cannot be read or passes INPUT_MAX_BYTES. */
+static int spool (int fd, const char *name, tm_error_t *errp)
 {
-    static bool taken;
     static char chunk[65536];
     size_t total = 0;
-    struct stat st;
-    int fd;
+    int mfd = memfd_create ("topomap-input", MFD_CLOEXEC);
 
-    if (strcmp (arg, "-") != 0)
-        return arg;
-    if (taken) {
-        errprintf (errp, "-: standard input can be read only once");
-        return NULL;
-    }
-    taken = true;
-    if (fstat (STDIN_FILENO, &st) < 0) {
-        errprintf (errp, "standard input: %s", strerror (errno));
-        return NULL;
-    }
-    if (S_ISREG (st.st_mode))
-        return "/dev/stdin";
-    if ((fd = memfd_create ("topomap-stdin", MFD_CLOEXEC)) < 0) {
-        errprintf (errp, "standard input: %s", strerror (errno));
-        return NULL;
-    }
+    if (mfd < 0)
+        return errprintf (errp, "%s: %s", name, strerror (errno));
     for (;;) {
-        ssize_t n = read (STDIN_FILENO, chunk, sizeof (chunk));
+        ssize_t n = read (fd, chunk, sizeof (chunk));
 
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 || (n > 0 && write (fd, chunk, (size_t)n) != n)) {
-            errprintf (errp, "standard input: %s", strerror (errno));
+        if (n < 0 || (n > 0 && write (mfd, chunk, (size_t)n) != n)) {
+            errprintf (errp, "%s: %s", name, strerror (errno));
             break;
         }
-        if (n == 0) {
-            if (dup2 (fd, STDIN_FILENO) < 0) {
-                errprintf (errp, "standard input: %s", strerror (errno));
-                break;
-            }
-            close (fd);
-            return "/dev/stdin";
-        }
+        if (n == 0)
+            return mfd;
         if ((total += (size_t)n) > INPUT_MAX_BYTES) {
-            errprintf (errp, "standard input: larger than the limit of %zu MiB",
+            errprintf (errp, "%s: larger than the limit of %zu MiB", name,
                        INPUT_MAX_BYTES / (1024 * 1024));
             break;
         }
     }
+    close (mfd);
+    return -1;
+}
+
+/* The descriptor a path names: /dev/stdin, /dev/fd/N, /proc/self/fd/N;
+ * -1 for any other path. */
+static int named_fd (const char *path)
+{
+    int n = -1, len = 0;
+
+    if (!strcmp (path, "/dev/stdin"))
+        return STDIN_FILENO;
+    if ((sscanf (path, "/dev/fd/%d%n", &n, &len) == 1 ||
+         sscanf (path, "/proc/self/fd/%d%n", &n, &len) == 1) &&
+        path[len] == '\0' && n >= 0)
+        return n;
+    return -1;
+}
+
+/* A file argument.  The readers take regular files only, so "-"
+ * (standard input) and a path naming a pipe, FIFO or terminal are read
+ * whole into a file in memory first: "-" becomes "/dev/stdin"; a
+ * descriptor's path (bash's <(...), /dev/stdin) names the copy under the
+ * same descriptor; another path, a descriptor's path messages show as
+ * the name given.  Any other path is the readers' to open or refuse.
+ * NULL, with errp, when it cannot be read, or "-" is given twice.
+ */
+static const char *input (const char *arg, tm_error_t *errp)
+{
+    static bool taken;
+    struct stat st;
+    int fd, mfd, to;
+
+    if (!strcmp (arg, "-")) {
+        if (taken) {
+            errprintf (errp, "-: standard input can be read only once");
+            return NULL;
+        }
+        taken = true;
+        if (fstat (STDIN_FILENO, &st) < 0) {
+            errprintf (errp, "standard input: %s", strerror (errno));
+            return NULL;
+        }
+        if (S_ISREG (st.st_mode))
+            return "/dev/stdin";
+        if ((mfd = spool (STDIN_FILENO, "standard input", errp)) < 0)
+            return NULL;
+        if (dup2 (mfd, STDIN_FILENO) < 0) {
+            errprintf (errp, "standard input: %s", strerror (errno));
+            close (mfd);
+            return NULL;
+        }
+        close (mfd);
+        return "/dev/stdin";
+    }
+    if (stat (arg, &st) < 0 || !(S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)))
+        return arg;
+    if (nspooled == (int)(sizeof (spooled) / sizeof (spooled[0]))) {
+        errprintf (errp, "%s: too many inputs that are no files", errsafe (arg, PATH_MAX));
+        return NULL;
+    }
+    if ((fd = open (arg, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+        errprintf (errp, "%s: %s", errsafe (arg, PATH_MAX), strerror (errno));
+        return NULL;
+    }
+    mfd = spool (fd, errsafe (arg, PATH_MAX), errp);
     close (fd);
-    return NULL;
+    if (mfd < 0)
+        return NULL;
+    if ((to = named_fd (arg)) >= 0) {
+        if (dup2 (mfd, to) < 0) {
+            errprintf (errp, "%s: %s", errsafe (arg, PATH_MAX), strerror (errno));
+            close (mfd);
+            return NULL;
+        }
+        close (mfd);
+        return arg;
+    }
+    /* Kept open for the readers, who open its path. */
+    snprintf (spooled[nspooled].path, sizeof (spooled[nspooled].path), "/dev/fd/%d", mfd);
+    spooled[nspooled].name = arg;
+    return spooled[nspooled++].path;
 }
 
 /* draw -o OUT.svg FILE: the arguments of the draw commands; the operand's
@@ -387,7 +468,7 @@ static int netmap_export_cmd (int argc, char **argv)
         fprintf (stderr, "%s: netmap export: %s\n", prog, strerror (errno));
         return EXIT_FAIL;
     }
-    rc = topoconf_write (f, nm, file, &e);
+    rc = topoconf_write (f, nm, given_name (file), &e);
     if (fclose (f) != 0 && rc == 0)
         rc = errprintf (&e, "%s", strerror (errno));
     if (rc == 0 && file_replace (out, text, len, 0644, &e) < 0)
@@ -438,9 +519,10 @@ static int netmap_import_cmd (int argc, char **argv)
         fprintf (stderr, "%s: netmap import: --hosts: %s\n", prog, e.text);
         return EXIT_USAGE;
     }
-    if (!(t = topoyaml_named (file) ? topoyaml_read (file, NULL, &n, &hosts, levels, NULL, &e)
-                                    : topoconf_read (file, &n, &hosts, levels, &e)))
-        fprintf (stderr, "%s: netmap import: %s\n", prog, e.text);
+    if (!(t = topoyaml_named (given_name (file))
+                  ? topoyaml_read (file, NULL, &n, &hosts, levels, NULL, &e)
+                  : topoconf_read (file, &n, &hosts, levels, &e)))
+        fail ("netmap import", &e);
     else if (!(nm = topoconf_netmap (t, n, (const char *const *)hosts, levels, &e))) {
         const char *hint = errno == ENODATA ? ": give them in the file, or measure them "
                                               "(topomap-probe(1) --topology)"
@@ -507,7 +589,7 @@ static int netmap_cmd (int argc, char **argv)
     if (json)
         rc = json_put (stdout, json_netmap_show (nm)) < 0 ? EXIT_FAIL : 0;
     else
-        rc = netmap_show (stdout, nm, file, matrices) < 0 ? EXIT_FAIL : 0;
+        rc = netmap_show (stdout, nm, given_name (file), matrices) < 0 ? EXIT_FAIL : 0;
     if (rc)
         fprintf (stderr, "%s: netmap show: %s\n", prog, strerror (errno));
     else
@@ -628,7 +710,7 @@ static int profile_show_cmd (int argc, char **argv)
         if (why[0])
             fprintf (stderr, "%s: profile show: runs not read: %s\n", prog, why);
         rc = json_put (stdout, json_profile_show (p, top, h)) < 0 ? EXIT_FAIL : 0;
-    } else if (!(rc = profile_show (stdout, p, file, top) < 0 ? EXIT_FAIL : 0))
+    } else if (!(rc = profile_show (stdout, p, given_name (file), top) < 0 ? EXIT_FAIL : 0))
         show_runs (h, why);
     free (h);
     if (rc)
@@ -1261,7 +1343,7 @@ static int plan_prices (const plan_args_t *a, const profile_t *from, const netma
             return -2;
         }
         if (bad) {
-            fprintf (stderr, "%s: plan: %s\n", prog, e.text);
+            fail ("plan", &e);
             return -1;
         }
         res->ncandidates++;

@@ -107,6 +107,48 @@ result() {
 }
 
 # bats test_tags=once
+@test "a FIFO, bash's <(...) and /dev/stdin from a pipe are read as files by every reader, named as given" {
+	local kind cmd args file want sub
+	mkfifo "$D/fifo"
+	for kind in profile netmap conf hostfile; do
+		file=$(good $kind)
+		while IFS='|' read -r cmd args; do
+			# shellcheck disable=SC2086
+			output=$("$TOPOMAP" $cmd ${args//@F@/$file})
+			want=$(result "$file")
+			# shellcheck disable=SC2086
+			sub="<(cat '$file')"
+			run bash -c "'$TOPOMAP' $cmd ${args//@F@/$sub}"
+			echo "$cmd $args from <(...): $status: $output"
+			[ "$status" -eq 0 ]
+			[ "$(result '/dev/fd/[0-9]*')" = "$want" ]
+			cat "$file" >"$D/fifo" &
+			# shellcheck disable=SC2086
+			run timeout 20 "$TOPOMAP" $cmd ${args//@F@/$D/fifo}
+			echo "$cmd $args from a FIFO: $status: $output"
+			[ "$status" -eq 0 ]
+			[ "$(result "$D/fifo")" = "$want" ]
+			# shellcheck disable=SC2086
+			run bash -c "cat '$file' | '$TOPOMAP' $cmd ${args//@F@//dev/stdin}"
+			[ "$status" -eq 0 ]
+			[ "$(result /dev/stdin)" = "$want" ]
+		done < <(readers $kind)
+	done
+	# A fault in what came through names the FIFO or the descriptor as
+	# the user gave them, in one line.
+	echo '{' >"$D/fifo" &
+	run timeout 20 "$TOPOMAP" profile show "$D/fifo"
+	one_line "profile show" "$D/fifo"
+	run bash -c "'$TOPOMAP' netmap show <(echo '{')"
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ ^topomap:\ netmap\ show:\ /dev/fd/[0-9]+:\ not\ valid\ JSON:\ truncated\ at\ line\ 2$ ]]
+	head -c $((513 * 1024 * 1024)) /dev/zero >"$D/fifo" 2>/dev/null &
+	run timeout 60 "$TOPOMAP" netmap show "$D/fifo"
+	[ "$output" = "topomap: netmap show: $D/fifo: larger than the limit of 512 MiB" ]
+	wait
+}
+
+# bats test_tags=once
 @test "standard input is read once: a second - is refused with one line" {
 	run bash -c "cat '$HALO' | '$TOPOMAP' plan -p - -N -"
 	[ "$status" -eq 1 ]
