@@ -286,6 +286,51 @@ prolog_mode() {
 	[ "$status" -eq 0 ] && [[ "$output" == *"is not a job id"* ]]
 }
 
+@test "Slurm runs topomap-prolog and topomap-epilog as they are: DIR from the plugstack line" {
+	local j conf=$TOPOMAP_CLUSTER_DIR/etc/slurm.conf
+	chmod 0755 "$SITE"
+	plugstack "cache=$SITE"
+	# slurmd runs them on the nodes, which see the cluster's share;
+	# PrologFlags=Alloc: the prolog runs at the allocation, before srun's
+	# plugin looks at the site cache.
+	stage "$TOPOMAP_SRCDIR/contrib/topomap-prolog" "$TOPOMAP_SRCDIR/contrib/topomap-epilog"
+	printf 'Prolog=%s\nEpilog=%s\nPrologFlags=Alloc\n' "$SHARE/topomap-prolog" "$SHARE/topomap-epilog" >>"$conf"
+	scontrol reconfigure
+	sleep 2
+	j=$(next_jobs 1)
+	b_step
+	sed -i '/^Prolog=/d; /^Epilog=/d; /^PrologFlags=/d' "$conf"
+	scontrol reconfigure
+	# The prolog made B's directory in the root-only DIR; B's step used it.
+	[[ "$output" == *"topomap: placed 16 ranks"* ]]
+	[[ "$output" != *"site cache"* ]]
+	[ "$(stat -c '%u %a' "$SITE/$BUID")" = "$BUID 700" ]
+	# The epilogs (one a node, after the job) removed the job's files.
+	for _ in $(seq 20); do
+		[ "$(find "$SITE/$BUID" -name "job$j.*" | wc -l)" -eq 0 ] && break
+		sleep 1
+	done
+	[ "$(find "$SITE/$BUID" -name "job$j.*" | wc -l)" -eq 0 ]
+	# Run by hand as Slurm runs them: no DIR but SLURM_CONF's plugstack.
+	rm -rf "${SITE:?}/$BUID"
+	run env SLURM_JOB_UID=$BUID "$SHARE/topomap-prolog"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$(stat -c '%u %a' "$SITE/$BUID")" = "$BUID 700" ]
+	# A plugstack line without cache=: no site cache, nothing to do.
+	rm -rf "${SITE:?}/$BUID"
+	plugstack
+	run env SLURM_JOB_UID=$BUID "$SHARE/topomap-prolog"
+	[ "$status" -eq 0 ] && [ -z "$output" ] && [ ! -e "$SITE/$BUID" ]
+	# A plugstack others may write is not read: one line, nothing done.
+	plugstack "cache=$SITE"
+	chmod 0666 "$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
+	run env SLURM_JOB_UID=$BUID "$SHARE/topomap-prolog"
+	chmod 0644 "$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "topomap-prolog: $TOPOMAP_CLUSTER_DIR/etc/plugstack.conf: writable by others than root: not read" ]
+	[ ! -e "$SITE/$BUID" ]
+}
+
 @test "topomap-epilog cannot be held by the user: a stopped removal is killed after 10 s, and it exits 0" {
 	local d=$SITE/$BUID try stopper
 	prolog_mode

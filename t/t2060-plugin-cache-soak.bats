@@ -83,10 +83,9 @@ long_job() {
 	local dir=$TOPOMAP_CLUSTER_DIR/etc
 	# slurmd runs it on the nodes, which see the cluster's share, not the
 	# build tree (it may lie under /tmp, each node's own).
+	# As Slurm runs an Epilog, without arguments: DIR from the plugstack line.
 	stage "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$TOPOMAP_SRCDIR/contrib/topomap-prolog"
-	printf '#!/bin/sh\nexec %s %s\n' "$SHARE/topomap-epilog" "$SITE" >"$dir/epilog"
-	chmod 0755 "$dir/epilog"
-	echo "Epilog=$dir/epilog" >>"$dir/slurm.conf"
+	echo "Epilog=$SHARE/topomap-epilog" >>"$dir/slurm.conf"
 	scontrol reconfigure
 	sleep 2
 	long_job
