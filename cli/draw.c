@@ -2,8 +2,12 @@
 /* draw.c: SVG pictures of profiles, netmaps and placements (draw.h).
  *
  * Every heatmap reads the same way: rows send, columns receive, the axes
- * say so; bright (yellow) is the better or the more, dark the worse or the
- * less, and grey is explained under the colour bar.  Matrices larger than
+ * say so, each title beside its labels; bright (yellow) is the better or
+ * the more, dark the worse or the less, and what has no value (never
+ * talked, not measured) is the black ground, beyond the dark end, so the
+ * most stands out the most; each cell names its row, column and value
+ * when pointed at (<title>).  Bytes in KiB and MiB, as the text says
+ * them.  Matrices larger than
  * DRAW_CELLS rows are drawn in blocks of consecutive rows (ranks, or hosts
  * in switch order), so that any size makes a picture of the same size.
  */
@@ -32,7 +36,8 @@ static const unsigned char viridis[][3] = {
     {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37},
 };
 
-static const char GREY[] = "#e4e4e4";
+/* The ground: no value, darker than the scale's dark end. */
+static const char NONE[] = "#000000";
 
 static void colour (double t, char out[8])
 {
@@ -101,33 +106,34 @@ static double chars_width (size_t chars, int size)
     return 0.62 * size * (double)chars;
 }
 
-/* v in a person's units: bytes as kB, MB, GB (powers of 1000), microseconds
- * as us or ms, anything else with three figures.
+/* v in a person's units: bytes as KiB, MiB, GiB (powers of 1024, as
+ * topomap profile show), microseconds as us or ms, anything else with
+ * three figures.
  */
 enum unit { UNIT_BYTES, UNIT_US, UNIT_MBPS };
 
+/* v and its unit, to three figures or whole ("1000 B", not "1e+03 B"). */
+static void figure (char *buf, size_t len, double v, const char *unit)
+{
+    snprintf (buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, unit);
+}
+
 static void human (double v, enum unit u, char *buf, size_t len)
 {
-    static const char *const bytes[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     int k = 0;
 
     switch (u) {
     case UNIT_BYTES:
-        while (v >= 1000 && k < (int)(sizeof (bytes) / sizeof (bytes[0])) - 1)
-            v /= 1000, k++;
-        snprintf (buf, len, "%.3g %s", v, bytes[k]);
+        while (v >= 1024 && k < (int)(sizeof (bytes) / sizeof (bytes[0])) - 1)
+            v /= 1024, k++;
+        figure (buf, len, v, bytes[k]);
         break;
     case UNIT_US:
-        if (v >= 1000)
-            snprintf (buf, len, "%.3g ms", v / 1000);
-        else
-            snprintf (buf, len, "%.3g us", v);
+        figure (buf, len, v >= 1000 ? v / 1000 : v, v >= 1000 ? "ms" : "us");
         break;
     case UNIT_MBPS:
-        if (v >= 1000)
-            snprintf (buf, len, "%.3g GB/s", v / 1000);
-        else
-            snprintf (buf, len, "%.3g MB/s", v);
+        figure (buf, len, v >= 1000 ? v / 1000 : v, v >= 1000 ? "GB/s" : "MB/s");
         break;
     }
 }
@@ -142,7 +148,7 @@ static double map_cell (int n)
 
 static double map_height (int n)
 {
-    return 2 * FONT + n * map_cell (n) + LABEL_W + FONT + 8 + 10 + 3 * FONT + 10;
+    return 2 * FONT + FONT + 4 + LABEL_W + n * map_cell (n) + 8 + 10 + 3 * FONT + 10;
 }
 
 static double map_width (int n)
@@ -156,7 +162,7 @@ static double map_width (int n)
 typedef struct {
     const char *title;
     const char *rows, *cols; /* the axes: who sends, who receives */
-    const char *none;        /* what a grey cell means */
+    const char *none;        /* what the ground (a cell without value) means */
     const char *low, *high;  /* the ends of the colour bar, in words */
     enum unit unit;
     int logscale;
@@ -185,27 +191,43 @@ static void scale_of (const double *v, size_t count, int logscale, double *lop, 
     *hip = hi;
 }
 
-/* A heatmap of the n x n cells v (row = from, column = to) at (x, y),
- * labelled lab[i] (every few when crowded), lines between runs of equal
- * grp[i] when grp is given; non-positive and non-finite cells grey (one
- * grey ground under them all).  The colour bar, its ends in words and
- * units, and what grey means go below; map_height (n) in all.
+/* A heatmap of the n x n cells v (row = from, column = to) at (x, y):
+ * the columns' title and labels above, the rows' on the left, labelled
+ * lab[i] (every few when crowded), lines between runs of equal grp[i]
+ * when grp is given; non-positive and non-finite cells the ground (one
+ * rectangle under them all), each other cell with its value as a
+ * <title>.  The colour bar, its ends in words and units, and what the
+ * ground means go below; map_height (n) in all.
  */
 static void heatmap (FILE *f, double x, double y, int n, const double *v, char *const *lab,
                      const int *grp, const heat_t *h)
 {
-    double lo = h->lo, hi = h->hi, cell = map_cell (n), side = n * cell;
+    double lo = h->lo, hi = h->hi, cell = map_cell (n), side = n * cell, labels = 0;
     char c[8], a[64], b[64], buf[192];
     int every = cell >= FONT ? 1 : (int)ceil (FONT / cell);
 
     if (isnan (lo))
         scale_of (v, (size_t)n * (size_t)n, h->logscale, &lo, &hi);
+    /* The axes' titles next to their labels, however long those are
+     * (what LABEL_W leaves over is left at the bottom). */
+    for (int i = 0; i < n; i += every) {
+        size_t l = strlen (lab[i]);
+
+        labels = fmax (labels, chars_width (l > LABEL_CHARS ? LABEL_CHARS + 3 : l, FONT - 2));
+    }
+    labels = fmin (labels + 8, LABEL_W);
     text (f, x, y + FONT, "start", FONT + 2, "bold", h->title);
     y += 2 * FONT;
     x += AXIS_W + LABEL_W;
-    text_at (f, x - LABEL_W - 4, y + side / 2, "middle", FONT - 1, "bold", 1, h->rows);
-    fprintf (f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", x, y,
-             side, side, GREY);
+    text (f, x + side / 2, y + FONT, "middle", FONT - 1, "bold", h->cols);
+    y += FONT + 4 + labels;
+    text_at (f, x - labels - 4, y + side / 2, "middle", FONT - 1, "bold", 1, h->rows);
+    fprintf (f,
+             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+             "<title>",
+             x, y, side, side, NONE);
+    xml_text (f, h->none);
+    fputs ("</title></rect>\n", f);
     for (int i = 0; i < n; i++) {
         if (i % every == 0) {
             char l[LABEL_CHARS + 4];
@@ -213,8 +235,7 @@ static void heatmap (FILE *f, double x, double y, int n, const double *v, char *
             snprintf (l, sizeof (l), "%.*s%s", LABEL_CHARS, lab[i],
                       strlen (lab[i]) > LABEL_CHARS ? "..." : "");
             text (f, x - 4, y + i * cell + cell / 2 + FONT / 3.0, "end", FONT - 2, NULL, l);
-            text_at (f, x + i * cell + cell / 2 + FONT / 3.0, y + side + 4, "end", FONT - 2, NULL,
-                     1, l);
+            text_at (f, x + i * cell + cell / 2 + FONT / 3.0, y - 4, "start", FONT - 2, NULL, 1, l);
         }
         for (int j = 0; j < n; j++) {
             double w = v[(size_t)i * (size_t)n + (size_t)j], t;
@@ -223,9 +244,15 @@ static void heatmap (FILE *f, double x, double y, int n, const double *v, char *
                 continue;
             t = hi <= lo ? 1 : h->logscale ? log (w / lo) / log (hi / lo) : (w - lo) / (hi - lo);
             colour (h->reverse ? 1 - t : t, c);
+            human (w, h->unit, a, sizeof (a));
             fprintf (f,
-                     "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
+                     "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
+                     "<title>",
                      x + j * cell, y + i * cell, cell + 0.3, cell + 0.3, c);
+            xml_text (f, lab[i]);
+            fputs (" to ", f);
+            xml_text (f, lab[j]);
+            fprintf (f, ": %s</title></rect>\n", a);
         }
     }
     if (grp)
@@ -239,9 +266,7 @@ static void heatmap (FILE *f, double x, double y, int n, const double *v, char *
              "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
              "stroke=\"#444\"/>\n",
              x, y, side, side);
-    y += side + LABEL_W;
-    text (f, x + side / 2, y + FONT, "middle", FONT - 1, "bold", h->cols);
-    y += FONT + 8;
+    y += side + 8;
     /* The colour bar: dark (worse, less) to bright (better, more). */
     for (int k = 0; k < 50; k++) {
         colour (k / 49.0, c);
@@ -251,7 +276,7 @@ static void heatmap (FILE *f, double x, double y, int n, const double *v, char *
     fprintf (f,
              "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\" "
              "stroke=\"#999\"/>\n",
-             x + 216, y, GREY);
+             x + 216, y, NONE);
     text (f, x + 230, y + 9, "start", FONT - 2, NULL, h->none);
     if (isnan (lo)) {
         text (f, x, y + 10 + FONT + 2, "start", FONT - 2, NULL, "nothing to show");
@@ -400,7 +425,7 @@ int draw_profile (const profile_t *p, const char *path, tm_error_t *errp)
         .title = "bytes each rank sent to each rank",
         .rows = "sending rank",
         .cols = "receiving rank",
-        .none = "grey: never talked",
+        .none = "black: never talked",
         .low = "fewer",
         .high = "more",
         .unit = UNIT_BYTES,
@@ -496,7 +521,7 @@ int draw_netmap (const netmap_t *nm, const char *path, tm_error_t *errp)
         .title = "latency, one way",
         .rows = "from node",
         .cols = "to node",
-        .none = "grey: not measured",
+        .none = "black: not measured",
         .low = "slower",
         .high = "faster",
         .unit = UNIT_US,
@@ -629,7 +654,8 @@ static double groups_height (const netmap_t *nm, const int *grp)
     return FONT + 8 + most * (ROW_H + 4) + 2;
 }
 
-/* The node-to-node bytes of layout c. */
+/* The node-to-node bytes of layout c; a node's own, between its ranks,
+ * on the diagonal. */
 static double *node_bytes (const profile_t *p, const netmap_t *nm, const map_candidate_t *c)
 {
     int n = nm->n;
@@ -640,8 +666,7 @@ static double *node_bytes (const profile_t *p, const netmap_t *nm, const map_can
             const profile_entry_t *e = &p->entries[k];
             int a = c->node[e->src], b = c->node[e->dst];
 
-            if (a != b)
-                v[(size_t)a * (size_t)n + (size_t)b] += (double)e->bytes;
+            v[(size_t)a * (size_t)n + (size_t)b] += (double)e->bytes;
         }
     return v;
 }
@@ -744,10 +769,10 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     size_t len = 0;
     FILE *f = NULL;
     heat_t h = {
-        .title = "bytes between nodes",
+        .title = "bytes between nodes (the diagonal: inside one)",
         .rows = "sending node",
         .cols = "receiving node",
-        .none = "grey: none",
+        .none = "black: none",
         .low = "fewer",
         .high = "more",
         .unit = UNIT_BYTES,
@@ -779,7 +804,7 @@ int draw_placement (const profile_t *p, const netmap_t *nm, const map_result_t *
     if (!isnan (h.hi))
         h.lo = fmin (h.lo, h.hi / 1e3);
     if (nb < nm->n) {
-        snprintf (t, sizeof (t), "bytes between blocks of nodes");
+        snprintf (t, sizeof (t), "bytes between blocks of nodes (the diagonal: inside one)");
         h.title = t;
     }
     box_w = box_width (p, nm, &res->cand[block], &res->cand[res->chosen]);

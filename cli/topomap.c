@@ -126,7 +126,7 @@ static const struct {
      "  -n, --ntasks N   that task count only\n"},
     {"profile draw", "profile draw -o OUT.svg FILE", "picture a profile's matrix",
      "Draw the bytes each rank sent to each other rank as a heatmap (logarithmic\n"
-     "colours, bright: more; grey: never talked; beyond 128 ranks, blocks of\n"
+     "colours, bright: more; black: never talked; beyond 128 ranks, blocks of\n"
      "ranks) into OUT.svg.\n"
      "  -o, --output OUT.svg  the picture to write\n"},
     {"plan",

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for cli/draw: the pictures are whole SVG documents with a
- * cell per matrix entry that has a value on a grey ground, axis titles and
- * a legend that says what dark, bright and grey mean, names from files
- * escaped, counts that match what was drawn, one colour scale for both
- * layouts of a placement, large matrices in blocks, and nothing left
- * behind when the file cannot be written.
+ * cell per matrix entry that has a value, with that value as its title,
+ * on a black ground, the columns' title above the matrix and the colour
+ * bar below, a legend that says what dark, bright and black mean, bytes
+ * in KiB as the text gives them, names from files escaped, counts that
+ * match what was drawn, one colour scale for both layouts of a
+ * placement, its diagonal drawn, large matrices in blocks, and nothing
+ * left behind when the file cannot be written.
  */
 #include "config.h"
 
@@ -38,6 +40,16 @@ static int count (const char *s, const char *what)
     for (const char *p = s; (p = strstr (p, what)); p += strlen (what))
         n++;
     return n;
+}
+
+/* The y attribute of the element holding what (its first), or NAN. */
+static double y_of (const char *s, const char *what)
+{
+    const char *at = s ? strstr (s, what) : NULL, *y = NULL;
+
+    for (const char *p = s; at && (p = strstr (p, " y=\"")) && p < at; p++)
+        y = p;
+    return y ? strtod (y + 4, NULL) : NAN;
 }
 
 static int whole_svg (const char *s)
@@ -98,14 +110,23 @@ int main (void)
     s = slurp (path);
     ok (s && whole_svg (s), "the profile's picture is one whole SVG document");
     ok (s && count (s, "<rect x=") == 1 + 8 + 1 + 50 + 1,
-        "a grey ground, a cell per pair that talked, a frame, a colour bar and a grey swatch");
-    ok (s && count (s, "fill=\"#e4e4e4\"") == 2 && strstr (s, ">grey: never talked<"),
-        "pairs that never talked are the ground's grey, and the legend says so");
+        "a ground, a cell per pair that talked, a frame, a colour bar and a swatch");
+    ok (s && count (s, "fill=\"#000000\"") == 2 && strstr (s, ">black: never talked<"),
+        "pairs that never talked are the black ground, beyond the dark end, and the legend says "
+        "so");
+    ok (s && count (s, "<title>") == 1 + 8 && strstr (s, "<title>0 to 1: 1000 B</title>") &&
+            strstr (s, "<title>7 to 0: 7.81 KiB</title>") &&
+            strstr (s, "<title>black: never talked</title>"),
+        "each cell names its row, column and value, the ground what it means");
     ok (s && strstr (s, ">sending rank<") && strstr (s, ">receiving rank<"),
         "the axes say who sends and who receives");
+    ok (s && y_of (s, ">receiving rank<") < y_of (s, "fill=\"#000000\"") &&
+            y_of (s, ">dark: fewer") > y_of (s, "fill=\"#000000\"") + 8 * 28,
+        "the columns' title is above the matrix (%.0f, the matrix at %.0f), the legend below",
+        y_of (s, ">receiving rank<"), y_of (s, "fill=\"#000000\""));
     ok (s && strstr (s, ">dark: fewer, bright: more (logarithmic scale)<") && strstr (s, ">8 B<") &&
-            strstr (s, ">8 kB<"),
-        "the legend gives its ends in bytes and what dark and bright mean");
+            strstr (s, ">7.81 KiB<"),
+        "the legend gives its ends in bytes (KiB, as the text) and what dark and bright mean");
     ok (s && strstr (s, ">Communication of ring &lt;8&gt;, 8 ranks, job 42, recorded ") &&
             !strstr (s, "ring <8>") && !strstr (s, "/bin/"),
         "the title names the program and the job, escaped, not a path");
@@ -170,8 +191,12 @@ int main (void)
     ok (s && strstr (s, "predicted gain 75.0%: the cost model's time"),
         "it states the predicted gain as the model's");
     ok (s && count (s, ">dark: fewer, bright: more (logarithmic scale)<") == 2 &&
-            count (s, ">5 kB<") == 2 && count (s, ">5 B<") == 2,
+            count (s, ">9.77 KiB<") == 2 && count (s, ">5 B<") == 2,
         "both layouts' bytes on one scale: the same ends under each");
+    ok (s && count (s, "<title>a1 to a1: 9.77 KiB</title>") == 1 &&
+            count (s, "<title>a1 to &lt;b&amp;&quot;2&quot;&gt;: 4.88 KiB</title>") == 1 &&
+            strstr (s, "(the diagonal: inside one)"),
+        "the diagonal holds what ranks send inside their node: block's pairs, each on its node");
     ok (s && strstr (s, ">0.0% of the bytes cross clusters<"),
         "block's pairs on one host cross nothing");
     ok (s && strstr (s, ">100.0% of the bytes cross clusters<"),
