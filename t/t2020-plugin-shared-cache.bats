@@ -286,6 +286,34 @@ prolog_mode() {
 	[ "$status" -eq 0 ] && [[ "$output" == *"is not a job id"* ]]
 }
 
+@test "root's profile import --site under A's directory, A racing to swap what it makes for a link: refused, nothing changed" {
+	local apps=$SHARE/apps.$BATS_TEST_NUMBER victim=$SHARE/victim.$BATS_TEST_NUMBER racer
+	install -d -m 0755 -o $UA "$apps"
+	install -d -m 0700 -o root "$victim"
+	printf '0,10\n10,0\n' >"$SHARE/m.$BATS_TEST_NUMBER.csv"
+	# A, who may write the parent, swaps whatever directory appears there
+	# for a link to root's 0700 directory, as fast as it can (before the
+	# fix root made the directory by path and then chmod-ed it: 0755).
+	runuser -u $UA -- timeout 60 bash -c "cd '$apps' && while :; do
+		if [ -d profiles ] && [ ! -L profiles ]; then mv profiles x.\$RANDOM 2>/dev/null && ln -sfn '$victim' profiles; fi
+	done" &
+	racer=$!
+	for _ in $(seq 20); do
+		"$TOPOMAP_BUILDDIR/cli/topomap" profile import --exe /bin/true --site "$apps/profiles/site" \
+			"$SHARE/m.$BATS_TEST_NUMBER.csv" >>"$BATS_TEST_TMPDIR/out" 2>&1 || echo "status $?" >>"$BATS_TEST_TMPDIR/out"
+	done
+	kill $racer
+	wait $racer || true
+	cat "$BATS_TEST_TMPDIR/out"
+	# Root made nothing there nor through A's link (the old code did both
+	# in each of 20 tries here), and changed no mode.
+	[ "$(stat -c '%U %a' "$victim")" = "root 700" ]
+	[ -z "$(find "$apps" "$victim" -mindepth 1 -user root)" ]
+	# Each import was refused, saying why.
+	[ "$(grep -c '^status 1$' "$BATS_TEST_TMPDIR/out")" -eq 20 ]
+	[ "$(grep -c "^topomap: profile import: $apps/profiles/site: .*(srun --topo-map would not trust it)$" "$BATS_TEST_TMPDIR/out")" -eq 20 ]
+}
+
 @test "Slurm runs topomap-prolog and topomap-epilog as they are: DIR from the plugstack line" {
 	local j conf=$TOPOMAP_CLUSTER_DIR/etc/slurm.conf
 	chmod 0755 "$SITE"
