@@ -1166,6 +1166,14 @@ out:
 
 /* --explain */
 
+/* Descending ints, for qsort. */
+static int cmp_int_down (const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+
+    return (x < y) - (x > y);
+}
+
 /* "x/base" to 3 places, "-" when base is 0. */
 static void map_ratio (char *buf, size_t size, double x, double base)
 {
@@ -1210,13 +1218,32 @@ int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm)
             errno = ENOMEM;
             return -1;
         }
+        int used = 0;
+
         for (int r = 0; r < res->ntasks; r++)
             if (chosen->node[r] >= 0 && chosen->node[r] < nm->n)
-                count[chosen->node[r]]++;
-        fprintf (f, "  %-24s %6s\n", "node", "ranks");
-        for (int h = 0; h < nm->n; h++)
-            if (count[h] > 0)
-                fprintf (f, "  %-24s %6d\n", map_host_name (nm, h), count[h]);
+                used += count[chosen->node[r]]++ == 0;
+        if (used <= MAP_EXPLAIN_NODES) {
+            fprintf (f, "  %-24s %6s\n", "node", "ranks");
+            for (int h = 0; h < nm->n; h++)
+                if (count[h] > 0)
+                    fprintf (f, "  %-24s %6d\n", map_host_name (nm, h), count[h]);
+        } else {
+            /* At scale, how many nodes take how many ranks, most first:
+             * the counts sorted, then told in runs. */
+            qsort (count, (size_t)nm->n, sizeof (*count), cmp_int_down);
+            fprintf (f, "  %d nodes:", used);
+            for (int h = 0, sep = 0; h < nm->n && count[h] > 0;) {
+                int k = h;
+
+                while (k < nm->n && count[k] == count[h])
+                    k++;
+                fprintf (f, "%s %d with %d rank%s", sep++ ? "," : "", k - h, count[h],
+                         count[h] == 1 ? "" : "s");
+                h = k;
+            }
+            fputc ('\n', f);
+        }
         free (count);
     }
     if (ferror (f)) {

@@ -223,7 +223,10 @@ int map_inside_netmap (const profile_t *p, const netmap_t *nm, const int *node, 
  */
 int map_inside_cpu_bind (const map_inside_t *b, char *buf, size_t len);
 
-/* --explain: the candidates, their predicted costs and the choice. */
+/* --explain: the candidates, their predicted costs and the choice, and
+ * the ranks each node of it takes; beyond MAP_EXPLAIN_NODES nodes, how
+ * many nodes take how many ranks. */
+#define MAP_EXPLAIN_NODES 32
 int map_explain (FILE *f, const map_result_t *res, const netmap_t *nm);
 
 /* --explain of a profile with a check: each of res's candidates priced on

@@ -1183,6 +1183,25 @@ static void test_explain (void)
         diag ("%s", buf);
         free (buf);
     }
+    {
+        /* Beyond MAP_EXPLAIN_NODES nodes, how many take how many ranks. */
+        netmap_t *many = netmap_of (40);
+        int node[81];
+        map_candidate_t c = {.name = "block", .node = node};
+        map_result_t r = {.ntasks = 81, .ncandidates = 1, .cand = &c, .chosen = 0};
+
+        for (int k = 0; k < 81; k++)
+            node[k] = k < 3 ? 7 : (k - 3) / 2 + (k - 3 >= 14);
+        buf = NULL;
+        f = open_memstream (&buf, &len);
+        ok (map_explain (f, &r, many) == 0, "explain at 40 nodes: printed");
+        fclose (f);
+        ok (strstr (buf, "\n  40 nodes: 1 with 3 ranks, 39 with 2 ranks\n") && !strstr (buf, "h7 "),
+            "explain at 40 nodes: a line of how many nodes take how many ranks, not a line a node");
+        diag ("%s", buf);
+        free (buf);
+        netmap_destroy (many);
+    }
     map_result_free (&res);
     map_result_free (&res);
     ok (res.cand == NULL, "map_result_free twice is harmless");
