@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/json.h"
+#include "cli/netmap_show.h"
 #include "lib/jsonfile.h"
 
 int json_put (FILE *f, json_object *o)
@@ -67,6 +68,13 @@ static void add_bool (json_object *o, const char *key, int b, int *bad)
     *bad |= jsonfile_add (o, key, json_object_new_boolean (b), false) < 0;
 }
 
+static void add_time (json_object *o, const char *key, time_t t, int *bad)
+{
+    char when[32];
+
+    add_str (o, key, jsonfile_format_time (t, when, sizeof (when)) == 0 ? when : NULL, bad);
+}
+
 static json_object *done (json_object *o, int bad)
 {
     if (!bad)
@@ -78,7 +86,6 @@ static json_object *done (json_object *o, int bad)
 json_object *json_profile_entry (const profile_cache_entry_t *en)
 {
     json_object *o = json_object_new_object ();
-    char when[32];
     int bad = !o;
 
     if (bad)
@@ -93,11 +100,10 @@ json_object *json_profile_entry (const profile_cache_entry_t *en)
     add_str (o, "exe_id", en->exe_id[0] ? en->exe_id : NULL, &bad);
     add_str (o, "executable", en->exe_path[0] ? en->exe_path : NULL, &bad);
     add_int (o, "bytes", (int64_t)en->size, &bad);
-    add_str (o, "recorded",
-             en->profile && jsonfile_format_time (en->profile->timestamp, when, sizeof (when)) == 0
-                 ? when
-                 : NULL,
-             &bad);
+    if (en->profile)
+        add_time (o, "recorded", en->profile->timestamp, &bad);
+    else
+        add_str (o, "recorded", NULL, &bad);
     add_str (o, "job", en->profile && en->profile->jobid[0] ? en->profile->jobid : NULL, &bad);
     return done (o, bad);
 }
@@ -337,8 +343,7 @@ json_object *json_netmap_show (const netmap_t *nm)
 {
     json_object *o = json_object_new_object (), *hosts = json_object_new_array (),
                 *insides = json_object_new_array (), *pairs = json_object_new_object ();
-    long npairs = 0, measured = 0, again = 0;
-    char when[32];
+    long measured, again, npairs = netmap_pairs (nm, &measured, &again);
     int bad = !o || !hosts || !insides || !pairs;
 
     if (bad) {
@@ -348,16 +353,9 @@ json_object *json_netmap_show (const netmap_t *nm)
         json_object_put (pairs);
         return NULL;
     }
-    for (int a = 0; a < nm->n; a++)
-        for (int b = a + 1; b < nm->n; b++) {
-            npairs++;
-            measured += NETMAP_AT (nm, measured, a, b) > 0;
-            again += NETMAP_AT (nm, measured, a, b) > 1;
-        }
     add_int (o, "schema", JSON_SCHEMA, &bad);
     add_str (o, "job", nm->jobid[0] ? nm->jobid : NULL, &bad);
-    add_str (o, "made",
-             jsonfile_format_time (nm->timestamp, when, sizeof (when)) == 0 ? when : NULL, &bad);
+    add_time (o, "made", nm->timestamp, &bad);
     add_num (o, "measure_s", measured ? nm->measure_s : NAN, &bad);
     add_num (o, "measure_bound_s", measured ? netmap_measure_bound (nm) : NAN, &bad);
     for (int h = 0; !bad && h < nm->n; h++)
@@ -420,13 +418,6 @@ static json_object *heaviest (const profile_t *p, int top, int *bad)
     }
     free (v);
     return a;
-}
-
-static void add_time (json_object *o, const char *key, time_t t, int *bad)
-{
-    char when[32];
-
-    add_str (o, key, jsonfile_format_time (t, when, sizeof (when)) == 0 ? when : NULL, bad);
 }
 
 static json_object *runs (const history_t *h, int *bad)

@@ -176,6 +176,20 @@ static void show_inside (FILE *f, const char *host, const inside_t *in)
     fputc ('\n', f);
 }
 
+long netmap_pairs (const netmap_t *nm, long *measured, long *again)
+{
+    long pairs = 0;
+
+    *measured = *again = 0;
+    for (int a = 0; a < nm->n; a++)
+        for (int b = a + 1; b < nm->n; b++) {
+            pairs++;
+            *measured += NETMAP_AT (nm, measured, a, b) > 0;
+            *again += NETMAP_AT (nm, measured, a, b) > 1;
+        }
+    return pairs;
+}
+
 int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
 {
     char when[32] = "unknown time";
@@ -186,13 +200,7 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
         snprintf (concurrency, sizeof (concurrency), "%d pair%s at once", p->concurrency,
                   p->concurrency == 1 ? "" : "s");
 
-    long pairs = 0, measured = 0, again = 0;
-    for (int a = 0; a < nm->n; a++)
-        for (int b = a + 1; b < nm->n; b++) {
-            pairs++;
-            measured += NETMAP_AT (nm, measured, a, b) > 0;
-            again += NETMAP_AT (nm, measured, a, b) > 1;
-        }
+    long measured, again, pairs = netmap_pairs (nm, &measured, &again);
     if (jsonfile_format_time (nm->timestamp, when, sizeof (when)) < 0)
         snprintf (when, sizeof (when), "(time out of range)");
     /* A netmap nothing was measured for (made from a topology.conf) has

@@ -7,6 +7,10 @@
 
 #include "lib/netmap.h"
 
+/* The pairs of nm's hosts, and in *measured and *again those the probe
+ * measured, and measured more than once (in doubt). */
+long netmap_pairs (const netmap_t *nm, long *measured, long *again);
+
 /* Hosts up to which netmap show prints the matrices unasked. */
 #define SHOW_MATRICES_MAX 32
 

@@ -892,7 +892,7 @@ static int profile_list_cmd (int argc, char **argv)
     };
     const char *cache = NULL, *site = NULL;
     char dir[4096];
-    int c, header = 1, rc;
+    int c, header = 1, json = 0, rc;
     json_object *all = NULL;
     tm_error_t e;
 
@@ -904,15 +904,17 @@ static int profile_list_cmd (int argc, char **argv)
         else if (c == 'H')
             header = 0;
         else if (c == 'J')
-            all = all ? all : json_object_new_array ();
+            json = 1;
         else
             return EXIT_USAGE;
     }
     if (argc != optind)
         return bad_usage ("profile list", "no operands expected");
-    if (all && !header) {
-        json_object_put (all);
+    if (json && !header)
         return bad_usage ("profile list", "--json has no header to leave out");
+    if (json && !(all = json_object_new_array ())) {
+        fprintf (stderr, "%s: profile list: out of memory\n", prog);
+        return EXIT_FAIL;
     }
     if (cache_dir ("profile list", cache, dir, sizeof (dir), &e) < 0) {
         json_object_put (all);
