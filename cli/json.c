@@ -423,18 +423,15 @@ static json_object *heaviest (const profile_t *p, int top, int *bad)
 static json_object *runs (const history_t *h, int *bad)
 {
     json_object *o = json_object_new_object (), *l = NULL;
-    int count[2] = {0, 0};
     history_verdict_t v;
 
     if (!o) {
         *bad = 1;
         return NULL;
     }
-    for (int k = 0; k < h->nruns; k++)
-        count[h->run[k].layout == HISTORY_PLAN]++;
     add_int (o, "kept", h->nruns, bad);
-    add_int (o, "srun", count[0], bad);
-    add_int (o, "placed", count[1], bad);
+    add_int (o, "srun", history_count (h, HISTORY_SRUN), bad);
+    add_int (o, "placed", history_count (h, HISTORY_PLAN), bad);
     if (h->nruns > 0) {
         history_judge (h, h->run[h->nruns - 1].args, &v);
         if (v.placed && v.srun && !(l = json_object_new_object ()))

@@ -616,10 +616,6 @@ static int profile_draw_cmd (int argc, char **argv)
     return rc;
 }
 
-/* The runs kept beside the profile file (history.h), when there are
- * any: how many under each layout, and for the arguments of the latest,
- * the medians history_judge compares and their ratio.
- */
 /* The runs srun saw of the profile file, from the history beside it:
  * allocated (free it), or NULL with why ("" when file names no history:
  * not a .json file, standard input, none there). */
@@ -651,18 +647,20 @@ static history_t *runs_of (const char *file, char *why, size_t len)
     return h;
 }
 
+/* The runs kept beside the profile file (history.h), when there are
+ * any: how many under each layout, and for the arguments of the latest,
+ * the medians history_judge compares and their ratio.
+ */
 static void show_runs (const history_t *h, const char *why)
 {
     history_verdict_t v;
-    int count[2] = {0, 0};
 
     if (why[0])
         printf ("runs: not read: %s\n", why);
     if (!h || h->nruns == 0)
         return;
-    for (int k = 0; k < h->nruns; k++)
-        count[h->run[k].layout == HISTORY_PLAN]++;
-    printf ("runs: %d kept, %d under srun's layout, %d placed\n", h->nruns, count[0], count[1]);
+    printf ("runs: %d kept, %d under srun's layout, %d placed\n", h->nruns,
+            history_count (h, HISTORY_SRUN), history_count (h, HISTORY_PLAN));
     history_judge (h, h->run[h->nruns - 1].args, &v);
     if (v.placed && v.srun)
         printf ("like the latest: placed %.3f s against srun's layout %.3f s (medians of %d "

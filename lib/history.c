@@ -250,6 +250,15 @@ static double history_mad (const double *v, int n, double m)
     return stats_median (d, n);
 }
 
+int history_count (const history_t *h, history_layout_t layout)
+{
+    int n = 0;
+
+    for (int k = 0; k < h->nruns; k++)
+        n += h->run[k].layout == layout;
+    return n;
+}
+
 void history_judge (const history_t *h, const char *args, history_verdict_t *v)
 {
     double t[2][HISTORY_WINDOW], med[2], mad[2];

@@ -83,6 +83,9 @@ int history_readat (int dirfd, const char *name, const char *what, uid_t uid, hi
 int history_addat (int dirfd, const char *name, const char *what, uid_t uid, const history_run_t *r,
                    tm_error_t *errp);
 
+/* How many runs of h ran under layout. */
+int history_count (const history_t *h, history_layout_t layout);
+
 /* What the like runs of h (those with args) say of the plan.  The latest
  * HISTORY_WINDOW runs of each layout are compared by their medians; the
  * placed runs must beat srun's by more than the spread of either (its

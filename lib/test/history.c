@@ -157,6 +157,8 @@ static void test_judge (void)
     history_judge (&h, ARGS, &v);
     ok (!v.keep && v.placed == 1, "one placed run is not enough to judge");
     add (&h, HISTORY_PLAN, 0.060, ARGS);
+    ok (history_count (&h, HISTORY_SRUN) == 2 && history_count (&h, HISTORY_PLAN) == 2,
+        "counted by layout: 2 under srun's, 2 placed");
     history_judge (&h, ARGS, &v);
     ok (v.keep && v.placed == 2 && v.srun == 2 && v.placed_s > v.srun_s,
         "two placed runs slower than srun's two: srun's layout kept (%.3f s against %.3f s)",
