@@ -46,8 +46,18 @@
  * the level above costs 1.5 times the edge or more (and none of its pairs
  * reads 1.5 times faster than it is), and is taken into its nearest edge
  * below that.
+ *
+ * A host slowed itself (a busy core, a slower link of its own) reads
+ * slow to its own edge's hosts but still nearer them than anyone: it
+ * joins its nearest cluster when that cluster costs at most EDGE_SLOW
+ * times the cluster's own median and a level (TOPO_FIT_SEP) less than
+ * the next nearest.  A host alone on a switch is as far from every other
+ * edge of the level above; one whose switch shares its parent with a
+ * single other edge reads as such a slowed host unless that level costs
+ * EDGE_SLOW times the edge or more.
  */
 #define EDGE_JOIN 1.5
+#define EDGE_SLOW 2.0
 
 /* edge_merge: two edge clusters whose median figure between them is at most
  * EDGE_MERGE times the lower of their own are one.  Medians over several
@@ -228,7 +238,7 @@ static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *
         for (int h = 0; h < n; h++) {
             int best = lab[h], cand[EDGE_CANDIDATES + 1], alone = size[lab[h]] == 1;
             int ncand = edge_nearest (x, n, &h, 1, lab, m0, size, sum, -1, cand);
-            double bestmed = INFINITY;
+            double bestmed = INFINITY, nextmed = INFINITY;
             cand[ncand++] = lab[h];
             for (int i = 0; i < ncand; i++) {
                 int q = cand[i];
@@ -243,13 +253,16 @@ static int edge_labels (const double *x, const topo_t *d, int c, int *lab, int *
                  * with two or three hosts a median is a mean */
                 double med = alone ? topo_fit_min (val, k) : stats_median (val, (int)k);
                 if (med < bestmed || (med == bestmed && q < best)) {
+                    nextmed = bestmed;
                     bestmed = med;
                     best = q;
-                }
+                } else if (med < nextmed)
+                    nextmed = med;
             }
-            /* a host alone joins a cluster only as one of its own: a host
-             * alone on its switch is its own edge */
-            if (alone && !(bestmed <= EDGE_JOIN * intra[best]))
+            /* a host alone joins a cluster only as one of its own, or as
+             * a slowed one; a host alone on its switch is its own edge */
+            if (alone && !(bestmed <= EDGE_JOIN * intra[best]) &&
+                !(bestmed <= EDGE_SLOW * intra[best] && TOPO_FIT_SEP * bestmed <= nextmed))
                 best = lab[h];
             next[h] = best;
             moved += best != lab[h];

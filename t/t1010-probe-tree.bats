@@ -6,8 +6,9 @@
 #   3level-12-scrambled  12 nodes, names scrambled across the leaves,
 #                        1 Gbit/s, 250 and 60 Mbit/s
 #   3level-16            16 nodes, scrambled, 1 Gbit/s, 400 and 100 Mbit/s
-# and on two switches of two nodes, whose pairs between them the probe
-# measures again (a split edge looks the same).
+# 3level-12 and 3level-16 again beside a process spinning on one of the
+# machine's cores, and on two switches of two nodes, whose pairs between
+# them the probe measures again (a split edge looks the same).
 #
 # At the default 1 KiB, htb lets a small ping through at line rate (its
 # burst), and which of the two cores a pair's ranks share makes a pair
@@ -35,6 +36,17 @@ teardown_file() {
 
 setup() {
 	need_cluster
+}
+
+teardown() {
+	[ -z "${HOG:-}" ] || kill "$HOG" 2>/dev/null || true
+}
+
+# hog: a process spinning on one of the machine's cores beside the
+# probe, for as long as the test (bounded: 300 s).
+hog() {
+	timeout 300 sh -c 'while :; do :; done' >/dev/null 2>&1 3>&- &
+	HOG=$!
 }
 
 # tree_thrice TOPOLOGY NODES: bring the cluster up on TOPOLOGY and probe
@@ -75,6 +87,21 @@ tree_thrice() {
 
 # bats test_tags=once
 @test "3level-16: the inferred tree is the configured one, three times" {
+	tree_thrice 3level-16 16
+}
+
+# A busy machine slows the pairs of whichever node's ranks wait for a
+# core: one node's pairs inside its leaf read 1.6 times slow, and that
+# node is still nearer its leaf than anything else.
+# bats test_tags=once
+@test "3level-12 beside a CPU hog: the inferred tree is the configured one, three times" {
+	hog
+	tree_thrice 3level-12 12
+}
+
+# bats test_tags=once
+@test "3level-16 beside a CPU hog: the inferred tree is the configured one, three times" {
+	hog
 	tree_thrice 3level-16 16
 }
 

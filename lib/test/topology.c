@@ -904,6 +904,77 @@ static void test_lone_host (void)
     topo_destroy (t);
 }
 
+/* A busy host (t1010's trees beside a CPU hog): one host's pairs inside
+ * its leaf read 66-76 MB/s against the leaf's 110-117, its pairs beyond
+ * the leaf what the uplinks allow; latencies at 1 KiB tell no levels.
+ * The host is still nearer its leaf than anything else: the tree stays
+ * the configured one.  3level-12 (leaves of 3; 300 and 100 Mbit/s) and
+ * 3level-16 (leaves of 4; 400 and 100 Mbit/s).
+ */
+static void test_busy_host (void)
+{
+    enum { N = 16 };
+    static const struct {
+        int n, leaf;
+        double agg;
+    } tree[] = {{12, 3, 37}, {16, 4, 50}};
+    double lat[N * N], bw[N * N];
+    int hops[N * N], ok_all = 1;
+    tm_error_t e;
+    topo_t *t;
+
+    for (int k = 0; k < 2; k++)
+        for (unsigned long long sd = 81; sd < 86; sd++) {
+            int n = tree[k].n, w = tree[k].leaf, slow = w + 2;
+            seed = sd;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    int leaf = i / w == j / w, agg = i / (2 * w) == j / (2 * w);
+                    hops[i * n + j] = i == j ? 0 : leaf ? 1 : agg ? 3 : 5;
+                    lat[i * n + j] = i == j ? NAN : (urand () < 0.5 ? 7 : 13) * noise (0.05);
+                    bw[i * n + j] = i == j ? NAN
+                                           : (leaf  ? 113
+                                              : agg ? tree[k].agg
+                                                    : 12.3) *
+                                                 noise (0.03);
+                    if (leaf && (i == slow || j == slow) && i != j)
+                        bw[i * n + j] = 71 * noise (0.07);
+                }
+            t = topo_infer_net (n, lat, bw, NULL, &e);
+            if (!(t && t->model == TOPO_TREE && hops_are (t, hops))) {
+                diag ("%d hosts, seed %llu: %s: %s", n, sd, t ? "another tree" : "none", e.text);
+                ok_all = 0;
+            }
+            topo_destroy (t);
+        }
+    ok (ok_all, "busy host: a host slowed 1.6 times inside its leaf stays in it, 3level-12 and "
+                "3level-16, five seeds each");
+
+    /* Host 3 alone on its switch, whose parent holds one other edge
+     * ({0,1,2}) at three times the edge's cost: its own edge still. */
+    ok_all = 1;
+    for (unsigned long long sd = 91; sd < 96; sd++) {
+        enum { M = 10 };
+        static const int leaf_of[M] = {0, 0, 0, 1, 2, 2, 2, 3, 3, 3};
+        seed = sd;
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < M; j++) {
+                int leaf = leaf_of[i] == leaf_of[j], agg = (i < 4) == (j < 4);
+                hops[i * M + j] = i == j ? 0 : leaf ? 1 : agg ? 3 : 5;
+                lat[i * M + j] = i == j ? NAN : (urand () < 0.5 ? 7 : 13) * noise (0.05);
+                bw[i * M + j] = i == j ? NAN : (leaf ? 113 : agg ? 37 : 12.3) * noise (0.03);
+            }
+        t = topo_infer_net (M, lat, bw, NULL, &e);
+        if (!(t && t->model == TOPO_TREE && hops_are (t, hops))) {
+            diag ("seed %llu: %s: %s", sd, t ? "another tree" : "none", e.text);
+            ok_all = 0;
+        }
+        topo_destroy (t);
+    }
+    ok (ok_all, "busy host: a host alone on its switch beside one edge 3 times nearer stays "
+                "alone, five seeds");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -917,6 +988,7 @@ int main (void)
     test_shared_cpus ();
     test_busy_latency ();
     test_lone_host ();
+    test_busy_host ();
     test_star ();
     test_cloud ();
     test_bad_input ();
