@@ -29,6 +29,7 @@
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
+#include "lib/topology_links.h"
 
 static double place_now (void)
 {
@@ -492,7 +493,7 @@ static netmap_t *place_netmap_cached (const place_in_t *in, const place_files_t 
 }
 
 /* The site's tree and the figures of its levels: no probe at all.
- * Without figures, the probe measures its levels: site names the file it
+ * Without figures, the probe measures its links: site names the file it
  * reads (written as sitename, when Slurm's own topology, for the caller
  * to remove), else site is "".
  */
@@ -526,7 +527,7 @@ static netmap_t *place_netmap_site (const place_in_t *in, const place_files_t *f
     }
     free (text);
     if (nodata)
-        SAY (in, "topomap: topology=%s: %s; the probe measures its levels", c->topology, e.text);
+        SAY (in, "topomap: topology=%s: %s; the probe measures its links", c->topology, e.text);
     else {
         site[0] = '\0';
         if (in->note)
@@ -608,6 +609,11 @@ static netmap_t *place_netmap_probed (const place_in_t *in, const place_files_t 
     else
         made = 0;
     SAY (in, "topomap: probe done in %.2f s", place_now () - start);
+    if (topology) {
+        char slow[1024];
+        if (topo_links_slow (nm, slow, sizeof (slow)) > 0)
+            SAY (in, "topomap: measured slower than the site's topology says: %s", slow);
+    }
 out:
     if (made) {
         unlinkat (dfd, tmp, 0);

@@ -730,9 +730,34 @@ static int host_under (const topo_t *t, int v, const int *uses, int x, const pai
     return best;
 }
 
+/* Pair x, y (any order) into out[np] unless they are one host or paired
+ * already; uses[] counts each host's pairs.  1 if added, 0 if not, -1
+ * with errp when out is full. */
+static int pair_add (int x, int y, int *uses, pairs_t *out, int *np, int max, tm_error_t *errp)
+{
+    if (x < 0 || y < 0 || x == y)
+        return 0;
+    if (x > y) {
+        int z = x;
+        x = y;
+        y = z;
+    }
+    for (int k = 0; k < *np; k++)
+        if (out[k].a == x && out[k].b == y)
+            return 0;
+    if (*np == max) {
+        errno = ENOSPC;
+        return errprintf (errp, "more than %d pairs", max);
+    }
+    out[(*np)++] = (pairs_t){x, y};
+    uses[x]++;
+    uses[y]++;
+    return 1;
+}
+
 int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_error_t *errp)
 {
-    int nv, np = 0, *sws = NULL, *kid = NULL, *uses = NULL;
+    int nv, np = 0, *sws = NULL, *kid = NULL, *rep = NULL, *uses = NULL;
 
     if (!t || t->model != TOPO_TREE || per_level < 1 || max < 0) {
         errno = EINVAL;
@@ -741,86 +766,78 @@ int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_er
     nv = t->nvertices;
     sws = malloc ((size_t)nv * sizeof (*sws));
     kid = malloc ((size_t)nv * sizeof (*kid));
+    rep = malloc ((size_t)nv * sizeof (*rep));
     uses = calloc ((size_t)t->nhosts, sizeof (*uses));
-    if (!sws || !kid || !uses) {
+    if (!sws || !kid || !rep || !uses) {
         np = errnomem (errp);
         goto done;
     }
     for (int l = 1; l < TOPOCONF_LEVELS; l++) {
-        int ns = 0, got = 0;
+        int ns = 0, got = 0, rc;
         for (int v = t->nhosts; v < nv; v++)
             if ((int)t->height[v] == l && children (t, v, kid) >= 2)
                 sws[ns++] = v;
-        /* the level's switches in turn, spread over them; the r-th visit
-         * of a switch takes its children r and r + 1 */
-        for (int j = 0; j < 2 * per_level && got < per_level && ns > 0; j++) {
-            int s = sws[(int)((long)(j % per_level) * ns / per_level) % ns], r = j / ns;
-            int nk = children (t, s, kid), x, y;
-            x = host_under (t, kid[r % nk], uses, -1, out, np);
-            if ((y = host_under (t, kid[(r + 1) % nk], uses, x, out, np)) < 0)
-                continue; /* x is paired with every host there */
-            if (x > y) {
-                int z = x;
-                x = y;
-                y = z;
-            }
-            if (np == max) {
-                errno = ENOSPC;
-                np = errprintf (errp, "more than %d pairs", max);
+        /* every link below a switch crossed by pairs to the children one
+         * and two further round it (all of them where it has five or
+         * fewer; one pair for two children): one host under each child,
+         * so the pairs that cross one link share its host and fall in
+         * different rounds (pairs_rounds) */
+        for (int i = 0; i < ns; i++) {
+            int nk = children (t, sws[i], kid);
+            for (int k = 0; k < nk; k++)
+                rep[k] = host_under (t, kid[k], uses, -1, out, np);
+            for (int d = 1; d <= 2; d++)
+                for (int k = 0; k < nk; k++) {
+                    if ((rc = pair_add (rep[k], rep[(k + d) % nk], uses, out, &np, max, errp)) <
+                        0) {
+                        np = -1;
+                        goto done;
+                    }
+                    got += rc;
+                }
+        }
+        /* then up to per_level pairs a level, spread over its switches,
+         * on hosts not yet paired where the tree has them: the r-th
+         * visit of a switch takes its children r and r + 1 */
+        for (int j = 0; j < 2 * per_level * ns && got < per_level; j++) {
+            int s = sws[j % ns], r = 1 + j / ns;
+            int nk = children (t, s, kid);
+            int x = host_under (t, kid[r % nk], uses, -1, out, np);
+            if ((rc = pair_add (x, host_under (t, kid[(r + 1) % nk], uses, x, out, np), uses, out,
+                                &np, max, errp)) < 0) {
+                np = -1;
                 goto done;
             }
-            out[np++] = (pairs_t){x, y};
-            uses[x]++;
-            uses[y]++;
-            got++;
+            got += rc;
         }
     }
 done:
     free (sws);
     free (kid);
+    free (rep);
     free (uses);
     return np;
 }
 
 int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t *errp)
 {
-    topoconf_level_t lv[TOPOCONF_LEVELS];
-    int n = nm->n, *depth = NULL, rc = -1;
+    double lat[TOPOCONF_LEVELS], bw[TOPOCONF_LEVELS];
 
-    if (!t || t->model != TOPO_TREE || t->nhosts != n) {
+    if (!t || t->model != TOPO_TREE || t->nhosts != nm->n) {
         errno = EINVAL;
-        errprintf (errp, "not a switch tree of %d hosts", n);
-        goto done;
+        errprintf (errp, "not a switch tree of %d hosts", nm->n);
+        topo_destroy (t);
+        return -1;
     }
-    if (!(depth = topo_depths (t)) || level_figures (nm, t, depth, true, lv) < 0) {
-        errnomem (errp);
-        goto done;
+    if (topo_links_fill (nm, t, TOPOCONF_LEVELS, lat, bw, errp) < 0) {
+        topo_destroy (t);
+        return -1;
     }
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++) {
-            if (NETMAP_AT (nm, measured, a, b) > 0)
-                continue;
-            int l = topo_level (t, depth, a, b);
-            if (l < 1 || l >= TOPOCONF_LEVELS || isnan (lv[l].lat_us)) {
-                errno = EINVAL;
-                errprintf (errp, "level %d (%s to %s): no pair measured", l, nm->hosts[a],
-                           nm->hosts[b]);
-                goto done;
-            }
-            NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = lv[l].lat_us;
-            NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) = lv[l].bw_MBps;
-            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 0;
-        }
     topo_destroy (nm->topo);
     nm->topo = t;
-    t = NULL;
-    if (levels)
-        memcpy (levels, lv, sizeof (lv));
-    rc = 0;
-done:
-    free (depth);
-    topo_destroy (t);
-    return rc;
+    for (int l = 0; levels && l < TOPOCONF_LEVELS; l++)
+        levels[l] = (topoconf_level_t){lat[l], bw[l]};
+    return 0;
 }
 
 /* Switch v's name: "l<height>s<index>", index in order of lowest host

@@ -32,6 +32,7 @@
 #include "lib/netmap.h"
 #include "lib/pairs.h"
 #include "lib/topology.h"
+#include "lib/topology_links.h"
 
 #define TOPOCONF_LEVELS 16 /* levels with figures: 1..TOPOCONF_LEVELS - 1 */
 
@@ -77,21 +78,26 @@ topo_t *topoconf_parse (char *text, const char *source, const int *lines, int nl
 netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
                            const topoconf_level_t *levels, tm_error_t *errp);
 
-/* Pairs to measure the levels of tree t by, when the file gives no
- * figures: for each level, up to per_level pairs whose nearest common
- * switch is of that level, spread over the level's switches and their
- * children, each host in as few pairs as the tree allows (hosts a < b,
- * into out[0..max)).  Returns how many; -1 with errp: t is no switch tree
- * or per_level < 1 (EINVAL), more than max pairs (ENOSPC), ENOMEM.
+/* Pairs to measure the links of tree t by, when the file gives no
+ * figures: below every switch, one host under each child, the hosts
+ * paired in a cycle, so every link is crossed by two pairs at its
+ * switch's level (by one where the switch has two children); then up to
+ * per_level pairs a level, spread over the level's switches and their
+ * children, on hosts in as few pairs as the tree allows (hosts a < b,
+ * into out[0..max); 2 * hosts + per_level * TOPOCONF_LEVELS is room
+ * enough).  Returns how many; -1 with errp: t is no switch tree or
+ * per_level < 1 (EINVAL), more than max pairs (ENOSPC), ENOMEM.
  */
 int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_error_t *errp);
 
-/* Every pair of nm that was not measured (measured 0) given the medians
- * of its level's measured pairs in tree t, which becomes nm->topo (taken:
- * freed on failure too; the old one freed).  levels (NULL: not wanted)
- * gets those medians, NaN for a level with no pair measured.  -1 with
- * errp: t is no switch tree over nm's hosts, or a level some pair needs
- * has no pair measured (EINVAL, naming the level and a pair), ENOMEM.
+/* Every pair of nm that was not measured (measured 0) given the figures
+ * of tree t's links its measured pairs tell: its level's median (of the
+ * pairs measured there that cross no slow link), or a slow link's on its
+ * way (lib/topology_links.h).  t becomes nm->topo (taken: freed on failure
+ * too; the old one freed).  levels (NULL: not wanted) gets those
+ * medians, NaN for a level with no pair measured.  -1 with errp: t is no
+ * switch tree over nm's hosts, or a level some pair needs has no pair
+ * measured (EINVAL, naming the level and a pair), ENOMEM.
  */
 int topoconf_fill (netmap_t *nm, topo_t *t, topoconf_level_t *levels, tm_error_t *errp);
 

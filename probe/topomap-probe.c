@@ -69,8 +69,9 @@ static double doubt_ratio = 2;
 static enum { PLAN_AUTO, PLAN_ALL, PLAN_SAMPLED } plan = PLAN_AUTO;
 static const char *const plan_names[] = {"auto", "all", "sampled", NULL};
 #define PLAN_AUTO_HOSTS 64
-/* --topology: the site's topology.conf, whose levels are measured by this
- * many pairs each (lib/topoconf.h) instead of any plan */
+/* --topology: the site's topology.conf, whose links are measured by two
+ * pairs each and its levels by this many pairs at least (lib/topoconf.h)
+ * instead of any plan */
 static const char *topology;
 #define TOPOLOGY_PAIRS 3
 /* --inside: read each node with hwloc and measure its levels */
@@ -107,8 +108,9 @@ static void usage (FILE *f)
              "                         others inferred from the switch tree they show;\n"
              "                         auto: sampled from %d hosts on (default auto)\n"
              "      --topology FILE    the switch tree of FILE, Slurm's topology.conf:\n"
-             "                         measure %d pairs a level, give every other pair\n"
-             "                         its level's figures (no --plan, no --doubt)\n"
+             "                         measure each of its links and %d pairs a level\n"
+             "                         at least, give every other pair its level's\n"
+             "                         figures or a slow link's (no --plan, no --doubt)\n"
              "      --inside           read each node's CPUs, L3 domains and packages\n"
              "                         (hwloc), and, with two ranks on a node, measure\n"
              "                         between two CPUs of each level\n"
@@ -952,8 +954,9 @@ done:
  * (and four), and no more than half the time the budget has left (left_s)
  * at the pace of the first pass (measure_s for nmeasured pairs).  Not after
  * the sampling plan: it confirmed each of its choices by several hosts,
- * and a sparse set of pairs has few paths to judge a pair by; nor after
- * the site's levels, which have no paths at all.  First the pairs that
+ * and a sparse set of pairs has few paths to judge a pair by.  After the
+ * site's tree (site, rank 0's), which gives no paths, the pairs far below
+ * their level instead (topo_links_doubts), in the same time.  First the pairs that
  * break the tree's inequality by far; then, with an allowance of their own
  * (one in sixteen, and four; half the time then left), the pairs where the
  * tree inferred from the figures may stand on slowed pairs (tree_doubts):
@@ -961,19 +964,29 @@ done:
  * of the first kind (rank 0's).
  */
 static int remeasure (int m, int nmeasured, int sampled, double measure_s, double left_s,
-                      const topo_params_t *tp, const int *leader, pair_t *pairs,
+                      const topo_params_t *tp, const topo_t *site, const int *leader, pair_t *pairs,
                       const netmap_params_t *p, char *buf, char *stream, double *rtt, double *res,
                       double *all, int *measured)
 {
     size_t mm = (size_t)m * (size_t)m;
     int nd = 0, nt = 0, allow = 0;
     double pace = nmeasured > 0 ? measure_s / nmeasured : 0, t_end = MPI_Wtime () + left_s;
-    pairs_t *doubt = malloc ((size_t)(nmeasured / 8 + 4) * sizeof (*doubt));
+    pairs_t *doubt = malloc ((size_t)(nmeasured + 4) * sizeof (*doubt));
     tm_error_t e;
 
     if (!doubt)
         leave_nomem ();
-    if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
+    if (rank == 0 && site && nmeasured > 0) {
+        /* the site's tree: a pair far below its level, before it may say
+         * a link is slow */
+        allow = pairs_in_time (nmeasured, pace, left_s);
+        if ((nd = topo_links_doubts (site, FIG (all, mm, FIG_BW), measured, doubt, allow)) < 0 ||
+            pairs_rounds (m, doubt, nd, &e) < 0) {
+            fprintf (stderr, "%s: no pair measured again\n", prog);
+            nd = 0;
+        }
+        allow = 0;
+    } else if (rank == 0 && doubt_ratio > 0 && nmeasured > 0 && !sampled && !topology) {
         allow = pairs_in_time (nmeasured / 8 + 4, pace, left_s);
         if ((nd = pairs_doubt (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW), measured,
                                doubt_ratio, allow, doubt, &e)) < 0 ||
@@ -1015,7 +1028,7 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
 {
     int m = r->m, lead_only = 0, npairs_all = 0, again = 0;
     size_t mm = (size_t)m * (size_t)m;
-    char how[PATH_MAX + 64];
+    char how[PATH_MAX + 64], slow[1024];
 
     for (int a = 0; a < m; a++)
         for (int b = a; b < m; b++)
@@ -1027,7 +1040,7 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
                 again += a != b && r->measured[i] == 2; /* in doubt, or for the tree */
             }
     if (topology)
-        snprintf (how, sizeof (how), "%d pairs a level of %s", TOPOLOGY_PAIRS, topology);
+        snprintf (how, sizeof (how), "every link of %s", topology);
     else if (r->sampled)
         snprintf (how, sizeof (how), "%d batches of the sampling plan", r->nbatches);
     else
@@ -1047,6 +1060,8 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
         if (!isnan (lv[l].lat_us))
             printf ("%s: level %d: latency %.4g us, bandwidth %.4g MB/s\n", prog, l, lv[l].lat_us,
                     lv[l].bw_MBps);
+    if (topology && topo_links_slow (nm, slow, sizeof (slow)) > 0)
+        printf ("%s: slow links, the pairs across them priced so: %s\n", prog, slow);
 }
 
 /* Rank 0: the netmap of what was measured, its topology (the site's tree
@@ -1218,7 +1233,7 @@ static int open_doorbells (void)
 static int site_levels (int m, const char *names, const int *leader, topo_t **sitep,
                         pairs_t **pairsp)
 {
-    int max = TOPOLOGY_PAIRS * TOPOCONF_LEVELS, nsite = 0;
+    int max = 4 * m + TOPOLOGY_PAIRS * TOPOCONF_LEVELS, nsite = 0;
     pairs_t *site_pairs = malloc ((size_t)max * sizeof (*site_pairs));
     tm_error_t e = {""};
 
@@ -1359,7 +1374,7 @@ int main (int argc, char **argv)
 
     int nd =
         remeasure (m, nmeasured, sampled, MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start),
-                   &tp, leader, pairs, &p, buf, stream, rtt, res, all, measured);
+                   &tp, site, leader, pairs, &p, buf, stream, rtt, res, all, measured);
     free (pairs);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;

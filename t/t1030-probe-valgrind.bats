@@ -86,7 +86,7 @@ vg_probe() {
 	cat "$SHARE"/vg.*.log
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"3 pairs a level of $SHARE/vg.conf, 5 of 6 pairs measured"* ]]
+	[[ "$output" == *"every link of $SHARE/vg.conf, 5 of 6 pairs measured"* ]]
 	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 4 ]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 	printf 'SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2]\n' >"$SHARE/vg.conf"

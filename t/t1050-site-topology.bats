@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A site's topology.conf without the figures of its levels: the probe
-# measures a few pairs a level of it (--topology) and gives every other
-# pair its level's figures; plugstack topology=auto finds the file Slurm's
-# topology/tree reads and has the probe do that.  On 3level-16 (names
+# measures every link of it (--topology) and gives every other pair its
+# level's figures, or a slow link's; plugstack topology=auto finds the
+# file Slurm's topology/tree reads and has the probe do that.  On 3level-16 (names
 # scrambled across the leaves), which topomap-cluster also writes as
 # Slurm's topology.conf (--slurm-topology).
 
@@ -50,19 +50,19 @@ setup() {
 	[ "$output" = 16 ]
 }
 
-@test "topomap-probe --topology: the file's tree, three pairs a level measured, the levels in order" {
+@test "topomap-probe --topology: the file's tree, every link measured, the levels in order" {
 	local want
 	want=$(configured_tree)
 	run run_probe 16 -v --topology "$SITE_CONF" -o "$SHARE/site.json"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local said=$output
-	[[ "$output" == *"16 hosts, 3 pairs a level of $SITE_CONF, 9 of 120 pairs measured, 0 pairs measured again (0 in doubt), "*", the site's tree model, "* ]]
+	[[ "$output" == *"16 hosts, every link of $SITE_CONF, 30 of 120 pairs measured, 0 pairs measured again (0 in doubt), "*", the site's tree model, "* ]]
 	run "$TOPOMAP" netmap show "$SHARE/site.json"
 	echo "$output"
 	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
 	[[ "$output" == *"tree: $want"* ]]
-	[[ "$output" == *"pairs: 9 of 120 measured"* ]]
+	[[ "$output" == *"pairs: 30 of 120 measured"* ]]
 	# 1 Gbit/s, 400 and 100 Mbit/s: each level's bandwidth well below the
 	# one beneath it
 	local bw
@@ -83,18 +83,18 @@ setup() {
 	[[ "$output" == *"topomap-probe: $SHARE/none.conf: "* ]]
 }
 
-@test "topology=auto without figures: the probe measures the levels of Slurm's topology.conf, and the plan is applied" {
+@test "topology=auto without figures: the probe measures the links of Slurm's topology.conf, and the plan is applied" {
 	plugstack topology=auto
 	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"topomap: topology=auto: $SITE_CONF: level "*" has no figures; the probe measures its levels"* ]]
+	[[ "$output" == *"topomap: topology=auto: $SITE_CONF: level "*" has no figures; the probe measures its links"* ]]
 	[[ "$output" != *"not used"* ]]
 	[[ "$output" == *"topomap: placed 16 ranks on 16 nodes"* ]]
 	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
 	echo "$output"
 	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
-	[[ "$output" == *"pairs: 9 of 120 measured"* ]]
+	[[ "$output" == *"pairs: 30 of 120 measured"* ]]
 }
 
 @test "srun's layout as this Slurm makes it: the plugin's prediction is srun -l's, with Slurm's topology" {

@@ -41,7 +41,7 @@ setup() {
 	plugstack
 }
 
-@test "topology=auto without a topology.conf on the node: slurmctld's topology, its levels probed, placed" {
+@test "topology=auto without a topology.conf on the node: slurmctld's topology, its links probed, placed" {
 	echo "Slurm's topology given as: $KIND"
 	[ ! -e "$TOPOMAP_CLUSTER_DIR/etc/topology.conf" ] || [ "$KIND" = block ]
 	run scontrol show topology
@@ -50,13 +50,13 @@ setup() {
 	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
 	echo "$output" | grep topomap
 	[ "$status" -eq 0 ]
-	grep -q "^srun: topomap: topology=auto: Slurm's topology: level [1-3] (.*) has no figures; the probe measures its levels$" <<<"$output"
+	grep -q "^srun: topomap: topology=auto: Slurm's topology: level [1-3] (.*) has no figures; the probe measures its links$" <<<"$output"
 	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
 	! grep -q 'not used' <<<"$output"
 	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
 	echo "$output"
 	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
-	[[ "$output" == *"pairs: 9 of 120 measured"* ]]
+	[[ "$output" == *"pairs: 30 of 120 measured"* ]]
 	# the topology the probe read is gone with the probe
 	[ -z "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/ | grep topology.conf)" ]
 }

@@ -289,7 +289,7 @@ site_topology() {
 	[[ "$output" != *"topomap: topology="* ]]
 	placed -v
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"topomap: topology=$SHARE/topology.conf: $SHARE/topology.conf: level 2 ("*") has no figures; the probe measures its levels"* ]]
+	[[ "$output" == *"topomap: topology=$SHARE/topology.conf: $SHARE/topology.conf: level 2 ("*") has no figures; the probe measures its links"* ]]
 	[[ "$output" != *"not used"* ]]
 	[[ "$output" == *"topomap: placed 16 ranks on 8 nodes"* ]]
 	plugstack topology=auto

@@ -725,7 +725,7 @@ static void test_site_topology (void)
     site_mode = SITE_NODATA;
     decide ();
     ok (has_line (said, "topomap: topology=auto: /etc/slurm/topology.conf gives no figures of "
-                        "level 1; the probe measures its levels") &&
+                        "level 1; the probe measures its links") &&
             !noted[0],
         "a site tree without figures: the probe is to measure its levels");
     list_dir (netmaps, list, sizeof (list));

@@ -305,13 +305,48 @@ static int level_of (const netmap_t *levels_nm, int a, int b)
     return (int)(NETMAP_AT (levels_nm, lat_us, a, b) / 10);
 }
 
-/* A file without figures: a few pairs a level to measure, and every other
- * pair filled from them. */
+/* Whether every link below every switch of t is crossed by a pair of
+ * p[0..np) at its switch's level: by two, one host of the child in
+ * both, where the switch has three children or more. */
+static int links_crossed (const topo_t *t, const pairs_t *p, int np)
+{
+    int *depth = topo_depths (t), ok = depth != NULL;
+
+    for (int v = 0; ok && v < t->nvertices; v++) {
+        int s = t->parent[v], nk = 0, across = 0, *hosts = calloc ((size_t)t->nhosts, sizeof (int));
+        if (s < 0) {
+            free (hosts);
+            continue;
+        }
+        for (int u = 0; u < t->nvertices; u++)
+            nk += t->parent[u] == s;
+        for (int k = 0; k < np; k++)
+            for (int e = 0; e < 2; e++) {
+                int h = e ? p[k].b : p[k].a, o = e ? p[k].a : p[k].b, u = h;
+                while (u >= 0 && t->parent[u] != s)
+                    u = t->parent[u];
+                if (u == v && topo_level (t, depth, h, o) == (int)t->height[s]) {
+                    across++;
+                    hosts[h]++;
+                }
+            }
+        int two = 0;
+        for (int h = 0; h < t->nhosts; h++)
+            two |= hosts[h] >= 2;
+        ok = nk >= 3 ? across >= 2 && two : across >= 1;
+        free (hosts);
+    }
+    free (depth);
+    return ok;
+}
+
+/* A file without figures: every link and a few pairs a level to measure,
+ * and every other pair filled from them. */
 static void test_measured (void)
 {
     topoconf_level_t lv[TOPOCONF_LEVELS], got[TOPOCONF_LEVELS];
     char **hosts = NULL;
-    int n = 0, np, count[4] = {0}, uses[12] = {0}, dup = 0, max_uses = 0;
+    int n = 0, np, count[4] = {0}, dup = 0, order = 1;
     tm_error_t e = {""};
     pairs_t p[64];
     topo_t *t = read_text (three_level, &n, &hosts, lv, &e);
@@ -327,26 +362,24 @@ static void test_measured (void)
     for (int k = 0; k < np; k++) {
         int l = level_of (ref, p[k].a, p[k].b);
         count[l >= 1 && l <= 3 ? l : 0]++;
-        uses[p[k].a]++;
-        uses[p[k].b]++;
         dup |= p[k].a >= p[k].b;
+        order &= k == 0 || l >= level_of (ref, p[k - 1].a, p[k - 1].b);
         for (int j = 0; j < k; j++)
             dup |= p[j].a == p[k].a && p[j].b == p[k].b;
     }
-    for (int h = 0; h < 12; h++)
-        max_uses = uses[h] > max_uses ? uses[h] : max_uses;
-    ok (np == 9 && count[1] == 3 && count[2] == 3 && count[3] == 3 && !dup,
-        "three pairs a level, none twice (%d pairs: %d %d %d)", np, count[1], count[2], count[3]);
-    ok (max_uses == 2, "18 ends over 12 hosts: none in more than two pairs (%d)", max_uses);
-    ok (topoconf_pairs (ref->topo, 1, p, 64, &e) == 3 && level_of (ref, p[0].a, p[0].b) == 1 &&
-            level_of (ref, p[1].a, p[1].b) == 2 && level_of (ref, p[2].a, p[2].b) == 3,
-        "one pair a level, the levels in order");
+    ok (np == 18 && count[1] == 12 && count[2] == 3 && count[3] == 3 && !dup && order,
+        "a cycle of three under each edge switch, three pairs at each level above, none twice, "
+        "the levels in order (%d pairs: %d %d %d)",
+        np, count[1], count[2], count[3]);
+    ok (links_crossed (ref->topo, p, np), "every link crossed at its switch's level");
+    ok (topoconf_pairs (ref->topo, 1, p, 64, &e) == 15 && links_crossed (ref->topo, p, 15),
+        "one pair a level at least: the links' pairs alone (15)");
     ok (topoconf_pairs (ref->topo, 3, p, 4, &e) < 0 && errno == ENOSPC, "no room for the pairs: %s",
         e.text);
     ok (topoconf_pairs (ref->topo, 0, p, 64, &e) < 0 && errno == EINVAL, "no pair a level: %s",
         e.text);
 
-    /* the nine pairs measured, 10 % either side of their level's figure */
+    /* the pairs measured, 10 % either side of their level's figure */
     np = topoconf_pairs (ref->topo, 3, p, 64, &e);
     netmap_t *nm = netmap_create (n, (const char *const *)hosts, &e);
     for (int k = 0; k < np; k++) {
@@ -374,12 +407,15 @@ static void test_measured (void)
     for (int k = 0; k < np; k++)
         kept &= NETMAP_AT (nm, lat_us, p[k].a, p[k].b) ==
                 10.0 * level_of (ref, p[k].a, p[k].b) * (1.0 + 0.1 * (k % 3 - 1));
-    ok (rc == 0 && filled && kept && nmeas == 18,
-        "every other pair its level's median, the nine measured kept (%s)", e.text);
+    ok (rc == 0 && filled && kept && nmeas == 2 * np,
+        "every other pair its level's median, the %d measured kept (%s)", np, e.text);
     ok (rc == 0 && got[1].lat_us == 10 && got[3].lat_us == 30 &&
             fabs (got[2].bw_MBps - 50) < 1e-9 && isnan (got[4].lat_us) && nm->topo == t2 &&
             nm->topo->signal == TOPO_SIGNAL_SITE,
         "the levels' medians, and the site's tree in the netmap");
+    char slow[256];
+    ok (rc == 0 && topo_links_slow (nm, slow, sizeof (slow)) == 0 && !slow[0],
+        "pairs 10 %% either side of their level: no link slow (%s)", slow);
     compat_names_free (h2, n2);
     netmap_destroy (nm);
 
@@ -411,6 +447,90 @@ static void test_measured (void)
     compat_names_free (hp, n);
     compat_names_free (hosts, 12);
     netmap_destroy (ref);
+}
+
+/* A 2:1 fat tree whose file knows no fault: leaf l2's uplink runs at a
+ * quarter of its rate and n14's own link at a quarter of its leaf mates'.
+ * Measured across every link, the two are found and every pair not
+ * measured gets what its way allows; a tree of two leaves, one slow,
+ * cannot say which. */
+static void test_slow_links (void)
+{
+    static const char fat[] = "SwitchName=l1 Nodes=n[1-4]\nSwitchName=l2 Nodes=n[5-8]\n"
+                              "SwitchName=l3 Nodes=n[9-12]\nSwitchName=l4 Nodes=n[13-16]\n"
+                              "SwitchName=core Switches=l[1-4]\n";
+    topoconf_level_t lv[TOPOCONF_LEVELS], got[TOPOCONF_LEVELS];
+    char **hosts = NULL, text[1024];
+    int n = 0, np, exact = 1, kept = 1;
+    tm_error_t e = {""};
+    pairs_t p[64];
+    topo_t *t = read_text (fat, &n, &hosts, lv, &e);
+    netmap_t *nm = t ? netmap_create (n, (const char *const *)hosts, &e) : NULL;
+
+    ok (nm != NULL, "the fat tree (%s)", e.text);
+    if (!nm)
+        return;
+        /* a pair's bandwidth: its slowest link; node links 12.5 MB/s (n14's
+         * 3), leaf uplinks 25 (l2's 6.25) */
+#define NODE_BW(h) ((h) == 13 ? 3.0 : 12.5)
+#define LEAF_BW(h) ((h) / 4 == 1 ? 6.25 : 25.0)
+#define TRUE_BW(a, b)                                                                              \
+    fmin (fmin (NODE_BW (a), NODE_BW (b)),                                                         \
+          (a) / 4 == (b) / 4 ? INFINITY : fmin (LEAF_BW (a), LEAF_BW (b)))
+    np = topoconf_pairs (t, 3, p, 64, &e);
+    int burst = -1; /* the first pair across l2's uplink, measured at twice its rate */
+    for (int k = 0; k < np; k++) {
+        int a = p[k].a, b = p[k].b;
+        if (burst < 0 && a / 4 != b / 4 && (a / 4 == 1 || b / 4 == 1))
+            burst = k;
+        NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = a / 4 == b / 4 ? 10 : 20;
+        NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) =
+            TRUE_BW (a, b) * (k == burst ? 2 : 1);
+        NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 1;
+    }
+    int rc = topoconf_fill (nm, t, got, &e);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            bool fast = burst >= 0 && a == p[burst].a && b == p[burst].b;
+            exact &= NETMAP_AT (nm, bw_MBps, a, b) == TRUE_BW (a, b) * (fast ? 2 : 1);
+            kept &= NETMAP_AT (nm, lat_us, a, b) == (a / 4 == b / 4 ? 10 : 20);
+        }
+    ok (rc == 0 && np == 30 && burst >= 0 && exact && kept,
+        "every pair its slowest link's figure, one of l2's three measured too fast not lifting "
+        "it, the latencies their levels' (%d pairs, %s)",
+        np, e.text);
+    ok (rc == 0 && got[1].bw_MBps == 12.5 && got[2].bw_MBps == 12.5,
+        "the levels' medians from the pairs that cross no slow link");
+    ok (rc == 0 && topo_links_slow (nm, text, sizeof (text)) == 2 &&
+            !strcmp (text, "n14's link: 3 MB/s against 12.5 at level 1; the link above n5..n8 "
+                           "(4 nodes): 6.25 MB/s against 12.5 at level 2"),
+        "the slow links named with their figures: %s", text);
+#undef TRUE_BW
+#undef LEAF_BW
+#undef NODE_BW
+    netmap_destroy (nm);
+    compat_names_free (hosts, n);
+
+    /* two leaves, l2's uplink slow: one pair a time cannot say which */
+    hosts = NULL;
+    n = 0;
+    t = read_text ("SwitchName=l1 Nodes=n[1-4]\nSwitchName=l2 Nodes=n[5-8]\n"
+                   "SwitchName=core Switches=l[1-2]\n",
+                   &n, &hosts, lv, &e);
+    nm = t ? netmap_create (n, (const char *const *)hosts, &e) : NULL;
+    np = t ? topoconf_pairs (t, 3, p, 64, &e) : 0;
+    for (int k = 0; nm && k < np; k++) {
+        int a = p[k].a, b = p[k].b;
+        NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = a / 4 == b / 4 ? 10 : 20;
+        NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) =
+            a / 4 == b / 4 ? 12.5 : 6.25;
+        NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 1;
+    }
+    ok (nm && topoconf_fill (nm, t, got, &e) == 0 && got[2].bw_MBps == 6.25 &&
+            topo_links_slow (nm, text, sizeof (text)) == 0 && !text[0],
+        "two leaves: no link named slow, the level's figure is the slow one (%s)", e.text);
+    netmap_destroy (nm);
+    compat_names_free (hosts, n);
 }
 
 static double seconds (void)
@@ -505,6 +625,7 @@ int main (void)
     test_read ();
     test_write_mixed ();
     test_measured ();
+    test_slow_links ();
     test_faults ();
     test_bounds ();
     remove_tree (dir);

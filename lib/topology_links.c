@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* topology_links.c: the links of a site's switch tree as the pairs
+ * measured across them tell them (topo_links_fill), the slow ones named
+ * (topo_links_slow), and the pairs to measure again before one is called
+ * slow (topo_links_doubts).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/stats.h"
+#include "lib/topology_links.h"
+
+/* The lowest switch over hosts a != b of t, and its children on their
+ * ways up in *ca and *cb. */
+static int common_switch (const topo_t *t, const int *depth, int a, int b, int *ca, int *cb)
+{
+    int x = a, y = b;
+
+    *ca = a;
+    *cb = b;
+    while (depth[x] > depth[y]) {
+        *ca = x;
+        x = t->parent[x];
+    }
+    while (depth[y] > depth[x]) {
+        *cb = y;
+        y = t->parent[y];
+    }
+    while (x != y) {
+        *ca = x;
+        *cb = y;
+        x = t->parent[x];
+        y = t->parent[y];
+    }
+    return x;
+}
+
+/* The link above vertex v of a tree (a host's own link for a host): the
+ * figures of the pairs measured across it at its switch's level, NaN
+ * where none was; slow as TOPO_LINK_SLOW says.  No pair beats a link it
+ * crosses, so the best pair bounds the link; where three pairs or more
+ * cross it, the second best, which one pair measured too fast (a burst
+ * the link let through) cannot lift. */
+typedef struct {
+    double lat_us, bw_MBps;
+    double lat2_us, bw2_MBps; /* the second best */
+    int npairs;
+    bool slow;
+} link_fig_t;
+
+/* A pair's figures into link f's. */
+static void link_add (link_fig_t *f, double lat_us, double bw_MBps)
+{
+    if (f->npairs++ == 0) {
+        f->lat_us = lat_us;
+        f->bw_MBps = bw_MBps;
+        return;
+    }
+    if (bw_MBps > f->bw_MBps) {
+        f->bw2_MBps = f->bw_MBps;
+        f->bw_MBps = bw_MBps;
+    } else if (isnan (f->bw2_MBps) || bw_MBps > f->bw2_MBps)
+        f->bw2_MBps = bw_MBps;
+    if (lat_us < f->lat_us) {
+        f->lat2_us = f->lat_us;
+        f->lat_us = lat_us;
+    } else if (isnan (f->lat2_us) || lat_us < f->lat2_us)
+        f->lat2_us = lat_us;
+}
+
+/* A measured pair: its switch and that switch's children on its ways
+ * up, its level, its figures. */
+typedef struct {
+    int a, b, s, ca, cb, level;
+    double lat_us, bw_MBps;
+} link_pair_t;
+
+/* Whether the way from host h up to (not into) switch top crosses a slow
+ * link. */
+static bool crosses_slow (const topo_t *t, const link_fig_t *up, int h, int top)
+{
+    for (int v = h; v >= 0 && v != top; v = t->parent[v])
+        if (up[v].slow)
+            return true;
+    return false;
+}
+
+/* The links of tree t (up[nvertices]) and its levels' medians (lv) as nm's
+ * measured pairs tell them, a level at a time from the hosts up: a pair
+ * that crosses a slow link below its level tells nothing of the links
+ * above it.  -1 on ENOMEM. */
+static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, link_fig_t *up,
+                         int nlevels, double *lat, double *bw)
+{
+    int n = nm->n, nv = t->nvertices, np = 0, rc = -1;
+    int *nkids = calloc ((size_t)nv, sizeof (*nkids));
+    link_pair_t *pr = NULL;
+    double *vl = NULL, *vb = NULL;
+
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            np += NETMAP_AT (nm, measured, a, b) > 0;
+    pr = malloc (((size_t)np + 1) * sizeof (*pr));
+    vl = malloc (((size_t)(np > nv ? np : nv) + 1) * sizeof (*vl));
+    vb = malloc (((size_t)(np > nv ? np : nv) + 1) * sizeof (*vb));
+    if (!nkids || !pr || !vl || !vb)
+        goto done;
+    for (int v = 0; v < nv; v++) {
+        up[v] = (link_fig_t){NAN, NAN, NAN, NAN, 0, false};
+        if (t->parent[v] >= 0)
+            nkids[t->parent[v]]++;
+    }
+    np = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double pl = 0.5 * (NETMAP_AT (nm, lat_us, a, b) + NETMAP_AT (nm, lat_us, b, a));
+            double pb = 0.5 * (NETMAP_AT (nm, bw_MBps, a, b) + NETMAP_AT (nm, bw_MBps, b, a));
+            int ca, cb, s;
+            if (NETMAP_AT (nm, measured, a, b) <= 0 || !isfinite (pl) || !isfinite (pb))
+                continue;
+            s = common_switch (t, depth, a, b, &ca, &cb);
+            pr[np++] = (link_pair_t){a, b, s, ca, cb, (int)t->height[s], pl, pb};
+        }
+    for (int l = 1; l < nlevels; l++) {
+        int m = 0;
+        for (int q = 0; q < np; q++) {
+            link_pair_t *x = &pr[q];
+            if (x->level != l || crosses_slow (t, up, x->a, x->s) ||
+                crosses_slow (t, up, x->b, x->s))
+                continue;
+            link_add (&up[x->ca], x->lat_us, x->bw_MBps);
+            link_add (&up[x->cb], x->lat_us, x->bw_MBps);
+        }
+        for (int v = 0; v < nv; v++)
+            if (up[v].npairs >= 3 && t->parent[v] >= 0 && (int)t->height[t->parent[v]] == l) {
+                up[v].lat_us = up[v].lat2_us;
+                up[v].bw_MBps = up[v].bw2_MBps;
+            }
+        /* against the best link of the level: a median is pulled down
+         * by the slow link's own pairs where a switch has few children */
+        double ref = NAN;
+        for (int v = 0; v < nv; v++)
+            if (t->parent[v] >= 0 && (int)t->height[t->parent[v]] == l && !isnan (up[v].bw_MBps))
+                ref = isnan (ref) ? up[v].bw_MBps : fmax (ref, up[v].bw_MBps);
+        for (int v = 0; v < nv; v++)
+            if (t->parent[v] >= 0 && (int)t->height[t->parent[v]] == l)
+                up[v].slow = nkids[t->parent[v]] >= 3 && up[v].bw_MBps * TOPO_LINK_SLOW < ref;
+        /* the level's medians: of its pairs that cross no slow link,
+         * else of them all */
+        for (int slow_too = 0; slow_too < 2 && m == 0; slow_too++)
+            for (int q = 0; q < np; q++) {
+                link_pair_t *x = &pr[q];
+                if (x->level != l)
+                    continue;
+                if (slow_too ||
+                    !(crosses_slow (t, up, x->a, x->s) || crosses_slow (t, up, x->b, x->s))) {
+                    vl[m] = x->lat_us;
+                    vb[m++] = x->bw_MBps;
+                }
+            }
+        lat[l] = stats_median (vl, m);
+        bw[l] = stats_median (vb, m);
+    }
+    lat[0] = bw[0] = NAN;
+    rc = 0;
+done:
+    free (nkids);
+    free (pr);
+    free (vl);
+    free (vb);
+    return rc;
+}
+
+int topo_links_fill (netmap_t *nm, const topo_t *t, int nlevels, double *lat, double *bw,
+                     tm_error_t *errp)
+{
+    int n = nm->n, *depth = topo_depths (t), rc = -1;
+    link_fig_t *up = malloc ((size_t)t->nvertices * sizeof (*up));
+
+    if (!depth || !up || link_figures (nm, t, depth, up, nlevels, lat, bw) < 0) {
+        errnomem (errp);
+        goto done;
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            if (NETMAP_AT (nm, measured, a, b) > 0)
+                continue;
+            int ca, cb, s = common_switch (t, depth, a, b, &ca, &cb), l = (int)t->height[s];
+            if (l < 1 || l >= nlevels || isnan (lat[l])) {
+                errno = EINVAL;
+                errprintf (errp, "level %d (%s to %s): no pair measured", l, nm->hosts[a],
+                           nm->hosts[b]);
+                goto done;
+            }
+            double pl = lat[l], pb = bw[l];
+            /* a slow link on the way: its figures */
+            for (int k = 0; k < 2; k++)
+                for (int v = k ? b : a; v != s; v = t->parent[v])
+                    if (up[v].slow) {
+                        pb = fmin (pb, up[v].bw_MBps);
+                        pl = fmax (pl, up[v].lat_us);
+                    }
+            NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = pl;
+            NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) = pb;
+            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 0;
+        }
+    rc = 0;
+done:
+    free (depth);
+    free (up);
+    return rc;
+}
+
+/* A pair in doubt and its bandwidth against its level's best. */
+typedef struct {
+    pairs_t p;
+    double ratio;
+} doubt_t;
+
+static int doubt_cmp (const void *x, const void *y)
+{
+    const doubt_t *a = x, *b = y;
+
+    return (a->ratio > b->ratio) - (a->ratio < b->ratio);
+}
+
+int topo_links_doubts (const topo_t *t, const double *bw_MBps, const int *measured, pairs_t *out,
+                       int max)
+{
+    int n = t->nhosts, nd = 0, np = 0, *depth = topo_depths (t), *level = NULL, rc = -1;
+    double *bw = NULL, best[TOPO_LINK_LEVELS];
+    doubt_t *d = NULL;
+
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            np += measured[(size_t)a * (size_t)n + (size_t)b] > 0;
+    level = malloc (((size_t)np + 1) * sizeof (*level));
+    bw = malloc (((size_t)np + 1) * sizeof (*bw));
+    d = malloc (((size_t)np + 1) * sizeof (*d));
+    if (!depth || !level || !bw || !d)
+        goto done;
+    for (int l = 0; l < TOPO_LINK_LEVELS; l++)
+        best[l] = NAN;
+    np = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (measured[(size_t)a * (size_t)n + (size_t)b] > 0) {
+                int l = topo_level (t, depth, a, b);
+                double x = 0.5 * (bw_MBps[(size_t)a * (size_t)n + (size_t)b] +
+                                  bw_MBps[(size_t)b * (size_t)n + (size_t)a]);
+                level[np] = l;
+                bw[np++] = x;
+                if (l >= 0 && l < TOPO_LINK_LEVELS && isfinite (x))
+                    best[l] = isnan (best[l]) ? x : fmax (best[l], x);
+            }
+    np = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (measured[(size_t)a * (size_t)n + (size_t)b] > 0) {
+                int l = level[np];
+                double x = bw[np++];
+                if (l >= 0 && l < TOPO_LINK_LEVELS && x * TOPO_LINK_SLOW < best[l])
+                    d[nd++] = (doubt_t){{a, b}, x / best[l]};
+            }
+    qsort (d, (size_t)nd, sizeof (*d), doubt_cmp);
+    rc = nd < max ? nd : max;
+    for (int k = 0; k < rc; k++)
+        out[k] = d[k].p;
+done:
+    free (depth);
+    free (level);
+    free (bw);
+    free (d);
+    return rc;
+}
+
+int topo_links_slow (const netmap_t *nm, char *text, size_t len)
+{
+    const topo_t *t = nm->topo;
+    double lat[TOPO_LINK_LEVELS], bw[TOPO_LINK_LEVELS];
+    int *depth = NULL, nslow = -1;
+    link_fig_t *up = NULL;
+    size_t at = 0;
+
+    if (len)
+        text[0] = '\0';
+    if (!t || t->model != TOPO_TREE || t->nhosts != nm->n)
+        return 0;
+    if (!(depth = topo_depths (t)) || !(up = malloc ((size_t)t->nvertices * sizeof (*up))) ||
+        link_figures (nm, t, depth, up, TOPO_LINK_LEVELS, lat, bw) < 0)
+        goto done;
+    nslow = 0;
+    for (int v = 0; v < t->nvertices; v++) {
+        int lo = -1, hi = -1, count = 0, l;
+        char what[160];
+        if (!up[v].slow)
+            continue;
+        for (int h = 0; h < t->nhosts; h++) {
+            int u = h;
+            while (u >= 0 && u != v)
+                u = t->parent[u];
+            if (u == v) {
+                lo = lo < 0 ? h : lo;
+                hi = h;
+                count++;
+            }
+        }
+        l = (int)t->height[t->parent[v]];
+        if (v < t->nhosts)
+            snprintf (what, sizeof (what), "%s's link", nm->hosts[v]);
+        else
+            snprintf (what, sizeof (what), "the link above %s..%s (%d nodes)", nm->hosts[lo],
+                      nm->hosts[hi], count);
+        if (at < len)
+            at += (size_t)snprintf (text + at, len - at, "%s%s: %.3g MB/s against %.3g at level %d",
+                                    nslow ? "; " : "", what, up[v].bw_MBps, bw[l], l);
+        nslow++;
+    }
+done:
+    free (depth);
+    free (up);
+    return nslow;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* topology_links.h: the links of a site's switch tree, measured.
+ *
+ * A site's file (topology.conf, topology.yaml, slurmctld's answer) says
+ * which nodes share a switch, not how fast each link is: a degraded cable
+ * or a slow node link is in no file.  The probe measures every link
+ * (topoconf_pairs); here each link above a vertex (its uplink, a host's
+ * own link for a host) gets the best figures of the pairs measured across
+ * it at its switch's level (no pair beats a link it crosses; the second
+ * best where three pairs or more cross it, so one pair measured too fast
+ * cannot lift it), a level at a time from the hosts up, leaving out pairs
+ * that cross a slow link below (they tell nothing of the links above it).
+ */
+#ifndef TOPOMAP_TOPOLOGY_LINKS_H
+#define TOPOMAP_TOPOLOGY_LINKS_H
+
+#include <stddef.h>
+
+#include "lib/error.h"
+#include "lib/netmap.h"
+#include "lib/pairs.h"
+#include "lib/topology.h"
+
+/* A link is slow where its figure is TOPO_LINK_SLOW times below the best
+ * link of its level and its switch has three children or more:
+ * two pairs through different partners then say which link is slow (with
+ * two children, one pair cannot tell which of the two it crossed).
+ */
+#define TOPO_LINK_SLOW 1.5
+
+/* Levels (switch heights) counted: 0 .. TOPO_LINK_LEVELS - 1. */
+#define TOPO_LINK_LEVELS 16
+
+/* Every pair of nm not measured (measured 0) given the figures of tree t
+ * (over nm's hosts) its measured pairs tell: its level's median, of the
+ * pairs measured there that cross no slow link (of them all where every
+ * one does), or the figures of a slow link on its way, the worst of them.
+ * lat[0..nlevels) and bw[] get those medians, NaN for a level with no pair
+ * measured.  -1 with errp: a level some pair needs (below nlevels) has no
+ * pair measured (EINVAL, naming the level and a pair), ENOMEM.
+ */
+int topo_links_fill (netmap_t *nm, const topo_t *t, int nlevels, double *lat, double *bw,
+                     tm_error_t *errp);
+
+/* The measured pairs of tree t (measured[n*n] > 0, figures bw_MBps[n*n],
+ * either direction) whose bandwidth is TOPO_LINK_SLOW times below the
+ * best measured pair of their level: before a pair may say a link is
+ * slow it is measured again (a pair now and then measures at half its
+ * rate).  At most max into out[] (a < b), the slowest first.  How many;
+ * -1 on ENOMEM.
+ */
+int topo_links_doubts (const topo_t *t, const double *bw_MBps, const int *measured, pairs_t *out,
+                       int max);
+
+/* The slow links of nm's tree (a site's, as topo_links_fill priced it) in
+ * text[len], "; " between them, each as "the link above n5..n8 (4 nodes):
+ * 6.02 MB/s against 23.4 at level 2" (a host's own link: "n5's link"); ""
+ * when none or when nm has no tree.  How many, -1 on ENOMEM.
+ */
+int topo_links_slow (const netmap_t *nm, char *text, size_t len);
+
+#endif

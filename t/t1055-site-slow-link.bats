@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A link the site's topology does not know to be slow: fattree-2to1 with
+# leaf l2's uplink degraded to a quarter of its rate (a bad cable), given
+# to Slurm as its topology.conf (--slurm-topology), which says nothing of
+# rates.  The probe measures every link of the file's tree, finds l2's, and
+# prices the pairs across it at its figure; srun -v names it.
+
+load lib/cluster
+load lib/probe
+load lib/plugin
+
+setup_file() {
+	need_cluster
+	cluster_up --topology "$TOPOLOGIES/fattree-2to1-slow-uplink.topo" --slurm-topology
+	plugin_setup
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+	export XDG_CACHE_HOME=$SHARE/cache.s$BATS_TEST_NUMBER
+	plugstack
+	SITE_CONF=$TOPOMAP_CLUSTER_DIR/etc/topology.conf
+}
+
+# The bandwidth of hosts A and B (rank order, from 0) in netmap FILE.
+pair_bw() {
+	jq ".bandwidth_MBps[$2][$3]" "$1"
+}
+
+@test "topomap-probe --topology: l2's uplink found slow, the pairs across it priced at its figure" {
+	run run_probe 16 -v --topology "$SITE_CONF" -o "$SHARE/slow.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"16 hosts, every link of $SITE_CONF, 30 of 120 pairs measured, "* ]]
+	local line
+	line=$(grep '^topomap-probe: slow links, the pairs across them priced so: ' <<<"$output")
+	[[ "$line" =~ ^topomap-probe:\ slow\ links,\ the\ pairs\ across\ them\ priced\ so:\ the\ link\ above\ n5\.\.n8\ \(4\ nodes\):\ ([0-9.]+)\ MB/s\ against\ ([0-9.]+)\ at\ level\ 2$ ]]
+	awk -v s="${BASH_REMATCH[1]}" -v l="${BASH_REMATCH[2]}" 'BEGIN { exit !(s * 1.5 < l) }'
+	# n1-n6 and n1-n10 were not measured: the first crosses l2's uplink
+	# and gets its figure (printed to three digits), the second its level's
+	[ "$(jq '.measured[0][5] + .measured[0][9]' "$SHARE/slow.json")" -eq 0 ]
+	awk -v s="$(pair_bw "$SHARE/slow.json" 0 5)" -v h="$(pair_bw "$SHARE/slow.json" 0 9)" \
+		-v f="${BASH_REMATCH[1]}" 'BEGIN { exit !(s > 0.99 * f && s < 1.01 * f && s * 1.5 < h) }'
+}
+
+@test "topology=auto: Slurm's tree, its links measured, the slow one named by srun -v" {
+	plugstack topology=auto
+	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: topology=auto: $SITE_CONF: level 1 (.*) has no figures; the probe measures its links$" <<<"$output"
+	[ "$(grep -c "^srun: topomap: measured slower than the site's topology says: " <<<"$output")" -eq 1 ]
+	grep -q "^srun: topomap: measured slower than the site's topology says: the link above n5\.\.n8 (4 nodes): [0-9.]* MB/s against [0-9.]* at level 2$" <<<"$output"
+}
