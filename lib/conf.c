@@ -263,8 +263,8 @@ static int conf_set_recorder_dir (conf_t *c, const char *val, const char *arg, t
 
 static int conf_set_topology (conf_t *c, const char *val, const char *arg, tm_error_t *errp)
 {
-    if (!strcmp (val, "auto")) {
-        strcpy (c->topology, "auto");
+    if (!strcmp (val, "auto") || !strcmp (val, "none")) {
+        strcpy (c->topology, val);
         return 0;
     }
     return conf_path (c->topology, val, arg, errp);

@@ -50,13 +50,15 @@
  *                      default auto
  *   recorder_dir=DIR   where topomap-recorder-<mpi>.so live; default from
  *                      the caller (the build)
- *   topology=FILE|auto the site's switch tree in Slurm's topology.conf
+ *   topology=FILE|auto|none
+ *                      the site's switch tree in Slurm's topology.conf
  *                      (lib/topoconf.h), with the figures of its levels:
  *                      the netmap without a probe; FILE.yaml: Slurm's
  *                      topology.yaml (lib/topoyaml.h); auto: the
  *                      topology.conf beside slurm.conf when TopologyPlugin
- *                      is topology/tree, else slurmctld's topology;
- *                      default "" (none)
+ *                      is topology/tree, else slurmctld's topology; none:
+ *                      the probe infers the tree; default "": as auto
+ *                      where Slurm has a topology, else none, silently
  *   topology_levels=L:LAT:BW[,...]
  *                      the figures of the topology's levels where its
  *                      file gives none (slurmctld's topology never does):
@@ -130,7 +132,7 @@ typedef struct {
     conf_map_mode_t map;
     conf_profile_mode_t profile; /* AUTO, RECORD or OFF */
     char recorder_dir[CONF_PATH_MAX];
-    char topology[CONF_PATH_MAX];      /* a topology.conf, "auto", or "" = none */
+    char topology[CONF_PATH_MAX];      /* a file, "auto", "none", or "" (see above) */
     double level_lat_us[CONF_LEVELS];  /* topology_levels=: one-way latency */
     double level_bw_MBps[CONF_LEVELS]; /* and bandwidth of level 1.. (0: none) */
     conf_bind_t bind;

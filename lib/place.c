@@ -495,22 +495,29 @@ static netmap_t *place_netmap_cached (const place_in_t *in, const place_files_t 
 /* The site's tree and the figures of its levels: no probe at all.
  * Without figures, the probe measures its links: site names the file it
  * reads (written as sitename, when Slurm's own topology, for the caller
- * to remove), else site is "".
+ * to remove), else site is "".  By default (topology unset) Slurm's
+ * topology where it has one; a cluster without says nothing.
  */
 static netmap_t *place_netmap_site (const place_in_t *in, const place_files_t *f, char *site,
                                     size_t sitelen, char *sitename, size_t namelen)
 {
     const conf_t *c = in->conf;
+    const bool dflt = !c->topology[0];
+    const char *how = dflt ? "auto (the default)" : c->topology;
     char *text = NULL;
     netmap_t *nm;
     tm_error_t e;
     bool nodata;
 
     nm = in->site_netmap (c->topology, in->alloc, site, sitelen, &text, &e);
+    if (!nm && dflt && errno == ENOENT) {
+        site[0] = '\0';
+        return NULL;
+    }
     nodata = !nm && errno == ENODATA;
     if (nm && place_covers (nm, in->alloc, &e) == 0) {
         SAY (in, "topomap: netmap of %s (topology=%s): %d switches over %d nodes, no probe", site,
-             c->topology, nm->topo->nvertices - nm->topo->nhosts, nm->n);
+             how, nm->topo->nvertices - nm->topo->nhosts, nm->n);
         free (text);
         return nm;
     }
@@ -527,11 +534,13 @@ static netmap_t *place_netmap_site (const place_in_t *in, const place_files_t *f
     }
     free (text);
     if (nodata)
-        SAY (in, "topomap: topology=%s: %s; the probe measures its links", c->topology, e.text);
+        SAY (in, "topomap: topology=%s: %s; the probe measures its links", how, e.text);
     else {
         site[0] = '\0';
-        if (in->note)
-            in->note ("topomap: topology=%s not used: %s; probing every pair", c->topology, e.text);
+        if (dflt)
+            SAY (in, "topomap: topology=%s not used: %s; probing every pair", how, e.text);
+        else if (in->note)
+            in->note ("topomap: topology=%s not used: %s; probing every pair", how, e.text);
     }
     netmap_destroy (nm);
     return NULL;
@@ -658,7 +667,8 @@ static netmap_t *place_netmap (const place_in_t *in, int inside_cpus, tm_error_t
     }
     if (place_netmap_room (in, &f, errp) < 0 || (fd = place_netmap_lock (in, &f, errp)) < 0)
         return NULL;
-    if (!(nm = place_netmap_cached (in, &f, cap)) && in->conf->topology[0] && in->site_netmap)
+    if (!(nm = place_netmap_cached (in, &f, cap)) && strcmp (in->conf->topology, "none") != 0 &&
+        in->site_netmap)
         nm = place_netmap_site (in, &f, site, sizeof (site), sitename, sizeof (sitename));
     if (!nm)
         nm = place_netmap_probed (in, &f, site[0] ? site : NULL, inside_cpus, cap, errp);

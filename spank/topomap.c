@@ -454,6 +454,36 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
     *plugin_dir = ctl ? ctl->plugindir : NULL;
 }
 
+/* The path of file name beside slurm.conf (ctl's), in path[len]; -1
+ * when ctl names none or it does not fit. */
+static int beside_slurm_conf (const char *name, char *path, size_t len)
+{
+    const char *slash;
+
+    if (!ctl || !ctl->slurm_conf || !(slash = strrchr (ctl->slurm_conf, '/')) ||
+        snprintf (path, len, "%.*s/%s", (int)(slash - ctl->slurm_conf), ctl->slurm_conf, name) >=
+            (int)len)
+        return -1;
+    return 0;
+}
+
+/* Whether Slurm has a topology of switches or blocks: TopologyPlugin
+ * topology/tree or topology/block, or a topology.yaml beside slurm.conf
+ * (which Slurm 25.05 and later read first).  Asked before slurmctld's
+ * topology is, which on a flat cluster libslurm answers with an error
+ * line of its own on srun's standard error. */
+static bool slurm_has_tree (void)
+{
+    char yaml[CONF_PATH_MAX];
+    struct stat st;
+
+    if (!slurm_ctl ())
+        return false;
+    return (ctl->topology_plugin && (!strcmp (ctl->topology_plugin, "topology/tree") ||
+                                     !strcmp (ctl->topology_plugin, "topology/block"))) ||
+           (beside_slurm_conf ("topology.yaml", yaml, sizeof (yaml)) == 0 && stat (yaml, &st) == 0);
+}
+
 /* plugstack topology=: a topology.conf over the allocation's nodes, with
  * the figures of its levels (lib/topoconf.h, or topology_levels=), site
  * then saying which; without them, errno ENODATA and the file's path in
@@ -464,8 +494,8 @@ static void slurm_mpi (const char **mpi_default, const char **plugin_dir)
  * (topology.yaml, configless sites), which has none: *text then holds it
  * as a topology.conf for the probe.
  */
-static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *site,
-                              size_t len, char **text, tm_error_t *errp)
+static netmap_t *site_netmap_of (const char *topology, const layout_alloc_t *alloc, char *site,
+                                 size_t len, char **text, tm_error_t *errp)
 {
     char path[CONF_PATH_MAX], yaml_path[CONF_PATH_MAX], **hosts = alloc->nodes, *copy;
     const char *printed;
@@ -481,17 +511,12 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
     if (strcmp (topology, "auto") != 0)
         snprintf (path, sizeof (path), "%s", topology);
     else {
-        const char *slash;
-
         if (!slurm_ctl ()) {
             errprintf (errp, "Slurm's configuration: no answer from slurmctld");
             return NULL;
         }
-        if (!ctl->slurm_conf || !(slash = strrchr (ctl->slurm_conf, '/')) ||
-            snprintf (path, sizeof (path), "%.*s/topology.conf", (int)(slash - ctl->slurm_conf),
-                      ctl->slurm_conf) >= (int)sizeof (path) ||
-            snprintf (yaml_path, sizeof (yaml_path), "%.*s/topology.yaml",
-                      (int)(slash - ctl->slurm_conf), ctl->slurm_conf) >= (int)sizeof (yaml_path))
+        if (beside_slurm_conf ("topology.conf", path, sizeof (path)) < 0 ||
+            beside_slurm_conf ("topology.yaml", yaml_path, sizeof (yaml_path)) < 0)
             from_file = 0;
         else
             from_file = ctl->topology_plugin && !strcmp (ctl->topology_plugin, "topology/tree") &&
@@ -559,6 +584,20 @@ static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc,
         *text = NULL;
     }
     return nm;
+}
+
+/* site_netmap_of for place.h; topology "" (the default): as auto where
+ * Slurm has a topology, else errno ENOENT (a flat cluster: nothing to
+ * say, nothing asked). */
+static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *site,
+                              size_t len, char **text, tm_error_t *errp)
+{
+    if (!topology[0] && !slurm_has_tree ()) {
+        errprintf (errp, "Slurm has no topology of switches or blocks");
+        errno = ENOENT;
+        return NULL;
+    }
+    return site_netmap_of (topology[0] ? topology : "auto", alloc, site, len, text, errp);
 }
 
 /* How srun orders the step's nodes on this Slurm (lib/slurmtopo.h):

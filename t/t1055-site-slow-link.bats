@@ -57,3 +57,22 @@ pair_bw() {
 	[ "$(grep -c "^srun: topomap: measured slower than the site's topology says: " <<<"$output")" -eq 1 ]
 	grep -q "^srun: topomap: measured slower than the site's topology says: the link above n5\.\.n8 (4 nodes): [0-9.]* MB/s against [0-9.]* at level 2$" <<<"$output"
 }
+
+@test "by default Slurm's tree is the skeleton, no plugstack argument; topology=none infers one" {
+	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "^srun: topomap: topology=auto (the default): $SITE_CONF: level 1 (.*) has no figures; the probe measures its links$" <<<"$output"
+	grep -q "^srun: topomap: measured slower than the site's topology says: the link above n5\.\.n8 (4 nodes): " <<<"$output"
+	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
+	[[ "$output" == *"model: tree (the site's topology.conf), 5 switches, 4 groups"* ]]
+	rm -rf "$XDG_CACHE_HOME"
+	plugstack topology=none
+	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -q "topology=\|slower than the site" <<<"$output"
+	grep -q "^srun: topomap: probing 16 nodes " <<<"$output"
+	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
+	[[ "$output" != *"the site's topology.conf"* ]]
+}

@@ -88,6 +88,8 @@ static void test_arguments (void)
         "topology= names the site's topology.conf");
     ok (parse1 (&c, "topology=auto", &e) == 0 && strcmp (c.topology, "auto") == 0,
         "topology=auto is accepted");
+    ok (parse1 (&c, "topology=none", &e) == 0 && strcmp (c.topology, "none") == 0,
+        "topology=none is accepted");
     ok (parse1 (&c, "topology=topology.conf", &e) < 0 &&
             strstr (e.text, "topology=topology.conf: expected an absolute path"),
         "a relative topology= is refused: %s", e.text);

@@ -136,14 +136,23 @@ static int job_alive (void *arg, unsigned long id)
     return id != 5;
 }
 
-/* The site's topology (site_netmap): what site_mode says. */
+/* The site's topology (site_netmap): what site_mode says; by default
+ * (topology "") only where Slurm has a tree (slurm_tree), as the plugin's
+ * does. */
 enum { SITE_NETMAP, SITE_BAD, SITE_NODATA, SITE_SMALL };
-static int site_mode;
+static int site_mode, slurm_tree, site_asked;
 
 static netmap_t *site_netmap (const char *topology, const layout_alloc_t *alloc, char *path,
                               size_t len, char **text, tm_error_t *errp)
 {
     (void)alloc;
+    site_asked++;
+    if (!topology[0] && !slurm_tree) {
+        errprintf (errp, "Slurm has no topology of switches or blocks");
+        errno = ENOENT;
+        return NULL;
+    }
+    topology = topology[0] ? topology : "auto";
     snprintf (path, len, "%s", "/etc/slurm/topology.conf");
     if (site_mode == SITE_NETMAP)
         return netmap_read (NET, errp);
@@ -731,6 +740,44 @@ static void test_site_topology (void)
     list_dir (netmaps, list, sizeof (list));
     ok (!strstr (list, ".topology.conf"), "Slurm's topology written for the probe is removed: %s",
         list);
+
+    /* topology unset: Slurm's tree where it has one, nothing said where
+     * it has none; topology=none: never asked */
+    step ();
+    unlink (netmap_file);
+    c.topology[0] = '\0';
+    site_mode = SITE_NODATA;
+    decide ();
+    ok (!strstr (said, "topology") && !noted[0], "by default, no Slurm tree: nothing said");
+    step ();
+    unlink (netmap_file);
+    c.topology[0] = '\0';
+    slurm_tree = 1;
+    decide ();
+    ok (has_line (said, "topomap: topology=auto (the default): /etc/slurm/topology.conf gives no "
+                        "figures of level 1; the probe measures its links") &&
+            !noted[0],
+        "by default, Slurm's tree: the probe is to measure its links");
+    step ();
+    unlink (netmap_file);
+    c.topology[0] = '\0';
+    site_mode = SITE_BAD;
+    decide ();
+    ok (has_line (said, "topomap: topology=auto (the default) not used: auto: line 3: unknown key "
+                        "'Linkspeed'; probing every pair") &&
+            !noted[0],
+        "by default, Slurm's tree unread: srun -v says why, nothing else");
+    step ();
+    unlink (netmap_file);
+    snprintf (c.topology, sizeof (c.topology), "none");
+    site_mode = SITE_NETMAP;
+    site_asked = 0;
+    decide ();
+    ok (site_asked == 0 && !strstr (said, "topology") &&
+            is_default (1, "no netmap: no probe for --mpi=pmix: this topomap was built without "
+                           "Open MPI"),
+        "topology=none: Slurm's tree not asked for, the probe infers one");
+    slurm_tree = 0;
 }
 
 static int write_script (const char *path, const char *text)
