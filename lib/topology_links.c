@@ -45,8 +45,8 @@ static int common_switch (const topo_t *t, const int *depth, int a, int b, int *
  * figures of the pairs measured across it at its switch's level, NaN
  * where none was; slow as TOPO_LINK_SLOW says.  No pair beats a link it
  * crosses, so the best pair bounds the link; where three pairs or more
- * cross it, the second best, which one pair measured too fast (a burst
- * the link let through) cannot lift. */
+ * cross it, the second best, which one pair measured faster than the
+ * link can carry (findings.md, 2026-12-03) cannot lift. */
 typedef struct {
     double lat_us, bw_MBps;
     double lat2_us, bw2_MBps; /* the second best */
@@ -91,7 +91,7 @@ static bool crosses_slow (const topo_t *t, const link_fig_t *up, int h, int top)
     return false;
 }
 
-/* The links of tree t (up[nvertices]) and its levels' medians (lv) as nm's
+/* The links of tree t (up[nvertices]) and its levels' medians (lat, bw) as nm's
  * measured pairs tell them, a level at a time from the hosts up: a pair
  * that crosses a slow link below its level tells nothing of the links
  * above it.  -1 on ENOMEM. */
@@ -107,8 +107,8 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
         for (int b = a + 1; b < n; b++)
             np += NETMAP_AT (nm, measured, a, b) > 0;
     pr = malloc (((size_t)np + 1) * sizeof (*pr));
-    vl = malloc (((size_t)(np > nv ? np : nv) + 1) * sizeof (*vl));
-    vb = malloc (((size_t)(np > nv ? np : nv) + 1) * sizeof (*vb));
+    vl = malloc (((size_t)np + 1) * sizeof (*vl));
+    vb = malloc (((size_t)np + 1) * sizeof (*vb));
     if (!nkids || !pr || !vl || !vb)
         goto done;
     for (int v = 0; v < nv; v++) {
