@@ -731,9 +731,11 @@ static int host_under (const topo_t *t, int v, const int *uses, int x, const pai
 }
 
 /* Pair x, y (any order) into out[np] unless they are one host or paired
- * already; uses[] counts each host's pairs.  1 if added, 0 if not, -1
- * with errp when out is full. */
-static int pair_add (int x, int y, int *uses, pairs_t *out, int *np, int max, tm_error_t *errp)
+ * in out[from..np) already (pairs of other levels cannot be the same);
+ * uses[] counts each host's pairs.  1 if added, 0 if not, -1 with errp
+ * when out is full. */
+static int pair_add (int x, int y, int *uses, pairs_t *out, int from, int *np, int max,
+                     tm_error_t *errp)
 {
     if (x < 0 || y < 0 || x == y)
         return 0;
@@ -742,7 +744,7 @@ static int pair_add (int x, int y, int *uses, pairs_t *out, int *np, int max, tm
         x = y;
         y = z;
     }
-    for (int k = 0; k < *np; k++)
+    for (int k = from; k < *np; k++)
         if (out[k].a == x && out[k].b == y)
             return 0;
     if (*np == max) {
@@ -773,7 +775,7 @@ int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_er
         goto done;
     }
     for (int l = 1; l < TOPOCONF_LEVELS; l++) {
-        int ns = 0, got = 0, rc;
+        int ns = 0, got = 0, rc, level = np;
         for (int v = t->nhosts; v < nv; v++)
             if ((int)t->height[v] == l && children (t, v, kid) >= 2)
                 sws[ns++] = v;
@@ -788,8 +790,8 @@ int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_er
                 rep[k] = host_under (t, kid[k], uses, -1, out, np);
             for (int d = 1; d <= 2; d++)
                 for (int k = 0; k < nk; k++) {
-                    if ((rc = pair_add (rep[k], rep[(k + d) % nk], uses, out, &np, max, errp)) <
-                        0) {
+                    if ((rc = pair_add (rep[k], rep[(k + d) % nk], uses, out, level, &np, max,
+                                        errp)) < 0) {
                         np = -1;
                         goto done;
                     }
@@ -804,7 +806,7 @@ int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_er
             int nk = children (t, s, kid);
             int x = host_under (t, kid[r % nk], uses, -1, out, np);
             if ((rc = pair_add (x, host_under (t, kid[(r + 1) % nk], uses, x, out, np), uses, out,
-                                &np, max, errp)) < 0) {
+                                level, &np, max, errp)) < 0) {
                 np = -1;
                 goto done;
             }
