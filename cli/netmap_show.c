@@ -12,6 +12,7 @@
 #include "cli/netmap_show.h"
 #include "lib/jsonfile.h"
 #include "lib/stats.h"
+#include "lib/topology_links.h"
 
 static void show_vertex (FILE *f, const netmap_t *nm, int v, int depth)
 {
@@ -263,6 +264,11 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
                      "fit: residual %.3f on %s (on its worst level, the median deviation of a "
                      "pair from the median of pairs as many switches apart)\n",
                      t->residual, t->signal == TOPO_SIGNAL_BANDWIDTH ? "bandwidth" : "latency");
+        if (t->signal == TOPO_SIGNAL_SITE) {
+            char slow[1024];
+            if (topo_links_slow (nm, slow, sizeof (slow)) > 0)
+                fprintf (f, "slow links (measured): %s\n", slow);
+        }
         for (int v = 0; v < t->nvertices; v++)
             if (t->parent[v] == -1) {
                 fprintf (f, "%s: ", t->model == TOPO_TREE ? "tree" : "dendrogram");
