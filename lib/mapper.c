@@ -47,6 +47,7 @@
 
 #include "lib/mapper.h"
 #include "lib/mapper_private.h"
+#include "lib/topology_links.h"
 
 /* Metrics and parameters */
 
@@ -304,6 +305,16 @@ static int map_links_find (const netmap_t *nm, map_links_t *l)
                 bw >= MAP_UPLINK_RATIO * fmin (l->rate[a], l->rate[b]))
                 l->shared[t->group[a]] = l->shared[t->group[b]] = 0;
         }
+    /* a site's tree: an edge switch whose uplink the probe found slow
+     * (lib/topology_links.h) has it for its bottleneck, whatever the
+     * ratio says of a link half as fast as its nodes' */
+    if (t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_SITE) {
+        bool *slow = topo_links_flags (nm);
+        for (int h = 0; slow && h < n; h++)
+            if (t->parent[h] >= 0 && slow[t->parent[h]])
+                l->shared[t->group[h]] = 1;
+        free (slow);
+    }
     return 0;
 }
 

@@ -15,7 +15,9 @@
  * pairs counting:
  *   a tree: the pairs through one switch between the same two of its
  *           children (hosts on the switch itself count as one child);
- *           then the pairs meeting at the same level;
+ *           then the pairs meeting at the same level; in a site's tree
+ *           whose links were measured, each of these apart by the slow
+ *           links it crosses (lib/topology_links.h);
  *   groups: the pairs between the same two groups (or within one);
  *           then all pairs within a group, or all between groups;
  *   no structure, or one group, or one switch: every pair.
@@ -25,20 +27,24 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "lib/netmap.h"
+#include "lib/topology_links.h"
 
 typedef struct {
-    uint64_t key; /* level << 56 | the stratum at that level */
-    size_t entry; /* into figs */
+    uint64_t key;  /* level << 56 | the stratum at that level */
+    uint64_t slow; /* the slow links the pair crosses, hashed; 0: none */
+    size_t entry;  /* into figs */
 } spread_key_t;
 
 struct netmap_spread {
     int n;
     const topo_t *topo; /* nm's, NULL for none or no groups to tell */
     int *depth;         /* [topo->nvertices] of a tree */
+    bool *slow;         /* [topo->nvertices] of a site's tree, or NULL */
     size_t nentries;    /* measured pairs */
     double *figs;       /* [4 * nentries] lat a-b, lat b-a, bw a-b, bw b-a */
     spread_key_t *keys; /* [2 * nentries] sorted: each pair at both levels */
@@ -59,11 +65,24 @@ static uint64_t spread_child (const netmap_spread_t *s, int v, int h)
     return u < t->nhosts ? 0 : (uint64_t)u + 1;
 }
 
-/* The two keys of pair a != b: fine (level 0) and coarse (level 1). */
-static void spread_keys (const netmap_spread_t *s, int a, int b, uint64_t key[2])
+/* A vertex's hash, for a set of slow links as the xor of theirs. */
+static uint64_t spread_hash (uint64_t v)
+{
+    uint64_t z = (v + 1) * 0x9e3779b97f4a7c15u;
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* The two keys of pair a != b: fine (level 0) and coarse (level 1), and
+ * the slow links it crosses (*slow, both keys'). */
+static void spread_keys (const netmap_spread_t *s, int a, int b, uint64_t key[2], uint64_t *slow)
 {
     const topo_t *t = s->topo;
     uint64_t fine = 0, coarse = 0;
+
+    *slow = 0;
 
     if (t && t->model == TOPO_TREE) {
         int u = a, w = b;
@@ -77,6 +96,10 @@ static void spread_keys (const netmap_spread_t *s, int a, int b, uint64_t key[2]
             u = t->parent[u];
             w = t->parent[w];
         }
+        for (int k = 0; s->slow && k < 2; k++)
+            for (int v = k ? b : a; v != u; v = t->parent[v])
+                if (s->slow[v])
+                    *slow ^= spread_hash ((uint64_t)v);
         x = spread_child (s, u, a);
         y = spread_child (s, u, b);
         fine = ((uint64_t)u * nv + (x < y ? x : y)) * nv + (x < y ? y : x);
@@ -97,6 +120,8 @@ static int spread_key_cmp (const void *x, const void *y)
 
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
+    if (a->slow != b->slow)
+        return a->slow < b->slow ? -1 : 1;
     return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
@@ -122,6 +147,9 @@ netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
         s->topo = t;
         if (t->model == TOPO_TREE && !(s->depth = topo_depths (t)))
             goto nomem;
+        /* a site's tree: its slow links, where its links were measured */
+        if (t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_SITE)
+            s->slow = topo_links_flags (nm);
     }
     for (int a = 0; a < nm->n; a++)
         for (int b = a + 1; b < nm->n; b++)
@@ -133,7 +161,7 @@ netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
         goto nomem;
     for (int a = 0; a < nm->n; a++)
         for (int b = a + 1; b < nm->n; b++) {
-            uint64_t key[2];
+            uint64_t key[2], slow;
 
             if (!spread_measured (nm, a, b))
                 continue;
@@ -141,9 +169,9 @@ netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
             s->figs[4 * k + 1] = NETMAP_AT (nm, lat_us, b, a);
             s->figs[4 * k + 2] = NETMAP_AT (nm, bw_MBps, a, b);
             s->figs[4 * k + 3] = NETMAP_AT (nm, bw_MBps, b, a);
-            spread_keys (s, a, b, key);
-            s->keys[2 * k] = (spread_key_t){key[0], k};
-            s->keys[2 * k + 1] = (spread_key_t){key[1], k};
+            spread_keys (s, a, b, key, &slow);
+            s->keys[2 * k] = (spread_key_t){key[0], slow, k};
+            s->keys[2 * k + 1] = (spread_key_t){key[1], slow, k};
             k++;
         }
     qsort (s->keys, 2 * s->nentries, sizeof (*s->keys), spread_key_cmp);
@@ -159,19 +187,28 @@ void netmap_spread_free (netmap_spread_t *s)
     if (!s)
         return;
     free (s->depth);
+    free (s->slow);
     free (s->figs);
     free (s->keys);
     free (s);
 }
 
-/* The keys equal to key: [*lo, *lo + count). */
-static size_t spread_find (const netmap_spread_t *s, uint64_t key, size_t *lo)
+/* Whether keys[m] sorts before (key, slow), or with or before it (or_equal). */
+static int spread_before (const spread_key_t *k, uint64_t key, uint64_t slow, int or_equal)
+{
+    if (k->key != key)
+        return k->key < key;
+    return or_equal ? k->slow <= slow : k->slow < slow;
+}
+
+/* The keys equal to (key, slow): [*lo, *lo + count). */
+static size_t spread_find (const netmap_spread_t *s, uint64_t key, uint64_t slow, size_t *lo)
 {
     size_t l = 0, h = 2 * s->nentries, first;
 
     while (l < h) {
         size_t m = l + (h - l) / 2;
-        if (s->keys[m].key < key)
+        if (spread_before (&s->keys[m], key, slow, 0))
             l = m + 1;
         else
             h = m;
@@ -180,7 +217,7 @@ static size_t spread_find (const netmap_spread_t *s, uint64_t key, size_t *lo)
     h = 2 * s->nentries;
     while (l < h) {
         size_t m = l + (h - l) / 2;
-        if (s->keys[m].key <= key)
+        if (spread_before (&s->keys[m], key, slow, 1))
             l = m + 1;
         else
             h = m;
@@ -191,14 +228,14 @@ static size_t spread_find (const netmap_spread_t *s, uint64_t key, size_t *lo)
 
 size_t netmap_spread_alike (const netmap_spread_t *s, int a, int b, uint32_t *stratum)
 {
-    uint64_t key[2];
+    uint64_t key[2], slow;
     size_t lo, count;
 
     if (a == b || s->nentries == 0)
         return 0;
-    spread_keys (s, a, b, key);
+    spread_keys (s, a, b, key, &slow);
     for (int level = 0; level < 2; level++)
-        if ((count = spread_find (s, key[level], &lo)) >= NETMAP_ALIKE_MIN) {
+        if ((count = spread_find (s, key[level], slow, &lo)) >= NETMAP_ALIKE_MIN) {
             *stratum = (uint32_t)lo;
             return count;
         }

@@ -280,6 +280,26 @@ done:
     return rc;
 }
 
+bool *topo_links_flags (const netmap_t *nm)
+{
+    const topo_t *t = nm->topo;
+    double lat[TOPO_LINK_LEVELS], bw[TOPO_LINK_LEVELS];
+    int *depth = NULL;
+    link_fig_t *up = NULL;
+    bool *slow = NULL;
+
+    if (!t || t->model != TOPO_TREE || t->nhosts != nm->n)
+        return NULL;
+    if ((depth = topo_depths (t)) && (up = malloc ((size_t)t->nvertices * sizeof (*up))) &&
+        link_figures (nm, t, depth, up, TOPO_LINK_LEVELS, lat, bw) == 0 &&
+        (slow = malloc ((size_t)t->nvertices * sizeof (*slow))))
+        for (int v = 0; v < t->nvertices; v++)
+            slow[v] = up[v].slow;
+    free (depth);
+    free (up);
+    return slow;
+}
+
 int topo_links_slow (const netmap_t *nm, char *text, size_t len)
 {
     const topo_t *t = nm->topo;

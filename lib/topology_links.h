@@ -14,6 +14,7 @@
 #ifndef TOPOMAP_TOPOLOGY_LINKS_H
 #define TOPOMAP_TOPOLOGY_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -51,6 +52,11 @@ int topo_links_fill (netmap_t *nm, const topo_t *t, int nlevels, double *lat, do
  */
 int topo_links_doubts (const topo_t *t, const double *bw_MBps, const int *measured, pairs_t *out,
                        int max);
+
+/* Which links of nm's tree are slow: a new array over its vertices (the
+ * link above each), NULL where nm has no tree over its hosts or on
+ * ENOMEM. */
+bool *topo_links_flags (const netmap_t *nm);
 
 /* The slow links of nm's tree (a site's, as topo_links_fill priced it) in
  * text[len], "; " between them, each as "the link above n5..n8 (4 nodes):

@@ -1541,6 +1541,62 @@ static void odds_case (netmap_t *nm, const char *what, bool structure)
     free (before);
 }
 
+/* A site's tree whose links the probe measured (lib/topology_links.h):
+ * the pairs across a slow link are alike among themselves only, so a
+ * draw keeps them slow. */
+static void test_odds_slow_link (void)
+{
+    int n = 16, sw[16];
+    netmap_t *nm = netmap_of (n);
+    netmap_spread_t *s;
+    uint32_t st0, st1;
+    tm_error_t err;
+
+    for (int h = 0; h < n; h++)
+        sw[h] = h / 4;
+    set_groups (nm, 4, sw);
+    nm->topo->signal = TOPO_SIGNAL_SITE;
+    /* every pair in a leaf, and n1, n5, n9, n13 between the leaves, as
+     * topoconf_pairs measures them; leaf 2's uplink at half the rate */
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            bool across = sw[a] != sw[b], slow = across && (sw[a] == 1 || sw[b] == 1);
+            set_pair (nm, a, b, across ? 40 : 20, slow ? 6 : 12);
+            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) =
+                !across || (a % 4 == 0 && b % 4 == 0);
+        }
+    s = netmap_spread_new (nm, &err);
+    ok (s && netmap_spread_alike (s, 0, 5, &st0) == 3 && netmap_spread_alike (s, 0, 9, &st1) == 3 &&
+            st0 != st1,
+        "a site's tree: the pairs across its slow link are alike among themselves");
+    netmap_spread_free (s);
+
+    /* leaf 2's four ranks send to leaf 1's: its uplink, half its nodes'
+     * rate (MAP_UPLINK_RATIO's edge), is the busiest link once the probe
+     * has found it slow, and not by the ratio alone */
+    triplets_t tr = {0};
+    int node[16];
+    for (int i = 0; i < 4; i++)
+        add2 (&tr, 4 + i, i, 1, 6 << 20);
+    profile_t *p = profile_of (n, &tr);
+    for (int i = 0; i < n; i++)
+        node[i] = i;
+    map_candidate_t c = {.node = node};
+    int rc = map_price (p, nm, MAP_BANDWIDTH, &c);
+    ok (rc == 0 && fabs (c.link_s - 4 * 1.048576) < 1e-6,
+        "a site's slow uplink is the busiest link: %.3f s", c.link_s);
+    nm->topo->signal = TOPO_SIGNAL_LATENCY;
+    s = netmap_spread_new (nm, &err);
+    ok (s && netmap_spread_alike (s, 0, 5, &st0) == 6,
+        "an inferred tree: every pair of the level alike, as before");
+    netmap_spread_free (s);
+    rc = map_price (p, nm, MAP_BANDWIDTH, &c);
+    ok (rc == 0 && fabs (c.link_s - 1.048576) < 1e-6,
+        "an inferred tree: the ratio alone, the nodes' links the busiest: %.3f s", c.link_s);
+    profile_destroy (p);
+    netmap_destroy (nm);
+}
+
 static void test_odds (void)
 {
     int n = 16, sw[16];
@@ -1624,6 +1680,7 @@ int main (void)
     test_reordering ();
     test_consecutive ();
     test_odds ();
+    test_odds_slow_link ();
     test_validate ();
     test_random ();
     test_determinism ();
