@@ -79,13 +79,14 @@ netmap_t *topoconf_netmap (topo_t *t, int n, const char *const *hosts,
                            const topoconf_level_t *levels, tm_error_t *errp);
 
 /* Pairs to measure the links of tree t by, when the file gives no
- * figures: below every switch, one host under each child, the hosts
- * paired in a cycle, so every link is crossed by two pairs at its
- * switch's level (by one where the switch has two children); then up to
- * per_level pairs a level, spread over the level's switches and their
- * children, on hosts in as few pairs as the tree allows (hosts a < b,
- * into out[0..max); 2 * hosts + per_level * TOPOCONF_LEVELS is room
- * enough).  Returns how many; -1 with errp: t is no switch tree or
+ * figures: below every switch, one host under each child, paired with
+ * the children one and two further round the switch (every pair of them
+ * where it has five or fewer), so every link is crossed at its switch's
+ * level by one pair (two children), two (three), three (four) or four
+ * pairs; then up to per_level pairs a level, spread over the level's
+ * switches and their children, on hosts in as few pairs as the tree
+ * allows (hosts a < b, into out[0..max); 4 * hosts + per_level *
+ * TOPOCONF_LEVELS is room enough).  Returns how many; -1 with errp: t is no switch tree or
  * per_level < 1 (EINVAL), more than max pairs (ENOSPC), ENOMEM.
  */
 int topoconf_pairs (const topo_t *t, int per_level, pairs_t *out, int max, tm_error_t *errp);
