@@ -57,7 +57,8 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local said=$output
-	[[ "$output" == *"16 hosts, every link of $SITE_CONF, 30 of 120 pairs measured, 0 pairs measured again (0 in doubt), "*", the site's tree model, "* ]]
+	# (a pair far below its level's best is measured again: a busy moment)
+	[[ "$output" == *"16 hosts, every link of $SITE_CONF, 30 of 120 pairs measured, "*" measured again ("*" in doubt), "*", the site's tree model, "* ]]
 	run "$TOPOMAP" netmap show "$SHARE/site.json"
 	echo "$output"
 	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
