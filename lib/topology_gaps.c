@@ -32,8 +32,8 @@
  * cuts_tree: level l + 1 puts each level-l cluster under the cluster
  * below cut[l] that holds most of its hosts; then one root.  Every level
  * must have fewer clusters than the one below, and the level under the
- * root two or more.  NULL with errp set (errno EINVAL: no such tree,
- * ENOMEM).
+ * root two or more; levels_merged then merges spurious levels.  NULL
+ * with errp set (errno EINVAL: no such tree, ENOMEM).
  */
 #define LEVEL_SWEEPS 8
 
@@ -307,6 +307,79 @@ static int cut_vote_cmp (const void *a, const void *b)
     return x->c != y->c ? (x->c > y->c) - (x->c < y->c) : (x->v > y->v) - (x->v < y->v);
 }
 
+/* t (cuts_tree's: switch heights its levels) with its spurious levels
+ * merged.  Levels L and L + 1 are one where every switch of L + 1 either
+ * sits over one switch that is no chain, or only over chains (a chain: a
+ * switch over one switch and no host): such cuts merge one subtree's
+ * children at L and another's at L + 1, a figure that differs between
+ * subtrees at one level (a busy host read one aggregation's leaves 1.3
+ * times nearer than the other's), which no switch of the network tells.
+ * A switch over a single child beside others (a sampled tree's lone
+ * edge) stays.  NULL on ENOMEM (t freed).
+ */
+static topo_t *levels_merged (topo_t *t, tm_error_t *errp)
+{
+    for (;;) {
+        int n = t->nhosts, nv = t->nvertices, top = 0, m = 0, merge = 0;
+        int *kids = calloc ((size_t)nv, sizeof (*kids)), *renum = NULL;
+        topo_t *u = NULL;
+
+        if (!kids || !(renum = malloc ((size_t)nv * sizeof (*renum)))) {
+            free (kids);
+            errnomem (errp);
+            topo_destroy (t);
+            return NULL;
+        }
+        /* kids[s]: its children, n + 1 more for a host among them; a
+         * chain has 1 */
+        for (int v = 0; v < nv; v++) {
+            if (t->parent[v] >= 0)
+                kids[t->parent[v]] += v < n ? n + 1 : 1;
+            top = (int)fmax (top, t->height[v]);
+        }
+        /* the highest level L that is one with L + 1 */
+        for (int L = top - 1; L >= 1 && !merge; L--) {
+            bool one = true;
+            for (int v = n; v < nv && one; v++)
+                if ((int)t->height[v] == L) {
+                    int up = t->parent[v];
+                    one = up >= 0 && (kids[up] == 1 ? kids[v] != 1 : kids[v] == 1);
+                }
+            merge = one ? L : 0;
+        }
+        if (merge) {
+            /* L's chains and the single-child switches of L + 1 go */
+            for (int v = 0; v < nv; v++) {
+                int h = (int)t->height[v];
+                bool gone = v >= n && kids[v] == 1 && (h == merge || h == merge + 1);
+                renum[v] = gone ? -1 : m++;
+            }
+            u = topo_alloc (TOPO_TREE, n, m, errp);
+        }
+        for (int v = 0; u && v < nv; v++) {
+            int p = t->parent[v];
+            while (p >= 0 && renum[p] < 0)
+                p = t->parent[p];
+            if (renum[v] >= 0) {
+                u->parent[renum[v]] = p < 0 ? -1 : renum[p];
+                u->height[renum[v]] = t->height[v] - (t->height[v] > merge);
+            }
+        }
+        if (u) {
+            u->ngroups = t->ngroups;
+            memcpy (u->group, t->group, (size_t)n * sizeof (*u->group));
+        }
+        free (kids);
+        free (renum);
+        if (!merge)
+            return t;
+        topo_destroy (t);
+        if (!u)
+            return NULL;
+        t = u;
+    }
+}
+
 static topo_t *cuts_tree (const topo_t *d, const int *lab, int m0, const int *cut, int k,
                           tm_error_t *errp)
 {
@@ -382,7 +455,8 @@ static topo_t *cuts_tree (const topo_t *d, const int *lab, int m0, const int *cu
         }
     t->ngroups = m0;
     memcpy (t->group, lab, (size_t)n * sizeof (*lab));
-    t = topo_tree_checked (t, errp);
+    if ((t = levels_merged (t, errp)))
+        t = topo_tree_checked (t, errp);
 done:
     free (cv);
     free (first);
