@@ -1159,8 +1159,8 @@ size_t netmap_max_bytes (int nhosts)
     return b < NETMAP_MAX_BYTES ? (size_t)b : NETMAP_MAX_BYTES;
 }
 
-int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth, bool measured_only,
-                          int max, double *lat, double *bw)
+int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth, int max,
+                          double *lat, double *bw)
 {
     int n = nm->n, rc = -1;
     size_t npairs = (size_t)n * (size_t)(n - 1) / 2 + 1, q = 0;
@@ -1174,9 +1174,7 @@ int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth,
      * vl and vb, by a counting sort */
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
-            int l = measured_only && NETMAP_AT (nm, measured, a, b) <= 0
-                        ? 0
-                        : topo_level (t, depth, a, b);
+            int l = topo_level (t, depth, a, b);
             level[q++] = l;
             if (l >= 1 && l < max)
                 count[l]++;
@@ -1224,7 +1222,7 @@ int netmap_plan_figures (netmap_t *nm, tm_error_t *errp)
         max = (int)t->height[v] + 1 > max ? (int)t->height[v] + 1 : max;
     if (!(depth = topo_depths (t)) || !(med[0] = malloc ((size_t)max * sizeof (double))) ||
         !(med[1] = malloc ((size_t)max * sizeof (double))) ||
-        netmap_level_medians (nm, t, depth, false, max, med[0], med[1]) < 0) {
+        netmap_level_medians (nm, t, depth, max, med[0], med[1]) < 0) {
         errnomem (errp);
         goto done;
     }

@@ -105,11 +105,10 @@ double netmap_cost (const netmap_t *nm, int a, int b, double msgs, double bytes)
 /* Per level l in [1, max) of tree t over nm's hosts (topo_level; depth
  * from topo_depths), the medians of its pairs' latency and bandwidth, each
  * pair the mean of its two directions, into lat[l] and bw[l] (lat[0],
- * bw[0] and a level without pairs NaN); with measured_only, of the pairs
- * nm measured alone.  0, -1 on ENOMEM.
+ * bw[0] and a level without pairs NaN).  0, -1 on ENOMEM.
  */
-int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth, bool measured_only,
-                          int max, double *lat, double *bw);
+int netmap_level_medians (const netmap_t *nm, const topo_t *t, const int *depth, int max,
+                          double *lat, double *bw);
 
 /* A netmap whose switch tree fits its figures (residual at most
  * NETMAP_PLAN_RESIDUAL) planned on the tree's figures: each pair between

@@ -677,12 +677,12 @@ fail:
 }
 
 /* Per level, the medians of its pairs' figures (netmap_level_medians). */
-static int level_figures (const netmap_t *nm, const topo_t *t, const int *depth, bool measured_only,
+static int level_figures (const netmap_t *nm, const topo_t *t, const int *depth,
                           topoconf_level_t *levels)
 {
     double lat[TOPOCONF_LEVELS], bw[TOPOCONF_LEVELS];
 
-    if (netmap_level_medians (nm, t, depth, measured_only, TOPOCONF_LEVELS, lat, bw) < 0)
+    if (netmap_level_medians (nm, t, depth, TOPOCONF_LEVELS, lat, bw) < 0)
         return -1;
     for (int l = 0; l < TOPOCONF_LEVELS; l++)
         levels[l] = (topoconf_level_t){lat[l], bw[l]};
@@ -883,7 +883,7 @@ int topoconf_write (FILE *f, const netmap_t *nm, const char *source, tm_error_t 
     names = malloc (((size_t)t->nvertices + 1) * sizeof (*names));
     char (*label)[32] = malloc ((size_t)t->nvertices * 2 * sizeof (*label));
     if (!depth || !low || !extra || !sw || !names || !label ||
-        level_figures (nm, t, depth, false, levels) < 0) {
+        level_figures (nm, t, depth, levels) < 0) {
         errnomem (errp);
         goto done;
     }
