@@ -209,7 +209,8 @@ int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, l
  * edge switch it is nearest on average (noise merges some late or into
  * the wrong cluster), accepted when topo_fit explains the signal within
  * TOPO_FIT_RESIDUAL and its levels stand TOPO_FIT_SEP apart.  The tree
- * that tells most levels apart wins, then the one that fits best; the
+ * that tells most levels apart wins, then the one of more switches, then
+ * the one that fits best; the
  * result's signal and residual say which and how well.  With lat_levels
  * 0 and bandwidths given, the latencies are no candidate beyond a tree
  * of one switch.  With no tree, topo_infer's groups (the latencies'

@@ -206,11 +206,16 @@ bool topo_fit_accepts (int k, double res, double sep)
 /* Of *best (kbest hop classes, accepted by topo_fit or not: *best_ok) and
  * cand (k classes, accepted), the tree to take in *best: an accepted tree
  * over one that is not; then the one that tells more levels apart; then
- * the better fit.  The other is destroyed.
+ * the one of more switches (both accepted: the coarser hides a split
+ * its levels tell, one aggregation's leaves as one edge); then the better
+ * fit.  The other is destroyed.
  */
 void topo_keep_better (topo_t **best, int *kbest, bool *best_ok, topo_t *cand, int k)
 {
-    if (*best && *best_ok && !(k > *kbest || (k == *kbest && cand->residual < (*best)->residual))) {
+    bool finer = k == *kbest && *best && cand->nvertices > (*best)->nvertices,
+         alike = k == *kbest && *best && cand->nvertices == (*best)->nvertices;
+    if (*best && *best_ok &&
+        !(k > *kbest || finer || (alike && cand->residual < (*best)->residual))) {
         topo_destroy (cand);
         return;
     }

@@ -473,8 +473,8 @@ done:
  * may separate two levels.  The LEVEL_TRIES largest such gaps are tried
  * as the cuts of cuts_tree, the largest first, one more at a time; each
  * tree is accepted when topo_fit explains x by it (TOPO_FIT_RESIDUAL,
- * TOPO_FIT_SEP), and the accepted one that tells most levels apart, then
- * fits best, is the answer: *classes its hop classes, signal sig.  NULL
+ * TOPO_FIT_SEP), and topo_keep_better's choice of the accepted ones is
+ * the answer: *classes its hop classes, signal sig.  NULL
  * with errp saying why none (errno ENOMEM: out of memory).
  */
 #define LEVEL_MIN_STEP 1.05

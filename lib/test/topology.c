@@ -1002,6 +1002,35 @@ static void test_busy_host (void)
         }
     ok (ok_all, "busy host: one aggregation's leaves 1.3 times nearer than the other's add no "
                 "level, 3level-12 and 3level-16, ten seeds each");
+
+    /* And the leaves slowed to 60 MB/s (forwarding-bound): one
+     * aggregation's leaves 1.5 times apart, the other's 2, the tree that
+     * keeps both its leaves over the one that makes it one edge. */
+    ok_all = 1;
+    for (int k = 0; k < 2; k++)
+        for (unsigned long long sd = 121; sd < 141; sd++) {
+            int n = tree[k].n, w = tree[k].leaf;
+            seed = sd;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    int leaf = i / w == j / w, agg = i / (2 * w) == j / (2 * w);
+                    double mid = i < 2 * w ? 40 : 30;
+                    hops[i * n + j] = i == j ? 0 : leaf ? 1 : agg ? 3 : 5;
+                    lat[i * n + j] = i == j ? NAN : (urand () < 0.5 ? 7 : 13) * noise (0.05);
+                    bw[i * n + j] = i == j ? NAN
+                                    : leaf ? 60 * noise (0.2)
+                                    : agg  ? mid * noise (0.2)
+                                           : 12.3 * noise (0.05);
+                }
+            t = topo_infer_net (n, lat, bw, NULL, &e);
+            if (!(t && t->model == TOPO_TREE && hops_are (t, hops))) {
+                diag ("%d hosts, seed %llu: %s: %s", n, sd, t ? "another tree" : "none", e.text);
+                ok_all = 0;
+            }
+            topo_destroy (t);
+        }
+    ok (ok_all, "busy host: leaves at 60 MB/s, 1.5 and 2 times their aggregations' pairs: the "
+                "tree with every leaf, 3level-12 and 3level-16, twenty seeds each");
 }
 
 int main (void)
