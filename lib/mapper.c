@@ -254,19 +254,38 @@ static const topo_t *map_groups (const netmap_t *nm)
  * of its topology whether the group sends and receives through an uplink
  * of its own (MAP_UPLINK_RATIO), and each host's own link rate (its
  * fastest pair either way, MB/s; 0 when none was measured); both NULL when
- * the topology has no groups.
+ * the topology has no groups.  Where the probe measured uplinks under
+ * load (topo_t.uplink_MBps), the depth of every vertex, to find the
+ * uplinks a pair crosses, and per group whether its own uplink is one of
+ * them (then priced as its bytes against that capacity, not as the sum
+ * of its pairs' times); NULL otherwise.
  */
 typedef struct {
     double *rate;
     char *shared;
+    int *depth;
+    char *measured;
 } map_links_t;
 
 static void map_links_free (map_links_t *l)
 {
     free (l->rate);
     free (l->shared);
+    free (l->depth);
+    free (l->measured);
     l->rate = NULL;
     l->shared = NULL;
+    l->depth = NULL;
+    l->measured = NULL;
+}
+
+/* Whether tree t has an uplink measured under load. */
+static bool map_has_uplinks (const topo_t *t)
+{
+    for (int v = 0; t->model == TOPO_TREE && v < t->nvertices; v++)
+        if (!isnan (t->uplink_MBps[v]))
+            return true;
+    return false;
 }
 
 /* -1 (ENOMEM) when out of memory. */
@@ -277,6 +296,8 @@ static int map_links_find (const netmap_t *nm, map_links_t *l)
 
     l->rate = NULL;
     l->shared = NULL;
+    l->depth = NULL;
+    l->measured = NULL;
     if (!t)
         return 0;
     if (!(l->rate = malloc ((size_t)n * sizeof (*l->rate))) ||
@@ -315,7 +336,36 @@ static int map_links_find (const netmap_t *nm, map_links_t *l)
                 l->shared[t->group[h]] = 1;
         free (slow);
     }
+    if (map_has_uplinks (t)) {
+        if (!(l->depth = topo_depths (t)) || !(l->measured = calloc ((size_t)t->ngroups, 1))) {
+            map_links_free (l);
+            errno = ENOMEM;
+            return -1;
+        }
+        for (int h = 0; h < n; h++)
+            if (!isnan (t->uplink_MBps[t->parent[h]]))
+                l->measured[t->group[h]] = 1;
+    }
     return 0;
+}
+
+/* The bytes of a pair from a to b on every measured uplink it crosses:
+ * out of the switches above a, into those above b, up to their nearest
+ * common switch (exclusive).
+ */
+static void map_uplinks_load (const topo_t *t, const int *depth, int a, int b, double bytes,
+                              double *vout, double *vin)
+{
+    while (a != b)
+        if (depth[a] >= depth[b]) {
+            if (!isnan (t->uplink_MBps[a]))
+                vout[a] += bytes;
+            a = t->parent[a];
+        } else {
+            if (!isnan (t->uplink_MBps[b]))
+                vin[b] += bytes;
+            b = t->parent[b];
+        }
 }
 
 /* The time a pair's traffic from a to b holds host h's own link (h is a
@@ -344,20 +394,23 @@ static int map_price_links (const profile_t *p, const netmap_t *nm, map_metric_t
     map_model_t m = {.nm = nm};
     const char *shared = l->shared;
     const topo_t *t = shared ? map_groups (nm) : NULL;
-    int ng = t ? t->ngroups : 0;
-    double cost = 0, comm = 0, *out, *in, *gout, *gin;
+    int ng = t ? t->ngroups : 0, nv = l->depth ? t->nvertices : 0;
+    double cost = 0, comm = 0, *out, *in, *gout, *gin, *vout, *vin;
     uint64_t bytes = 0, msgs = 0;
 
     /* Per host and per group: the model's time of what it sends and what
-     * it receives over the network, through its own link or its uplink.
+     * it receives over the network, through its own link or its uplink;
+     * per vertex of a tree with uplinks measured, the bytes on its uplink.
      */
-    if (!(out = calloc (2 * (size_t)nm->n + 2 * (size_t)ng, sizeof (*out)))) {
+    if (!(out = calloc (2 * (size_t)nm->n + 2 * (size_t)ng + 2 * (size_t)nv, sizeof (*out)))) {
         errno = ENOMEM;
         return -1;
     }
     in = out + nm->n;
     gout = in + nm->n;
     gin = gout + ng;
+    vout = gin + ng;
+    vin = vout + nv;
     map_model_metric (&m, metric);
     for (size_t k = 0; k < p->nentries; k++) {
         const profile_entry_t *e = &p->entries[k];
@@ -380,6 +433,8 @@ static int map_price_links (const profile_t *p, const netmap_t *nm, map_metric_t
             }
             gout[t->group[a]] += time;
             gin[t->group[b]] += time;
+            if (l->depth)
+                map_uplinks_load (t, l->depth, a, b, (double)e->bytes, vout, vin);
         }
         out[a] += time_a;
         in[b] += time_b;
@@ -392,8 +447,11 @@ static int map_price_links (const profile_t *p, const netmap_t *nm, map_metric_t
     for (int h = 0; h < nm->n; h++)
         c->link_s = fmax (c->link_s, fmax (out[h], in[h]));
     for (int g = 0; g < ng; g++)
-        if (shared[g])
+        if (shared[g] && !(l->measured && l->measured[g]))
             c->link_s = fmax (c->link_s, fmax (gout[g], gin[g]));
+    for (int v = 0; v < nv; v++)
+        if (!isnan (t->uplink_MBps[v]))
+            c->link_s = fmax (c->link_s, fmax (vout[v], vin[v]) / (t->uplink_MBps[v] * 1e6));
     free (out);
     return 0;
 }
@@ -485,7 +543,7 @@ int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netma
         size_t count;
         double lat[2], bw[2]; /* the figures to give back */
     } *d = NULL;
-    map_links_t links = {NULL, NULL};
+    map_links_t links = {.rate = NULL};
     uint64_t *pairs = NULL, rng = 0x746f706f6d6170u; /* "topomap" */
     size_t nd = 0, entries = 0;
     double *g = NULL, *lg;
@@ -938,7 +996,7 @@ int map_plan (const profile_t *p, const netmap_t *nm, int nslots, const map_slot
     map_model_t m = {0};
     map_result_t r = {0};
     int *host = NULL, *cap = NULL, *slot = NULL, *count = NULL;
-    map_links_t links = {NULL, NULL};
+    map_links_t links = {.rate = NULL};
     int ntasks, badhost, badcount, block;
     bool fits[4] = {false};
 
@@ -1086,7 +1144,7 @@ int map_consecutive (const profile_t *p, const netmap_t *nm, map_metric_t metric
 {
     int ntasks = p->ntasks, *slot_of = NULL, *ord = NULL, *count = NULL, rc = -1;
     map_keyed_t *key = NULL;
-    map_links_t links = {NULL, NULL};
+    map_links_t links = {.rate = NULL};
     double t0 = map_now (), best;
 
     memset (out, 0, sizeof (*out));

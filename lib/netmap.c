@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmap.c: the netmap file, written and read with json-c.
  *
- * Schema 4.  Every key is required and no other key is allowed:
+ * Schema 5.  Every key is required and no other key is allowed:
  *
  *   {
- *     "schema": 4,
+ *     "schema": 5,
  *     "kind": "topomap-netmap",
  *     "hosts": ["n0", "n1", ...],
  *     "latency_us": [[...], ...],
@@ -27,7 +27,8 @@
  *       "group": [n integers],
  *       "signal": "latency", "bandwidth" or "site" (schema 3: the site's
  *                 topology.conf, lib/topoconf.h),
- *       "residual": a number or null
+ *       "residual": a number or null,
+ *       "uplink_MBps": [V numbers or nulls]
  *     },
  *     "inside": [null or {
  *       "cpus": [OS indexes], "l3": [a domain per CPU],
@@ -56,7 +57,10 @@
  * topology  the inferred topo_t (lib/topology.h): vertices 0..n-1 are the
  *           hosts, parent -1 for the root only; it must pass topo_check().
  *           signal: what it was inferred from; residual: topo_fit's on that
- *           signal, finite >= 0, null when not known.
+ *           signal, finite >= 0, null when not known.  uplink_MBps: what
+ *           the link above each vertex carried with every host below it
+ *           sending out at once, finite > 0 and at most NETMAP_MAX_BW_MBPS,
+ *           null where not measured and for the root.
  * inside    n entries, host i's inside (lib/inside.h) or null where the
  *           probe did not read it: the CPUs the job may use there, by OS
  *           index, ascending; the L3 domain of each, numbered from 0 in
@@ -65,7 +69,8 @@
  *           package, of two packages, null where not measured.  It must
  *           pass inside_check().
  *
- * Schema 3 is read as well, without inside (every host's null); schemas
+ * Schema 4 is read as well, without uplink_MBps (every link's null);
+ * schema 3 without inside either (every host's null); schemas
  * 1 and 2 too: they have no measured matrix (every
  * pair measured once, a null diagonal entry not at all), and schema 1
  * (before topomap inferred trees from bandwidth too) has neither signal
@@ -123,6 +128,12 @@ static const char *const netmap_param_keys[] = {
 };
 
 static const char *const netmap_topo_keys[] = {
+    "model", "nvertices", "parent",   "height",      "ngroups",
+    "group", "signal",    "residual", "uplink_MBps", NULL,
+};
+
+/* Schemas 2 to 4: the same without uplink_MBps. */
+static const char *const netmap_topo_keys_4[] = {
     "model", "nvertices", "parent", "height", "ngroups", "group", "signal", "residual", NULL,
 };
 
@@ -290,6 +301,16 @@ static int netmap_check_topo (const netmap_t *nm, tm_error_t *errp)
                           (int)t->signal);
     if (!isnan (t->residual) && !(isfinite (t->residual) && t->residual >= 0))
         return errprintf (errp, "topology.residual: not a finite number >= 0 or null");
+    for (int v = 0; v < t->nvertices; v++) {
+        double u = t->uplink_MBps[v];
+
+        if (!isnan (u) && t->parent[v] < 0)
+            return errprintf (errp, "topology.uplink_MBps[%d]: not null, the root's", v);
+        if (!isnan (u) && !(isfinite (u) && u > 0 && u <= NETMAP_MAX_BW_MBPS))
+            return errprintf (
+                errp, "topology.uplink_MBps[%d]: not a number above 0 and at most %g, or null", v,
+                NETMAP_MAX_BW_MBPS);
+    }
     return 0;
 }
 
@@ -532,7 +553,9 @@ static json_object *netmap_json_topo (const topo_t *t)
         jsonfile_add (o, "signal", json_object_new_string (signal), false) < 0 ||
         /* null only for a residual not known, not for want of memory */
         jsonfile_add (o, "residual", isnan (t->residual) ? NULL : jsonfile_double (t->residual),
-                      isnan (t->residual)) < 0) {
+                      isnan (t->residual)) < 0 ||
+        jsonfile_add (o, "uplink_MBps",
+                      netmap_json_list (t->uplink_MBps, NULL, (size_t)t->nvertices), false) < 0) {
         json_object_put (o);
         return NULL;
     }
@@ -804,9 +827,10 @@ static int netmap_json_params_read (json_object *o, netmap_params_t *p, tm_error
     return 0;
 }
 
-/* An array key of o with len integers (iv) or numbers (d) in it. */
+/* An array key of o with len integers (iv) or numbers (d, null as NaN
+ * where null_ok) in it. */
 static int netmap_json_topo_list (json_object *o, const char *key, size_t len, int64_t lo, int *iv,
-                                  double *d, tm_error_t *errp)
+                                  double *d, bool null_ok, tm_error_t *errp)
 {
     json_object *a;
     char what[64];
@@ -826,7 +850,7 @@ static int netmap_json_topo_list (json_object *o, const char *key, size_t len, i
             if (jsonfile_int (v, what, lo, INT_MAX, &x, errp) < 0)
                 return -1;
             iv[k] = (int)x;
-        } else if (netmap_json_number (v, what, false, &d[k], errp) < 0)
+        } else if (netmap_json_number (v, what, null_ok, &d[k], errp) < 0)
             return -1;
     }
     return 0;
@@ -878,7 +902,11 @@ static int netmap_json_topo_read (json_object *o, int n, int64_t schema, topo_t 
     }
     if (!json_object_is_type (to, json_type_object))
         return errprintf (errp, "topology: not null or an object");
-    if (jsonfile_keys (to, pre, schema == 1 ? netmap_topo_keys_1 : netmap_topo_keys, errp) < 0 ||
+    if (jsonfile_keys (to, pre,
+                       schema == 1  ? netmap_topo_keys_1
+                       : schema < 5 ? netmap_topo_keys_4
+                                    : netmap_topo_keys,
+                       errp) < 0 ||
         jsonfile_get (to, pre, "model", json_type_string, &v, errp) < 0)
         return -1;
     s = json_object_get_string (v);
@@ -903,10 +931,14 @@ static int netmap_json_topo_read (json_object *o, int n, int64_t schema, topo_t 
     if (!(t = topo_alloc (model, n, (int)nvertices, &e)))
         return errprintf (errp, "topology: %s", e.text);
     t->ngroups = (int)ngroups;
-    if (netmap_json_topo_list (to, "parent", (size_t)nvertices, -1, t->parent, NULL, errp) < 0 ||
-        netmap_json_topo_list (to, "height", (size_t)nvertices, 0, NULL, t->height, errp) < 0 ||
-        netmap_json_topo_list (to, "group", (size_t)n, 0, t->group, NULL, errp) < 0 ||
-        (schema > 1 && netmap_json_topo_fit (to, t, schema, errp) < 0)) {
+    if (netmap_json_topo_list (to, "parent", (size_t)nvertices, -1, t->parent, NULL, false, errp) <
+            0 ||
+        netmap_json_topo_list (to, "height", (size_t)nvertices, 0, NULL, t->height, false, errp) <
+            0 ||
+        netmap_json_topo_list (to, "group", (size_t)n, 0, t->group, NULL, false, errp) < 0 ||
+        (schema > 1 && netmap_json_topo_fit (to, t, schema, errp) < 0) ||
+        (schema >= 5 && netmap_json_topo_list (to, "uplink_MBps", (size_t)nvertices, 0, NULL,
+                                               t->uplink_MBps, true, errp) < 0)) {
         topo_destroy (t);
         return -1;
     }

@@ -20,7 +20,7 @@
 #include "lib/inside.h"
 #include "lib/topology.h"
 
-#define NETMAP_SCHEMA 4
+#define NETMAP_SCHEMA 5
 
 /* The figures a netmap, a topology.conf's #topomap comments or plugstack
  * topology_levels= may give, beyond which they are no link's: a latency

@@ -47,10 +47,13 @@ topo_t *topo_alloc (topo_model_t model, int nhosts, int nvertices, tm_error_t *e
     t->parent = malloc ((size_t)nvertices * sizeof (*t->parent));
     t->height = calloc ((size_t)nvertices, sizeof (*t->height));
     t->group = calloc ((size_t)nhosts, sizeof (*t->group));
-    if (!t->parent || !t->height || !t->group)
+    t->uplink_MBps = malloc ((size_t)nvertices * sizeof (*t->uplink_MBps));
+    if (!t->parent || !t->height || !t->group || !t->uplink_MBps)
         goto nomem;
-    for (int v = 0; v < nvertices; v++)
+    for (int v = 0; v < nvertices; v++) {
         t->parent[v] = -1;
+        t->uplink_MBps[v] = NAN;
+    }
     return t;
 nomem:
     topo_destroy (t);
@@ -241,6 +244,7 @@ void topo_destroy (topo_t *t)
         return;
     int saved = errno;
     free (t->parent);
+    free (t->uplink_MBps);
     free (t->height);
     free (t->group);
     free (t);

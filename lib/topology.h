@@ -58,6 +58,10 @@ typedef struct {
                              topo_infer_net chose bandwidth) */
     double residual;      /* TOPO_TREE: topo_fit's residual on that signal;
                              NaN when not known */
+    double *uplink_MBps;  /* [nvertices]: what the link above each vertex
+                             carried with every host below it sending out
+                             at once (MB/s, the probe's --uplink-s); NaN
+                             where not measured, always for the root */
 } topo_t;
 
 typedef struct {

@@ -556,6 +556,78 @@ static void test_edge_host (void)
     }
 }
 
+/* Uplinks measured under load (topo_t.uplink_MBps): two switches of four
+ * hosts whose pairs all measure 12.5 MB/s alone, as on a 2:1 fat tree,
+ * and uplinks of 25 MB/s.  A ring of 1 MB edges laid across the switches
+ * (every edge crosses) loads each uplink with 4 MB: 0.16 s, twice a
+ * host's 0.08 s; in block order one edge each way crosses.  Without the
+ * capacities both look alike.  In a three-level tree a pair loads the
+ * measured uplinks on its way up to their nearest common switch only.
+ */
+static void test_uplink_capacity (void)
+{
+    int sw[] = {0, 0, 0, 0, 1, 1, 1, 1};
+    netmap_t *nm = netmap_switches (8, sw, 10, 12.5, 20, 12.5);
+    int block[] = {0, 1, 2, 3, 4, 5, 6, 7}, across[] = {0, 4, 1, 5, 2, 6, 3, 7};
+    map_candidate_t b = {.node = block}, x = {.node = across};
+    triplets_t t = {0};
+    profile_t *p;
+
+    for (int r = 0; r < 8; r++)
+        add (&t, r, (r + 1) % 8, 1, 1000000);
+    p = profile_of (8, &t);
+    set_groups (nm, 2, sw);
+    map_price (p, nm, MAP_BANDWIDTH, &b);
+    map_price (p, nm, MAP_BANDWIDTH, &x);
+    ok (fabs (b.link_s - 0.08) < 1e-12 && fabs (x.link_s - 0.08) < 1e-12,
+        "uplinks: pairs alone cannot tell a ring across the switches (%g s, block %g s)", x.link_s,
+        b.link_s);
+    nm->topo->uplink_MBps[8] = nm->topo->uplink_MBps[9] = 25;
+    map_price (p, nm, MAP_BANDWIDTH, &b);
+    map_price (p, nm, MAP_BANDWIDTH, &x);
+    ok (fabs (x.link_s - 0.16) < 1e-12,
+        "uplinks: measured, the ring across loads each with 4 MB at 25 MB/s (%g s)", x.link_s);
+    ok (fabs (b.link_s - 0.08) < 1e-12, "uplinks: in block order a host's link is busiest (%g s)",
+        b.link_s);
+    netmap_destroy (nm);
+
+    /* hosts 0-7 under edge switches 8-11 (two each), 8 and 9 under
+     * aggregation 12, 10 and 11 under 13, the core 14 */
+    nm = netmap_switches (8, (int[]){0, 0, 1, 1, 2, 2, 3, 3}, 10, 12.5, 20, 12.5);
+    topo_t *u = topo_alloc (TOPO_TREE, 8, 15, NULL);
+    for (int h = 0; h < 8; h++) {
+        u->parent[h] = 8 + h / 2;
+        u->group[h] = h / 2;
+    }
+    for (int e = 0; e < 4; e++) {
+        u->parent[8 + e] = 12 + e / 2;
+        u->height[8 + e] = 1;
+    }
+    u->parent[12] = u->parent[13] = 14;
+    u->height[12] = u->height[13] = 2;
+    u->height[14] = 3;
+    u->ngroups = 4;
+    u->uplink_MBps[12] = 10;
+    nm->topo = u;
+    profile_destroy (p);
+    t.n = 0;
+    add (&t, 0, 2, 1, 1000000);
+    p = profile_of (8, &t);
+    map_price (p, nm, MAP_BANDWIDTH, &b);
+    ok (fabs (b.link_s - 0.08) < 1e-12,
+        "uplinks: a pair under one aggregation switch leaves its uplink alone (%g s)", b.link_s);
+    profile_destroy (p);
+    t.n = 0;
+    add (&t, 0, 4, 1, 1000000);
+    p = profile_of (8, &t);
+    map_price (p, nm, MAP_BANDWIDTH, &b);
+    ok (fabs (b.link_s - 0.1) < 1e-12,
+        "uplinks: a pair across aggregations loads its uplink, 1 MB at 10 MB/s (%g s)", b.link_s);
+    profile_destroy (p);
+    free (t.t);
+    netmap_destroy (nm);
+}
+
 /* Hsu et al. §4.1-4.2 (processor reordering on a cluster grid): 9
  * processors in 3 clusters of 3, partition factor K = 3.  Each rank X
  * divides its block into K sub-blocks and sends one to each rank of its
@@ -1677,6 +1749,7 @@ int main (void)
     test_busiest_link ();
     test_uplink ();
     test_edge_host ();
+    test_uplink_capacity ();
     test_reordering ();
     test_consecutive ();
     test_odds ();

@@ -76,6 +76,7 @@ static netmap_t *make_netmap (int n, topo_model_t model)
         nm->topo->ngroups = 2;
         nm->topo->signal = TOPO_SIGNAL_BANDWIDTH;
         nm->topo->residual = 0.125;
+        nm->topo->uplink_MBps[3] = 1.0 / 3; /* the one uplink: switch 3 to the root */
         /* host 1: 2 packages of 2 L3 domains of 2 CPUs, a package's CPUs
          * not numbered together (as on many two-socket machines), the
          * farthest level not measured
@@ -163,7 +164,9 @@ static const char *netmap_diff (const netmap_t *a, const netmap_t *b)
             s->ngroups != t->ngroups)
             return "topology sizes";
         for (int v = 0; v < s->nvertices; v++)
-            if (s->parent[v] != t->parent[v] || s->height[v] != t->height[v])
+            if (s->parent[v] != t->parent[v] || s->height[v] != t->height[v] ||
+                !(s->uplink_MBps[v] == t->uplink_MBps[v] ||
+                  (isnan (s->uplink_MBps[v]) && isnan (t->uplink_MBps[v]))))
                 return "topology vertices";
         for (int h = 0; h < s->nhosts; h++)
             if (s->group[h] != t->group[h])
@@ -268,7 +271,7 @@ static void test_layout (void)
     in_dir (path, "layout.json");
     if (nm && netmap_write (nm, path, 0644, NULL) == 0)
         text = read_file (path, &len);
-    ok (text && strstr (text, "\"schema\":4,") && strstr (text, "\"kind\":\"topomap-netmap\","),
+    ok (text && strstr (text, "\"schema\":5,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
     ok (text &&
             strstr (text, "\"measured\":[\n    [1, 1, 1],\n    [1, 0, 2],\n    [1, 2, 0]\n  ],"),
@@ -510,8 +513,9 @@ static const struct {
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
 } edits[] = {
-    {SET, "/schema", "5", "schema 5, expected 1 to 4"},
-    {SET, "/schema", "0", "schema 0, expected 1 to 4"},
+    {SET, "/schema", "6", "schema 6, expected 1 to 5"},
+    {SET, "/schema", "0", "schema 0, expected 1 to 5"},
+    {SET, "/schema", "4", "unknown key 'topology.uplink_MBps'"},
     {SET, "/schema", "3", "unknown key 'inside'"},
     {SET, "/schema", "2", "unknown key 'measured'"},
     {SET, "/schema", "1", "unknown key 'measured'"},
@@ -587,6 +591,14 @@ static const struct {
     {SET, "/topology/residual", "\"small\"", "topology.residual: not a finite number"},
     {DEL, "/topology", "signal", "missing key 'topology.signal'"},
     {DEL, "/topology", "residual", "missing key 'topology.residual'"},
+    {DEL, "/topology", "uplink_MBps", "missing key 'topology.uplink_MBps'"},
+    {SET, "/topology/uplink_MBps", "[1, 2]", "topology.uplink_MBps: 2 entries, expected 5"},
+    {SET, "/topology/uplink_MBps/4", "5", "topology.uplink_MBps[4]: not null, the root's"},
+    {SET, "/topology/uplink_MBps/3", "0",
+     "topology.uplink_MBps[3]: not a number above 0 and at most 1e+07, or null"},
+    {SET, "/topology/uplink_MBps/2", "2e7",
+     "topology.uplink_MBps[2]: not a number above 0 and at most 1e+07, or null"},
+    {SET, "/topology/uplink_MBps/0", "\"fast\"", "topology.uplink_MBps[0]: not a finite number"},
     {DEL, "", "inside", "missing key 'inside'"},
     {SET, "/inside", "[null, null]", "inside: 2 entries, expected 3"},
     {SET, "/inside/0", "7", "inside[0]: neither an object nor null"},
@@ -621,8 +633,14 @@ static void test_read_schema1 (const char *good)
     snprintf (p1, sizeof (p1), "%s/schema1a.json", dir);
     snprintf (p2, sizeof (p2), "%s/schema1b.json", dir);
     snprintf (p3, sizeof (p3), "%s/schema1c.json", dir);
-    if (edit_json (good, p3, DEL, "", "inside") == 0 &&
-        edit_json (p3, p1, SET, "/schema", "3") == 0)
+    if (edit_json (good, p1, DEL, "/topology", "uplink_MBps") == 0 &&
+        edit_json (p1, p2, SET, "/schema", "4") == 0)
+        nm = netmap_read (p2, &e);
+    ok (nm && nm->topo && isnan (nm->topo->uplink_MBps[3]) && nm->inside[1],
+        "netmap_read reads schema 4: no uplink measured (%s)", e.text);
+    netmap_destroy (nm);
+    nm = NULL;
+    if (edit_json (p2, p3, DEL, "", "inside") == 0 && edit_json (p3, p1, SET, "/schema", "3") == 0)
         nm = netmap_read (p1, &e);
     ok (nm && !nm->inside[0] && !nm->inside[1] && !nm->inside[2],
         "netmap_read reads schema 3: no host's inside (%s)", e.text);
