@@ -269,6 +269,11 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
             if (topo_links_slow (nm, slow, sizeof (slow)) > 0)
                 fprintf (f, "slow links (measured): %s\n", slow);
         }
+        {
+            char up[2048];
+            if (topo_uplinks_text (nm, up, sizeof (up)) > 0)
+                fprintf (f, "uplinks under load (every host below sending out at once): %s\n", up);
+        }
         for (int v = 0; v < t->nvertices; v++)
             if (t->parent[v] == -1) {
                 fprintf (f, "%s: ", t->model == TOPO_TREE ? "tree" : "dendrogram");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology_links.c: the links of a site's switch tree as the pairs
  * measured across them tell them (topo_links_fill), the slow ones named
- * (topo_links_slow), and the pairs to measure again before one is called
- * slow (topo_links_doubts).
+ * (topo_links_slow), the pairs to measure again before one is called
+ * slow (topo_links_doubts), and the uplinks measured under load
+ * (topo_uplink_plan, topo_uplink_figures).
  */
 #include "config.h"
 
@@ -300,6 +301,30 @@ bool *topo_links_flags (const netmap_t *nm)
     return slow;
 }
 
+/* The link above vertex v of nm's tree, named in what[len]: "n5's link"
+ * for a host, "the link above n5..n8 (4 nodes)" for a switch. */
+static void link_name (const netmap_t *nm, int v, char *what, size_t len)
+{
+    const topo_t *t = nm->topo;
+    int lo = -1, hi = -1, count = 0;
+
+    for (int h = 0; h < t->nhosts; h++) {
+        int u = h;
+        while (u >= 0 && u != v)
+            u = t->parent[u];
+        if (u == v) {
+            lo = lo < 0 ? h : lo;
+            hi = h;
+            count++;
+        }
+    }
+    if (v < t->nhosts)
+        snprintf (what, len, "%s's link", nm->hosts[v]);
+    else
+        snprintf (what, len, "the link above %s..%s (%d nodes)", nm->hosts[lo], nm->hosts[hi],
+                  count);
+}
+
 int topo_links_slow (const netmap_t *nm, char *text, size_t len)
 {
     const topo_t *t = nm->topo;
@@ -317,26 +342,12 @@ int topo_links_slow (const netmap_t *nm, char *text, size_t len)
         goto done;
     nslow = 0;
     for (int v = 0; v < t->nvertices; v++) {
-        int lo = -1, hi = -1, count = 0, l;
+        int l;
         char what[160];
         if (!up[v].slow)
             continue;
-        for (int h = 0; h < t->nhosts; h++) {
-            int u = h;
-            while (u >= 0 && u != v)
-                u = t->parent[u];
-            if (u == v) {
-                lo = lo < 0 ? h : lo;
-                hi = h;
-                count++;
-            }
-        }
+        link_name (nm, v, what, sizeof (what));
         l = (int)t->height[t->parent[v]];
-        if (v < t->nhosts)
-            snprintf (what, sizeof (what), "%s's link", nm->hosts[v]);
-        else
-            snprintf (what, sizeof (what), "the link above %s..%s (%d nodes)", nm->hosts[lo],
-                      nm->hosts[hi], count);
         if (at < len)
             at += (size_t)snprintf (text + at, len - at, "%s%s: %.3g MB/s against %.3g at level %d",
                                     nslow ? "; " : "", what, up[v].bw_MBps, bw[l], l);
@@ -346,4 +357,148 @@ done:
     free (depth);
     free (up);
     return nslow;
+}
+
+/* Streams by round, then by their children and hosts. */
+static int stream_cmp (const void *x, const void *y)
+{
+    const topo_stream_t *a = x, *b = y;
+
+    if (a->round != b->round)
+        return a->round < b->round ? -1 : 1;
+    if (a->from != b->from)
+        return a->from < b->from ? -1 : 1;
+    return (a->src > b->src) - (a->src < b->src);
+}
+
+int topo_uplink_plan (const netmap_t *nm, double seconds, double max_bytes, topo_stream_t **out)
+{
+    const topo_t *t = nm->topo;
+    int n = nm->n, nv, ns = 0, nkids, maxd = 0, *depth = NULL, *cnt = NULL, *off = NULL,
+        *fill = NULL, *list = NULL, *kids = NULL;
+    size_t total = 0;
+    topo_stream_t *s = NULL;
+
+    *out = NULL;
+    if (!t || t->model != TOPO_TREE || t->nhosts != n || !(seconds > 0))
+        return 0;
+    nv = t->nvertices;
+    /* the hosts below each vertex, ascending: list[off[v] .. off[v] + cnt[v]) */
+    if (!(depth = topo_depths (t)) || !(cnt = calloc ((size_t)nv, sizeof (*cnt))) ||
+        !(off = calloc ((size_t)nv, sizeof (*off))) ||
+        !(fill = calloc ((size_t)nv, sizeof (*fill))) ||
+        !(kids = malloc ((size_t)nv * sizeof (*kids))))
+        goto nomem;
+    for (int h = 0; h < n; h++) {
+        maxd = depth[h] > maxd ? depth[h] : maxd;
+        for (int v = h; v >= 0; v = t->parent[v])
+            cnt[v]++;
+    }
+    for (int v = 0; v < nv; v++) {
+        off[v] = (int)total;
+        total += (size_t)cnt[v];
+    }
+    if (!(list = malloc (total * sizeof (*list))) ||
+        !(s = malloc ((size_t)n * (size_t)(maxd + 1) * sizeof (*s))))
+        goto nomem;
+    for (int h = 0; h < n; h++)
+        for (int v = h; v >= 0; v = t->parent[v])
+            list[off[v] + fill[v]++] = h;
+    for (int p = n; p < nv; p++) {
+        nkids = 0;
+        for (int v = n; v < nv; v++)
+            if (t->parent[v] == p && cnt[v] > 0)
+                kids[nkids++] = v;
+        for (int i = 0; nkids >= 2 && i < nkids; i++) {
+            int c = kids[i], d = kids[(i + 1) % nkids], k = cnt[c] < cnt[d] ? cnt[c] : cnt[d];
+
+            for (int j = 0; j < k; j++) {
+                int a = list[off[c] + j], b = list[off[d] + j];
+                double bytes = NETMAP_AT (nm, bw_MBps, a, b) * 1e6 * seconds;
+
+                s[ns++] = (topo_stream_t){
+                    depth[p], a, b, c, d, fmin (fmax (bytes, TOPO_STREAM_MIN_BYTES), max_bytes)};
+            }
+        }
+    }
+    qsort (s, (size_t)ns, sizeof (*s), stream_cmp);
+    if (ns == 0) {
+        free (s);
+        s = NULL;
+    }
+    *out = s;
+    s = NULL;
+    free (depth);
+    free (cnt);
+    free (off);
+    free (fill);
+    free (list);
+    free (kids);
+    return ns;
+nomem:
+    free (depth);
+    free (cnt);
+    free (off);
+    free (fill);
+    free (list);
+    free (kids);
+    free (s);
+    errno = ENOMEM;
+    return -1;
+}
+
+int topo_uplink_figures (netmap_t *nm, const topo_stream_t *s, int ns, const double *secs)
+{
+    topo_t *t = nm->topo;
+    int nv = t->nvertices;
+    double *bout, *tout, *bin, *tin;
+    char *bad;
+
+    if (!(bout = calloc (4 * (size_t)nv, sizeof (*bout))) || !(bad = calloc ((size_t)nv, 1))) {
+        free (bout);
+        errno = ENOMEM;
+        return -1;
+    }
+    tout = bout + nv;
+    bin = tout + nv;
+    tin = bin + nv;
+    for (int k = 0; k < ns; k++) {
+        if (!(secs[k] > 0) || !isfinite (secs[k])) {
+            bad[s[k].from] = bad[s[k].to] = 1;
+            continue;
+        }
+        bout[s[k].from] += s[k].bytes;
+        tout[s[k].from] = fmax (tout[s[k].from], secs[k]);
+        bin[s[k].to] += s[k].bytes;
+        tin[s[k].to] = fmax (tin[s[k].to], secs[k]);
+    }
+    for (int v = 0; v < nv; v++)
+        if (!bad[v] && tout[v] > 0 && tin[v] > 0)
+            t->uplink_MBps[v] =
+                fmin (fmax (bout[v] / tout[v], bin[v] / tin[v]) / 1e6, NETMAP_MAX_BW_MBPS);
+    free (bout);
+    free (bad);
+    return 0;
+}
+
+int topo_uplinks_text (const netmap_t *nm, char *text, size_t len)
+{
+    const topo_t *t = nm->topo;
+    size_t at = 0;
+    int count = 0;
+
+    if (len)
+        text[0] = '\0';
+    for (int v = 0; t && v < t->nvertices; v++) {
+        char what[160];
+
+        if (isnan (t->uplink_MBps[v]))
+            continue;
+        link_name (nm, v, what, sizeof (what));
+        if (at < len)
+            at += (size_t)snprintf (text + at, len - at, "%s%s: %.3g MB/s", count ? "; " : "", what,
+                                    t->uplink_MBps[v]);
+        count++;
+    }
+    return count;
 }

@@ -65,4 +65,44 @@ bool *topo_links_flags (const netmap_t *nm);
  */
 int topo_links_slow (const netmap_t *nm, char *text, size_t len);
 
+/* The probe's uplink measurement (--uplink-s): what each uplink of a tree
+ * carries with every host below it sending out at once.  Under each
+ * switch with two children or more that are switches, child i's hosts
+ * stream to child i+1's (the last's to the first's), host k to host k,
+ * so each such uplink carries as many streams out as in, and no stream
+ * leaves that switch: the switches of one depth are measured in one
+ * round, their links disjoint.  A stream runs seconds at its pair's
+ * measured rate (at least TOPO_STREAM_MIN_BYTES, at most max_bytes).
+ */
+#define TOPO_STREAM_MIN_BYTES (64 * 1024)
+typedef struct {
+    int round;    /* the depth of the switch the stream stays under */
+    int src, dst; /* hosts */
+    int from, to; /* the children of that switch they sit under */
+    double bytes;
+} topo_stream_t;
+
+/* The streams over nm's tree (a TOPO_TREE over its hosts), by round, in a
+ * new array *out (NULL when none).  How many; 0 without such a tree; -1
+ * on ENOMEM.
+ */
+int topo_uplink_plan (const netmap_t *nm, double seconds, double max_bytes, topo_stream_t **out);
+
+/* Each measured uplink's figure into nm->topo->uplink_MBps from the
+ * streams' times (secs[k], from their round's start to the last byte;
+ * not above 0: failed, and its switches stay unmeasured): a child's
+ * bytes out over the longest of its streams out, likewise in, the better
+ * of the two (each a lower bound of a link used both ways at once; a
+ * slow link slows both).  With two children, a slow uplink slows its
+ * sibling's figures too: a pair of links measured against each other
+ * cannot tell which is slow.  0, -1 on ENOMEM.
+ */
+int topo_uplink_figures (netmap_t *nm, const topo_stream_t *s, int ns, const double *secs);
+
+/* The uplinks of nm's tree measured under load in text[len], "; " between
+ * them, each as "the link above n5..n8 (4 nodes): 23.9 MB/s"; "" when
+ * none.  How many.
+ */
+int topo_uplinks_text (const netmap_t *nm, char *text, size_t len);
+
 #endif

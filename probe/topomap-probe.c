@@ -42,6 +42,7 @@
 #include "lib/stats.h"
 #include "lib/topoconf.h"
 #include "lib/topology.h"
+#include "lib/topology_links.h"
 
 enum {
     EXIT_FAIL = 1,
@@ -57,6 +58,7 @@ enum {
 #define TAG_TOKEN  14
 #define TAG_MORE   15
 #define TAG_BIND   16
+#define TAG_UPLINK 17
 #define WARMUP     2
 
 static const char *prog = "topomap-probe";
@@ -78,6 +80,14 @@ static const char *topology;
 static int inside;
 /* --no-doorbell: wait between measurements in timed naps alone */
 static int no_doorbell;
+/* --uplink-s: each stream of the uplink measurement (lib/topology_links.h)
+ * runs this long at its pair's own rate, at most UPLINK_MAX_BYTES; 0: no
+ * uplink measured.  A round is started only with UPLINK_ROUND_S seconds
+ * and ten streams' time of the budget left. */
+static double uplink_s = 0.1;
+#define UPLINK_MAX_BYTES (32.0 * 1024 * 1024)
+#define UPLINK_ROUND_S   1.0
+#define UPLINK_NAP_NS    (100 * 1000)
 
 static void usage (FILE *f)
 {
@@ -116,6 +126,9 @@ static void usage (FILE *f)
              "                         between two CPUs of each level\n"
              "      --no-doorbell      wait for a turn in timed naps only, without the\n"
              "                         doorbells that wake a rank when its turn comes\n"
+             "      --uplink-s SECONDS measure each uplink of the tree with every node\n"
+             "                         below sending out at once, each for SECONDS at\n"
+             "                         its pair's rate; 0 not (default %g)\n"
              "  -v, --verbose          print a summary on standard output\n"
              "  -h, --help             print this help\n"
              "  -V, --version          print the version\n"
@@ -123,30 +136,21 @@ static void usage (FILE *f)
              "Exit status: 0 written, 1 failed, 2 bad usage, 3 time budget exceeded.\n",
              prog, d.lat_bytes, d.bw_bytes, d.bw_messages, d.bw_enough_ms, d.min_samples,
              d.max_samples, d.ci_rel, d.concurrency, d.budget_s, doubt_ratio, PLAN_AUTO_HOSTS,
-             TOPOLOGY_PAIRS);
+             TOPOLOGY_PAIRS, uplink_s);
 }
 
 /* The options usage () describes. */
 static const struct option probe_opts[] = {
-    {"output", required_argument, 0, 'o'},
-    {"lat-size", required_argument, 0, 's'},
-    {"bw-size", required_argument, 0, 'b'},
-    {"bw-messages", required_argument, 0, 'm'},
-    {"min-samples", required_argument, 0, 1},
-    {"max-samples", required_argument, 0, 2},
-    {"ci", required_argument, 0, 'c'},
-    {"budget", required_argument, 0, 't'},
-    {"concurrency", required_argument, 0, 'j'},
-    {"bw-enough", required_argument, 0, 'e'},
-    {"doubt", required_argument, 0, 3},
-    {"plan", required_argument, 0, 4},
-    {"topology", required_argument, 0, 5},
-    {"inside", no_argument, 0, 6},
-    {"no-doorbell", no_argument, 0, 7},
-    {"verbose", no_argument, 0, 'v'},
-    {"help", no_argument, 0, 'h'},
-    {"version", no_argument, 0, 'V'},
-    {0, 0, 0, 0},
+    {"output", required_argument, 0, 'o'},      {"lat-size", required_argument, 0, 's'},
+    {"bw-size", required_argument, 0, 'b'},     {"bw-messages", required_argument, 0, 'm'},
+    {"min-samples", required_argument, 0, 1},   {"max-samples", required_argument, 0, 2},
+    {"ci", required_argument, 0, 'c'},          {"budget", required_argument, 0, 't'},
+    {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
+    {"doubt", required_argument, 0, 3},         {"plan", required_argument, 0, 4},
+    {"topology", required_argument, 0, 5},      {"inside", no_argument, 0, 6},
+    {"no-doorbell", no_argument, 0, 7},         {"uplink-s", required_argument, 0, 8},
+    {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},           {0, 0, 0, 0},
 };
 
 /* Report a usage or setup error once (from rank 0) and leave. */
@@ -258,6 +262,11 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             break;
         case 7:
             no_doorbell = 1;
+            break;
+        case 8:
+            if (parse_double (optarg, -1, 10, &uplink_s) < 0 || uplink_s < 0)
+                leave (EXIT_USAGE, "--uplink-s: '%s' is not a number of seconds from 0 to 10",
+                       optarg);
             break;
         case 'c':
             if (parse_double (optarg, 0, 1, &p->ci_rel) < 0)
@@ -1019,6 +1028,7 @@ typedef struct {
     const int *measured;        /* times each pair was measured */
     inside_t **insides;         /* taken by the netmap */
     double measure_s;
+    int uplink_rounds; /* rounds of the uplink measurement */
 } measured_t;
 
 /* -v: one line of what was measured and how, and each level's figures of
@@ -1028,7 +1038,7 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
 {
     int m = r->m, lead_only = 0, npairs_all = 0, again = 0;
     size_t mm = (size_t)m * (size_t)m;
-    char how[PATH_MAX + 64], slow[1024];
+    char how[PATH_MAX + 64], slow[1024], up[2048];
 
     for (int a = 0; a < m; a++)
         for (int b = a; b < m; b++)
@@ -1062,26 +1072,29 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
                     lv[l].bw_MBps);
     if (topology && topo_links_slow (nm, slow, sizeof (slow)) > 0)
         printf ("%s: slow links, the pairs across them priced so: %s\n", prog, slow);
+    if (topo_uplinks_text (nm, up, sizeof (up)) > 0)
+        printf ("%s: uplinks under load, in %d round%s: %s\n", prog, r->uplink_rounds,
+                r->uplink_rounds == 1 ? "" : "s", up);
 }
 
 /* Rank 0: the netmap of what was measured, its topology (the site's tree
- * with its levels' figures, the sampling plan's, or inferred now; *site
- * and *topo are taken), written to out.  The exit status.
+ * with its levels' figures in lv, the sampling plan's, or inferred now;
+ * *site and *topo are taken).  NULL, said on standard error, on failure.
  */
-static int write_netmap (const measured_t *r, const netmap_params_t *p, const topo_params_t *tp,
-                         topo_t **site, topo_t **topo, const char *out, int verbose)
+static netmap_t *make_netmap (const measured_t *r, const netmap_params_t *p,
+                              const topo_params_t *tp, topo_t **site, topo_t **topo,
+                              topoconf_level_t *lv)
 {
-    int m = r->m, rc = EXIT_FAIL;
+    int m = r->m;
     size_t mm = (size_t)m * (size_t)m;
     const char **hosts = malloc ((size_t)m * sizeof (char *));
     const char *job = getenv ("SLURM_JOB_ID");
-    topoconf_level_t lv[TOPOCONF_LEVELS];
     netmap_t *nm = NULL;
     tm_error_t e;
 
     if (!hosts) {
         fprintf (stderr, "%s: out of memory\n", prog);
-        return EXIT_FAIL;
+        return NULL;
     }
     for (int h = 0; h < m; h++)
         hosts[h] = r->names + (size_t)r->leader[h] * NAME_LEN;
@@ -1115,6 +1128,8 @@ static int write_netmap (const measured_t *r, const netmap_params_t *p, const to
         *site = NULL;
         if (filled < 0) {
             fprintf (stderr, "%s: %s: %s\n", prog, topology, e.text);
+            netmap_destroy (nm);
+            nm = NULL;
             goto done;
         }
     } else
@@ -1124,17 +1139,115 @@ static int write_netmap (const measured_t *r, const netmap_params_t *p, const to
     *topo = NULL;
     if (!nm->topo)
         fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
+done:
+    free (hosts);
+    return nm;
+}
+
+/* Wait for req in naps of UPLINK_NAP_NS: short enough not to starve a
+ * stream (a socket's buffer holds more), long enough to leave the cores
+ * to the kernel's forwarding (an emulated cluster's links).
+ */
+static void wait_napping (MPI_Request *req)
+{
+    struct timespec nap = {0, UPLINK_NAP_NS};
+    int done = 0;
+
+    for (MPI_Test (req, &done, MPI_STATUS_IGNORE); !done; MPI_Test (req, &done, MPI_STATUS_IGNORE))
+        nanosleep (&nap, NULL);
+}
+
+/* The uplinks of nm's tree (rank 0's; NULL elsewhere) measured under load
+ * (lib/topology_links.h), a round at a time while the budget lasts, into
+ * nm->topo->uplink_MBps; the rounds measured.  Every rank calls it.
+ */
+static int measure_uplinks (netmap_t *nm, const int *leader, double t_start, double budget_s)
+{
+    topo_stream_t *s = NULL;
+    int ns = 0, rounds = 0;
+
+    if (rank == 0 && nm && uplink_s > 0 &&
+        (ns = topo_uplink_plan (nm, uplink_s, UPLINK_MAX_BYTES, &s)) < 0)
+        leave_nomem ();
+    bcast_quietly (&ns, 1, MPI_INT);
+    if (ns == 0)
+        return 0;
+    /* the plan to every rank: round, src, dst a stream, and its bytes */
+    int *iv = malloc ((size_t)ns * 3 * sizeof (*iv));
+    double *bytes = malloc ((size_t)ns * sizeof (*bytes)),
+           *secs = calloc ((size_t)ns, sizeof (*secs));
+    if (!iv || !bytes || !secs)
+        leave_nomem ();
+    for (int k = 0; rank == 0 && k < ns; k++) {
+        iv[3 * k] = s[k].round;
+        iv[3 * k + 1] = s[k].src;
+        iv[3 * k + 2] = s[k].dst;
+        bytes[k] = s[k].bytes;
+    }
+    bcast_quietly (iv, 3 * ns, MPI_INT);
+    bcast_quietly (bytes, ns, MPI_DOUBLE);
+    for (int k = 0; k < ns;) {
+        int end = k, go, in = -1, out = -1;
+        while (end < ns && iv[3 * end] == iv[3 * k])
+            end++;
+        go = MPI_Wtime () - t_start + UPLINK_ROUND_S + 10 * uplink_s < budget_s;
+        bcast_quietly (&go, 1, MPI_INT);
+        if (!go)
+            break;
+        for (int j = k; j < end; j++) {
+            in = leader[iv[3 * j + 2]] == rank ? j : in;
+            out = leader[iv[3 * j + 1]] == rank ? j : out;
+        }
+        char *rbuf = in >= 0 ? malloc ((size_t)bytes[in]) : NULL;
+        char *sbuf = out >= 0 ? calloc (1, (size_t)bytes[out]) : NULL;
+        MPI_Request rreq = MPI_REQUEST_NULL, sreq = MPI_REQUEST_NULL, breq;
+        if ((in >= 0 && !rbuf) || (out >= 0 && !sbuf))
+            leave_nomem ();
+        if (in >= 0)
+            MPI_Irecv (rbuf, (int)bytes[in], MPI_BYTE, leader[iv[3 * in + 1]], TAG_UPLINK,
+                       MPI_COMM_WORLD, &rreq);
+        MPI_Ibarrier (MPI_COMM_WORLD, &breq);
+        wait_quietly (&breq, -1);
+        double t0 = MPI_Wtime ();
+        if (out >= 0)
+            MPI_Isend (sbuf, (int)bytes[out], MPI_BYTE, leader[iv[3 * out + 2]], TAG_UPLINK,
+                       MPI_COMM_WORLD, &sreq);
+        if (in >= 0) {
+            wait_napping (&rreq);
+            secs[in] = MPI_Wtime () - t0;
+        }
+        wait_napping (&sreq);
+        free (rbuf);
+        free (sbuf);
+        rounds++;
+        k = end;
+    }
+    MPI_Request req;
+    MPI_Ireduce (rank == 0 ? MPI_IN_PLACE : secs, secs, ns, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD,
+                 &req);
+    wait_quietly (&req, -1);
+    if (rank == 0 && topo_uplink_figures (nm, s, ns, secs) < 0)
+        leave_nomem ();
+    free (s);
+    free (iv);
+    free (bytes);
+    free (secs);
+    return rounds;
+}
+
+/* Rank 0: nm written to out, and the summary with -v.  The exit status. */
+static int write_netmap (const measured_t *r, const netmap_t *nm, const topoconf_level_t *lv,
+                         const char *out, int verbose)
+{
+    tm_error_t e;
+
     if (netmap_write (nm, out, 0600, &e) < 0) {
         fprintf (stderr, "%s: %s\n", prog, e.text);
-        goto done;
+        return EXIT_FAIL;
     }
-    rc = 0;
     if (verbose)
         report (r, nm, lv, out);
-done:
-    netmap_destroy (nm);
-    free (hosts);
-    return rc;
+    return 0;
 }
 
 /* Node names as Slurm knows them, else the processor name, of every rank
@@ -1401,8 +1514,12 @@ int main (int argc, char **argv)
                     .measured = measured,
                     .insides = insides,
                     .measure_s = max_measure_s};
-    int rc = rank == 0 ? write_netmap (&r, &p, &tp, &site, &topo, out, verbose) : 0;
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    netmap_t *nm = rank == 0 ? make_netmap (&r, &p, &tp, &site, &topo, lv) : NULL;
+    r.uplink_rounds = measure_uplinks (nm, leader, t_start, p.budget_s);
+    int rc = rank != 0 ? 0 : nm ? write_netmap (&r, nm, lv, out, verbose) : EXIT_FAIL;
     MPI_Bcast (&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    netmap_destroy (nm);
     free (names);
     free (leader);
     free (second);

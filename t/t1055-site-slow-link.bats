@@ -58,6 +58,37 @@ pair_bw() {
 	grep -q "^slow links (measured): the link above n5\.\.n8 (4 nodes): [0-9.]* MB/s against [0-9.]* at level 2$" <<<"$output"
 }
 
+# What each uplink carried with every node below it sending out at once:
+# l2's (50 Mbit) well below the others', which carry about twice what one
+# node's link does (200 Mbit over 100: the 2:1 tree measured, not assumed).
+@test "topomap-probe: the uplinks measured under load, 2:1 and the degraded one" {
+	run run_probe 16 -v --topology "$SITE_CONF" -o "$SHARE/up.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local line
+	line=$(grep '^topomap-probe: uplinks under load, in 1 round: ' <<<"$output")
+	[ "$(grep -o 'the link above' <<<"$line" | wc -l)" -eq 4 ]
+	local l1 l2 l3 l4 node
+	l1=$(sed -n 's/.*n1\.\.n4 (4 nodes): \([0-9.]*\) MB\/s.*/\1/p' <<<"$line")
+	l2=$(sed -n 's/.*n5\.\.n8 (4 nodes): \([0-9.]*\) MB\/s.*/\1/p' <<<"$line")
+	l3=$(sed -n 's/.*n9\.\.n12 (4 nodes): \([0-9.]*\) MB\/s.*/\1/p' <<<"$line")
+	l4=$(sed -n 's/.*n13\.\.n16 (4 nodes): \([0-9.]*\) MB\/s.*/\1/p' <<<"$line")
+	node=$(pair_bw "$SHARE/up.json" n1 n2)
+	echo "uplinks $l1 $l2 $l3 $l4, a node pair $node"
+	for l in "$l1" "$l3" "$l4"; do
+		awk -v l="$l" -v s="$l2" -v n="$node" 'BEGIN { exit !(l > 2 * s && l > 1.4 * n && l < 2.6 * n) }'
+	done
+	run "$TOPOMAP" netmap show "$SHARE/up.json"
+	grep -q "^uplinks under load (every host below sending out at once): the link above n1\.\.n4 (4 nodes): " <<<"$output"
+	# --uplink-s 0: none measured
+	run run_probe 16 -v --topology "$SITE_CONF" --uplink-s 0 -o "$SHARE/none.json"
+	[ "$status" -eq 0 ]
+	! grep -q 'uplinks under load' <<<"$output"
+	run run_probe 2 --uplink-s -1 -o "$SHARE/bad.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--uplink-s: '-1' is not a number of seconds from 0 to 10"* ]]
+}
+
 @test "topology=auto: Slurm's tree, its links measured, the slow one named by srun -v" {
 	plugstack topology=auto
 	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"

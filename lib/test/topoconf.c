@@ -533,6 +533,68 @@ static void test_slow_links (void)
     compat_names_free (hosts, n);
 }
 
+/* The uplink measurement over 3level-12 (lib/topology_links.h): under
+ * each aggregation its two edges stream to each other, under the core
+ * the two aggregations, host k to host k, one round a depth, no host
+ * sending or receiving twice in a round; each uplink's figure from its
+ * streams' times.
+ */
+static void test_uplinks (void)
+{
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    char **hosts = NULL;
+    int n = 0, ns, fine = 1;
+    tm_error_t e = {""};
+    topo_t *t = read_text (three_level, &n, &hosts, lv, &e);
+    netmap_t *nm = t ? netmap_create (n, (const char *const *)hosts, &e) : NULL;
+    topo_stream_t *s = NULL;
+
+    ok (nm != NULL, "uplinks: 3level-12 (%s)", e.text);
+    if (!nm)
+        return;
+    nm->topo = t;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (a != b)
+                NETMAP_AT (nm, bw_MBps, a, b) = 12.5;
+    ns = topo_uplink_plan (nm, 0.1, 32 << 20, &s);
+    int e1 = t->parent[0], e2 = t->parent[3], e3 = t->parent[6], agg1 = t->parent[e1];
+    for (int k = 0; k < ns; k++) {
+        int sends = 0, gets = 0;
+        for (int j = 0; j < ns; j++) {
+            sends += s[j].round == s[k].round && s[j].src == s[k].src;
+            gets += s[j].round == s[k].round && s[j].dst == s[k].dst;
+        }
+        fine &= sends == 1 && gets == 1 && s[k].from != s[k].to &&
+                t->parent[s[k].from] == t->parent[s[k].to] && s[k].bytes == 1.25e6 &&
+                (k == 0 || s[k].round >= s[k - 1].round) &&
+                s[k].round == (t->parent[t->parent[s[k].from]] >= 0 ? 1 : 0);
+    }
+    ok (ns == 24 && fine,
+        "uplinks: 24 streams, 12 under the core, 6 under each aggregation, one out and one in "
+        "a host a round, 1.25 MB each (%d)",
+        ns);
+    topo_stream_t *small = NULL;
+    ok (topo_uplink_plan (nm, 0.1, 1e6, &small) == 24 && small[0].bytes == 1e6,
+        "uplinks: a stream at most max_bytes");
+    free (small);
+    double *secs = malloc ((size_t)ns * sizeof (*secs));
+    for (int k = 0; k < ns; k++)
+        secs[k] = s[k].from == e1 || s[k].to == e1 ? 0.8 : s[k].from == e3 ? 0 : 0.2;
+    int rc = topo_uplink_figures (nm, s, ns, secs);
+    ok (rc == 0 && fabs (t->uplink_MBps[e1] - 4.6875) < 1e-9 &&
+            fabs (t->uplink_MBps[e2] - 4.6875) < 1e-9 &&
+            fabs (t->uplink_MBps[agg1] - 37.5) < 1e-9 && isnan (t->uplink_MBps[e3]) &&
+            isnan (t->uplink_MBps[t->parent[agg1]]) && isnan (t->uplink_MBps[0]),
+        "uplinks: 3 x 1.25 MB in 0.8 s, the sibling alike, 6 in 0.2 s; a failed stream, the "
+        "root and hosts unmeasured (%g %g %g)",
+        t->uplink_MBps[e1], t->uplink_MBps[e2], t->uplink_MBps[agg1]);
+    free (secs);
+    free (s);
+    netmap_destroy (nm);
+    compat_names_free (hosts, n);
+}
+
 static double seconds (void)
 {
     struct timespec ts;
@@ -626,6 +688,7 @@ int main (void)
     test_write_mixed ();
     test_measured ();
     test_slow_links ();
+    test_uplinks ();
     test_faults ();
     test_bounds ();
     remove_tree (dir);
