@@ -1029,6 +1029,7 @@ typedef struct {
     inside_t **insides;         /* taken by the netmap */
     double measure_s;
     int uplink_rounds; /* rounds of the uplink measurement */
+    double uplink_s;   /* and the time they took */
 } measured_t;
 
 /* -v: one line of what was measured and how, and each level's figures of
@@ -1073,8 +1074,8 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
     if (topology && topo_links_slow (nm, slow, sizeof (slow)) > 0)
         printf ("%s: slow links, the pairs across them priced so: %s\n", prog, slow);
     if (topo_uplinks_text (nm, up, sizeof (up)) > 0)
-        printf ("%s: uplinks under load, in %d round%s: %s\n", prog, r->uplink_rounds,
-                r->uplink_rounds == 1 ? "" : "s", up);
+        printf ("%s: uplinks under load, %d round%s in %.3f s: %s\n", prog, r->uplink_rounds,
+                r->uplink_rounds == 1 ? "" : "s", r->uplink_s, up);
 }
 
 /* Rank 0: the netmap of what was measured, its topology (the site's tree
@@ -1159,13 +1160,17 @@ static void wait_napping (MPI_Request *req)
 
 /* The uplinks of nm's tree (rank 0's; NULL elsewhere) measured under load
  * (lib/topology_links.h), a round at a time while the budget lasts, into
- * nm->topo->uplink_MBps; the rounds measured.  Every rank calls it.
+ * nm->topo->uplink_MBps; the rounds measured, and the time they took in
+ * *took_s.  Every rank calls it.
  */
-static int measure_uplinks (netmap_t *nm, const int *leader, double t_start, double budget_s)
+static int measure_uplinks (netmap_t *nm, const int *leader, double t_start, double budget_s,
+                            double *took_s)
 {
     topo_stream_t *s = NULL;
     int ns = 0, rounds = 0;
+    double t_begin = MPI_Wtime ();
 
+    *took_s = 0;
     if (rank == 0 && nm && uplink_s > 0 &&
         (ns = topo_uplink_plan (nm, uplink_s, UPLINK_MAX_BYTES, &s)) < 0)
         leave_nomem ();
@@ -1228,6 +1233,7 @@ static int measure_uplinks (netmap_t *nm, const int *leader, double t_start, dou
     wait_quietly (&req, -1);
     if (rank == 0 && topo_uplink_figures (nm, s, ns, secs) < 0)
         leave_nomem ();
+    *took_s = MPI_Wtime () - t_begin;
     free (s);
     free (iv);
     free (bytes);
@@ -1248,6 +1254,22 @@ static int write_netmap (const measured_t *r, const netmap_t *nm, const topoconf
     if (verbose)
         report (r, nm, lv, out);
     return 0;
+}
+
+/* Rank 0's netmap (make_netmap), its uplinks measured by every rank, and
+ * written: the exit status, on every rank. */
+static int finish (measured_t *r, const netmap_params_t *p, const topo_params_t *tp, topo_t **site,
+                   topo_t **topo, double t_start, const char *out, int verbose)
+{
+    topoconf_level_t lv[TOPOCONF_LEVELS];
+    netmap_t *nm = rank == 0 ? make_netmap (r, p, tp, site, topo, lv) : NULL;
+    int rc;
+
+    r->uplink_rounds = measure_uplinks (nm, r->leader, t_start, p->budget_s, &r->uplink_s);
+    rc = rank != 0 ? 0 : nm ? write_netmap (r, nm, lv, out, verbose) : EXIT_FAIL;
+    MPI_Bcast (&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    netmap_destroy (nm);
+    return rc;
 }
 
 /* Node names as Slurm knows them, else the processor name, of every rank
@@ -1514,12 +1536,7 @@ int main (int argc, char **argv)
                     .measured = measured,
                     .insides = insides,
                     .measure_s = max_measure_s};
-    topoconf_level_t lv[TOPOCONF_LEVELS];
-    netmap_t *nm = rank == 0 ? make_netmap (&r, &p, &tp, &site, &topo, lv) : NULL;
-    r.uplink_rounds = measure_uplinks (nm, leader, t_start, p.budget_s);
-    int rc = rank != 0 ? 0 : nm ? write_netmap (&r, nm, lv, out, verbose) : EXIT_FAIL;
-    MPI_Bcast (&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    netmap_destroy (nm);
+    int rc = finish (&r, &p, &tp, &site, &topo, t_start, out, verbose);
     free (names);
     free (leader);
     free (second);

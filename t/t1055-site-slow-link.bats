@@ -66,7 +66,7 @@ pair_bw() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local line
-	line=$(grep '^topomap-probe: uplinks under load, in 1 round: ' <<<"$output")
+	line=$(grep '^topomap-probe: uplinks under load, 1 round in [0-9.]* s: ' <<<"$output")
 	[ "$(grep -o 'the link above' <<<"$line" | wc -l)" -eq 4 ]
 	local l1 l2 l3 l4 node
 	l1=$(sed -n 's/.*n1\.\.n4 (4 nodes): \([0-9.]*\) MB\/s.*/\1/p' <<<"$line")
