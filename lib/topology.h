@@ -214,15 +214,13 @@ int topo_fit_pairs (const topo_t *t, int n, const pairs_t *p, const double *x, l
  * the wrong cluster), accepted when topo_fit explains the signal within
  * TOPO_FIT_RESIDUAL and its levels stand TOPO_FIT_SEP apart.  The tree
  * that tells most levels apart wins, then the one of more switches, then
- * the one that fits best; the
- * result's signal and residual say which and how well.  With lat_levels
- * 0 and bandwidths given, the latencies are no candidate beyond a tree
- * of one switch.  With no tree, topo_infer's groups (the latencies'
- * clustering where their tree is no candidate), or the transfer times'
- * clustering where its groups stand apart as topo_split_one's must,
- * errp saying why no tree.  Errors
- * as topo_infer's, and bandwidths must be finite and > 0 off the
- * diagonal.
+ * the one that fits best; the result's signal and residual say which and
+ * how well.  With lat_levels 0 and bandwidths given, the latencies are no
+ * candidate beyond a tree of one switch.  With no tree, topo_infer's
+ * groups (the latencies' clustering where their tree is no candidate), or
+ * the transfer times' clustering where its groups stand apart as
+ * topo_split_one's must, errp saying why no tree.  Errors as
+ * topo_infer's, and bandwidths must be finite and > 0 off the diagonal.
  */
 topo_t *topo_infer_net (int n, const double *lat_us, const double *bw_MBps, const topo_params_t *p,
                         tm_error_t *errp);

@@ -212,10 +212,17 @@ bool topo_fit_accepts (int k, double res, double sep)
  */
 void topo_keep_better (topo_t **best, int *kbest, bool *best_ok, topo_t *cand, int k)
 {
-    bool finer = k == *kbest && *best && cand->nvertices > (*best)->nvertices,
-         alike = k == *kbest && *best && cand->nvertices == (*best)->nvertices;
-    if (*best && *best_ok &&
-        !(k > *kbest || finer || (alike && cand->residual < (*best)->residual))) {
+    bool better;
+
+    if (!*best || !*best_ok)
+        better = true;
+    else if (k != *kbest)
+        better = k > *kbest;
+    else if (cand->nvertices != (*best)->nvertices)
+        better = cand->nvertices > (*best)->nvertices;
+    else
+        better = cand->residual < (*best)->residual;
+    if (!better) {
         topo_destroy (cand);
         return;
     }

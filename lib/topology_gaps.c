@@ -474,8 +474,8 @@ done:
  * as the cuts of cuts_tree, the largest first, one more at a time; each
  * tree is accepted when topo_fit explains x by it (TOPO_FIT_RESIDUAL,
  * TOPO_FIT_SEP), and topo_keep_better's choice of the accepted ones is
- * the answer: *classes its hop classes, signal sig.  NULL
- * with errp saying why none (errno ENOMEM: out of memory).
+ * the answer: *classes its hop classes, signal sig.  NULL with errp
+ * saying why none (errno ENOMEM: out of memory).
  */
 #define LEVEL_MIN_STEP 1.05
 #define LEVEL_TRIES    6

@@ -54,7 +54,10 @@ double topo_fit_min (const double *v, size_t k);
  * sep apart, as explaining its signal. */
 bool topo_fit_accepts (int k, double res, double sep);
 
-/* Of *best and cand, the tree to keep in *best; the other destroyed. */
+/* Of *best and cand (k hop classes), the tree to keep in *best, the other
+ * destroyed: cand where *best is none or not accepted (*best_ok), else
+ * the one telling more levels, then of more switches, then of the lesser
+ * residual. */
 void topo_keep_better (topo_t **best, int *kbest, bool *best_ok, topo_t *cand, int k);
 
 /* topology_gaps.c: the levels of the clustering of x by its gaps (dx its

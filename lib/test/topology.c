@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -911,6 +912,46 @@ static void test_lone_host (void)
  * the configured one.  3level-12 (leaves of 3; 300 and 100 Mbit/s) and
  * 3level-16 (leaves of 4; 400 and 100 Mbit/s).
  */
+/* Whether topo_infer_net finds 3level-12 and 3level-16 (leaves of 3 and
+ * 4 hosts, two leaves an aggregation) on seeds [from, to) where a leaf's
+ * pairs read leaf MB/s (+-leaf_noise), pairs across leaves agg[0] under
+ * the first aggregation and agg[1] under the other (+-agg_noise), and
+ * pairs across aggregations 12.3 (+-5 %).
+ */
+static bool busy_aggregations (double leaf_bw, double leaf_noise, const double agg_bw[2],
+                               double agg_noise, unsigned long long from, unsigned long long to)
+{
+    enum { N = 16 };
+    static const int nhosts[] = {12, 16}, width[] = {3, 4};
+    double lat[N * N], bw[N * N];
+    int hops[N * N];
+    bool found = true;
+    tm_error_t e;
+
+    for (int k = 0; k < 2; k++)
+        for (unsigned long long sd = from; sd < to; sd++) {
+            int n = nhosts[k], w = width[k];
+            seed = sd;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    int leaf = i / w == j / w, agg = i / (2 * w) == j / (2 * w);
+                    hops[i * n + j] = i == j ? 0 : leaf ? 1 : agg ? 3 : 5;
+                    lat[i * n + j] = i == j ? NAN : (urand () < 0.5 ? 7 : 13) * noise (0.05);
+                    bw[i * n + j] = i == j ? NAN
+                                    : leaf ? leaf_bw * noise (leaf_noise)
+                                    : agg  ? agg_bw[i < 2 * w ? 0 : 1] * noise (agg_noise)
+                                           : 12.3 * noise (0.05);
+                }
+            topo_t *t = topo_infer_net (n, lat, bw, NULL, &e);
+            if (!(t && t->model == TOPO_TREE && hops_are (t, hops))) {
+                diag ("%d hosts, seed %llu: %s: %s", n, sd, t ? "another tree" : "none", e.text);
+                found = false;
+            }
+            topo_destroy (t);
+        }
+    return found;
+}
+
 static void test_busy_host (void)
 {
     enum { N = 16 };
@@ -977,60 +1018,16 @@ static void test_busy_host (void)
     /* One aggregation's leaves read 1.3 times nearer each other than the
      * other's (43 against 33 MB/s, +-15 %; t1010 beside a hog): no level
      * of its own, the configured tree. */
-    ok_all = 1;
-    for (int k = 0; k < 2; k++)
-        for (unsigned long long sd = 101; sd < 111; sd++) {
-            int n = tree[k].n, w = tree[k].leaf;
-            seed = sd;
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++) {
-                    int leaf = i / w == j / w, agg = i / (2 * w) == j / (2 * w);
-                    double mid = i < 2 * w ? 43 : 33;
-                    hops[i * n + j] = i == j ? 0 : leaf ? 1 : agg ? 3 : 5;
-                    lat[i * n + j] = i == j ? NAN : (urand () < 0.5 ? 7 : 13) * noise (0.05);
-                    bw[i * n + j] = i == j ? NAN
-                                    : leaf ? 113 * noise (0.1)
-                                    : agg  ? mid * noise (0.15)
-                                           : 12.3 * noise (0.05);
-                }
-            t = topo_infer_net (n, lat, bw, NULL, &e);
-            if (!(t && t->model == TOPO_TREE && hops_are (t, hops))) {
-                diag ("%d hosts, seed %llu: %s: %s", n, sd, t ? "another tree" : "none", e.text);
-                ok_all = 0;
-            }
-            topo_destroy (t);
-        }
-    ok (ok_all, "busy host: one aggregation's leaves 1.3 times nearer than the other's add no "
-                "level, 3level-12 and 3level-16, ten seeds each");
+    ok (busy_aggregations (113, 0.1, (const double[]){43, 33}, 0.15, 101, 111),
+        "busy host: one aggregation's leaves 1.3 times nearer than the other's add no "
+        "level, 3level-12 and 3level-16, ten seeds each");
 
     /* And the leaves slowed to 60 MB/s (forwarding-bound): one
      * aggregation's leaves 1.5 times apart, the other's 2, the tree that
      * keeps both its leaves over the one that makes it one edge. */
-    ok_all = 1;
-    for (int k = 0; k < 2; k++)
-        for (unsigned long long sd = 121; sd < 141; sd++) {
-            int n = tree[k].n, w = tree[k].leaf;
-            seed = sd;
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < n; j++) {
-                    int leaf = i / w == j / w, agg = i / (2 * w) == j / (2 * w);
-                    double mid = i < 2 * w ? 40 : 30;
-                    hops[i * n + j] = i == j ? 0 : leaf ? 1 : agg ? 3 : 5;
-                    lat[i * n + j] = i == j ? NAN : (urand () < 0.5 ? 7 : 13) * noise (0.05);
-                    bw[i * n + j] = i == j ? NAN
-                                    : leaf ? 60 * noise (0.2)
-                                    : agg  ? mid * noise (0.2)
-                                           : 12.3 * noise (0.05);
-                }
-            t = topo_infer_net (n, lat, bw, NULL, &e);
-            if (!(t && t->model == TOPO_TREE && hops_are (t, hops))) {
-                diag ("%d hosts, seed %llu: %s: %s", n, sd, t ? "another tree" : "none", e.text);
-                ok_all = 0;
-            }
-            topo_destroy (t);
-        }
-    ok (ok_all, "busy host: leaves at 60 MB/s, 1.5 and 2 times their aggregations' pairs: the "
-                "tree with every leaf, 3level-12 and 3level-16, twenty seeds each");
+    ok (busy_aggregations (60, 0.2, (const double[]){40, 30}, 0.2, 121, 141),
+        "busy host: leaves at 60 MB/s, 1.5 and 2 times their aggregations' pairs: the "
+        "tree with every leaf, 3level-12 and 3level-16, twenty seeds each");
 }
 
 int main (void)
