@@ -327,18 +327,22 @@ prolog_mode() {
 	sleep 2
 	j=$(next_jobs 1)
 	b_step
+	# The epilogs (one a node, after the job) removed the job's files.
+	# Slurm's own configuration back only once they have all ended: a
+	# reconfigure interrupts a running epilog, which drains its node
+	# (22.05: "epilog poll: Interrupted system call").
+	for _ in $(seq 20); do
+		[ "$(find "$SITE/$BUID" -name "job$j.*" | wc -l)" -eq 0 ] &&
+			[ -z "$(squeue -h -t CG -j "$j" 2>/dev/null)" ] && break
+		sleep 1
+	done
 	sed -i '/^Prolog=/d; /^Epilog=/d; /^PrologFlags=/d' "$conf"
 	scontrol reconfigure
+	[ "$(find "$SITE/$BUID" -name "job$j.*" | wc -l)" -eq 0 ]
 	# The prolog made B's directory in the root-only DIR; B's step used it.
 	[[ "$output" == *"topomap: placed 16 ranks"* ]]
 	[[ "$output" != *"site cache"* ]]
 	[ "$(stat -c '%u %a' "$SITE/$BUID")" = "$BUID 700" ]
-	# The epilogs (one a node, after the job) removed the job's files.
-	for _ in $(seq 20); do
-		[ "$(find "$SITE/$BUID" -name "job$j.*" | wc -l)" -eq 0 ] && break
-		sleep 1
-	done
-	[ "$(find "$SITE/$BUID" -name "job$j.*" | wc -l)" -eq 0 ]
 	# Run by hand as Slurm runs them: no DIR but SLURM_CONF's plugstack.
 	rm -rf "${SITE:?}/$BUID"
 	run env SLURM_JOB_UID=$BUID "$SHARE/topomap-prolog"
