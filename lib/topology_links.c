@@ -387,8 +387,10 @@ int topo_uplink_plan (const netmap_t *nm, double seconds, double max_bytes, topo
     if (!(depth = topo_depths (t)) || !(cnt = calloc ((size_t)nv, sizeof (*cnt))) ||
         !(off = calloc ((size_t)nv, sizeof (*off))) ||
         !(fill = calloc ((size_t)nv, sizeof (*fill))) ||
-        !(kids = malloc ((size_t)nv * sizeof (*kids))))
-        goto nomem;
+        !(kids = malloc ((size_t)nv * sizeof (*kids)))) {
+        ns = -1;
+        goto done;
+    }
     for (int h = 0; h < n; h++) {
         maxd = depth[h] > maxd ? depth[h] : maxd;
         for (int v = h; v >= 0; v = t->parent[v])
@@ -399,8 +401,10 @@ int topo_uplink_plan (const netmap_t *nm, double seconds, double max_bytes, topo
         total += (size_t)cnt[v];
     }
     if (!(list = malloc (total * sizeof (*list))) ||
-        !(s = malloc ((size_t)n * (size_t)(maxd + 1) * sizeof (*s))))
-        goto nomem;
+        !(s = malloc ((size_t)n * (size_t)(maxd + 1) * sizeof (*s)))) {
+        ns = -1;
+        goto done;
+    }
     for (int h = 0; h < n; h++)
         for (int v = h; v >= 0; v = t->parent[v])
             list[off[v] + fill[v]++] = h;
@@ -422,20 +426,11 @@ int topo_uplink_plan (const netmap_t *nm, double seconds, double max_bytes, topo
         }
     }
     qsort (s, (size_t)ns, sizeof (*s), stream_cmp);
-    if (ns == 0) {
-        free (s);
+    if (ns > 0) {
+        *out = s;
         s = NULL;
     }
-    *out = s;
-    s = NULL;
-    free (depth);
-    free (cnt);
-    free (off);
-    free (fill);
-    free (list);
-    free (kids);
-    return ns;
-nomem:
+done:
     free (depth);
     free (cnt);
     free (off);
@@ -443,8 +438,9 @@ nomem:
     free (list);
     free (kids);
     free (s);
-    errno = ENOMEM;
-    return -1;
+    if (ns < 0)
+        errno = ENOMEM;
+    return ns;
 }
 
 int topo_uplink_figures (netmap_t *nm, const topo_stream_t *s, int ns, const double *secs)
