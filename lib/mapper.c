@@ -548,7 +548,7 @@ int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netma
     size_t nd = 0, entries = 0;
     double *g = NULL, *lg;
     long np;
-    int draws, rc = -1, n = nm->n;
+    int draws, lose, rc = -1, n = nm->n;
 
     memset (out, 0, sizeof (*out));
     for (int r = 0; r < nruns; r++)
@@ -602,10 +602,12 @@ int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netma
     out->draws = draws;
     qsort (g, (size_t)draws, sizeof (*g), map_double_cmp);
     qsort (lg, (size_t)draws, sizeof (*lg), map_double_cmp);
-    out->gain_lo = g[(int)floor (0.025 * (draws - 1))];
-    out->gain_hi = g[(int)ceil (0.975 * (draws - 1))];
-    out->link_lo = lg[(int)floor (0.025 * (draws - 1))];
-    out->link_hi = lg[(int)ceil (0.975 * (draws - 1))];
+    /* the most draws a winning plan may lose: past them, the ranges start */
+    lose = (int)floor ((1 - MAP_ODDS_LEVEL) * draws);
+    out->gain_lo = g[lose];
+    out->gain_hi = g[draws - 1 - lose];
+    out->link_lo = lg[lose];
+    out->link_hi = lg[draws - 1 - lose];
     rc = 0;
 restore:
     for (size_t i = 0; i < nd; i++) {

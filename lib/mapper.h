@@ -136,8 +136,10 @@ typedef struct {
     int draws;               /* netmaps drawn (0: none to draw) */
     int wins;                /* of them, those in which node gains min_gain
                                 over base in total and at the busiest link */
-    double gain_lo, gain_hi; /* the gain in total: 2.5th and 97.5th
-                                percentiles over the draws */
+    double gain_lo, gain_hi; /* the gain in total: its 5th and 95th
+                                percentiles over the draws (1 -
+                                MAP_ODDS_LEVEL), so a winning plan's lo
+                                is min_gain or more */
     double link_lo, link_hi; /* the same at the busiest link */
 } map_odds_t;
 

@@ -1554,7 +1554,7 @@ static int decide_hostfile (place_run_t *r)
 {
     const place_in_t *in = r->in;
     place_out_t *out = r->out;
-    char prefix[64], name[NAME_MAX + 1], *text = NULL;
+    char prefix[64], name[NAME_MAX + 1], gt[64], lt[64], *text = NULL;
     size_t len = 0;
     tm_error_t e;
     int rc;
@@ -1577,11 +1577,12 @@ static int decide_hostfile (place_run_t *r)
         return 1;
     }
     out->action = PLACE_APPLY;
+    place_gain_text (out->gain, out->draws, out->gain_lo, out->gain_hi, gt, sizeof (gt));
+    place_gain_text (out->link_gain, out->draws, out->link_lo, out->link_hi, lt, sizeof (lt));
     snprintf (out->reason, sizeof (out->reason),
-              "placed %d ranks on %d nodes%s, predicted gain %.1f%%, %.1f%% at the busiest link "
-              "(%.2f s)",
-              r->res.ntasks, r->nslots, out->cpu_bind[0] ? " and bound them inside" : "",
-              100 * out->gain, 100 * out->link_gain, place_now () - r->t0);
+              "placed %d ranks on %d nodes%s, predicted gain %s, %s at the busiest link (%.2f s)",
+              r->res.ntasks, r->nslots, out->cpu_bind[0] ? " and bound them inside" : "", gt, lt,
+              place_now () - r->t0);
     return 1;
 }
 

@@ -143,7 +143,7 @@ typedef struct {
                               * 0: none, the figures stand as measured */
     int wins;                /* of them, those the plan gains min_gain in, in
                               * total and at the busiest link */
-    double gain_lo, gain_hi; /* gain's 95 % interval over the draws */
+    double gain_lo, gain_hi; /* gain's 90 % interval over the draws */
     double link_lo, link_hi; /* link_gain's */
     char hostfile[4096];     /* PLACE_APPLY: in netmap_dir, a name place_plan_name accepts */
     char pmi_mapping[LAYOUT_PMI_MAPPING_MAX + 1];

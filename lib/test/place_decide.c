@@ -310,11 +310,8 @@ static int is_default (int failed, const char *reason)
 static int is_applied (int ntasks, int nnodes, int bound)
 {
     char want[512];
-    int n = snprintf (want, sizeof (want),
-                      "placed %d ranks on %d nodes%s, predicted gain %.1f%%, %.1f%% at the busiest "
-                      "link (",
-                      ntasks, nnodes, bound ? " and bound them inside" : "", 100 * out.gain,
-                      100 * out.link_gain);
+    int n = snprintf (want, sizeof (want), "placed %d ranks on %d nodes%s, predicted gain %s (",
+                      ntasks, nnodes, bound ? " and bound them inside" : "", gains_text_as (""));
 
     if (out.action == PLACE_APPLY && !out.failed && !strncmp (out.reason, want, (size_t)n) &&
         strstr (out.reason, " s)") && hostfile_lines == ntasks &&
