@@ -564,6 +564,26 @@ static void test_edge_host (void)
  * capacities both look alike.  In a three-level tree a pair loads the
  * measured uplinks on its way up to their nearest common switch only.
  */
+/* The busiest link's time of 1 MB from host a to host b alone, in block
+ * order on nm's hosts.
+ */
+static double pair_link_s (netmap_t *nm, int a, int b)
+{
+    int block[64];
+    map_candidate_t c = {.node = block};
+    triplets_t t = {0};
+    profile_t *p;
+
+    for (int r = 0; r < nm->n; r++)
+        block[r] = r;
+    add (&t, a, b, 1, 1000000);
+    p = profile_of (nm->n, &t);
+    map_price (p, nm, MAP_BANDWIDTH, &c);
+    profile_destroy (p);
+    free (t.t);
+    return c.link_s;
+}
+
 static void test_uplink_capacity (void)
 {
     int sw[] = {0, 0, 0, 0, 1, 1, 1, 1};
@@ -610,21 +630,13 @@ static void test_uplink_capacity (void)
     u->uplink_MBps[12] = 10;
     nm->topo = u;
     profile_destroy (p);
-    t.n = 0;
-    add (&t, 0, 2, 1, 1000000);
-    p = profile_of (8, &t);
-    map_price (p, nm, MAP_BANDWIDTH, &b);
-    ok (fabs (b.link_s - 0.08) < 1e-12,
-        "uplinks: a pair under one aggregation switch leaves its uplink alone (%g s)", b.link_s);
-    profile_destroy (p);
-    t.n = 0;
-    add (&t, 0, 4, 1, 1000000);
-    p = profile_of (8, &t);
-    map_price (p, nm, MAP_BANDWIDTH, &b);
-    ok (fabs (b.link_s - 0.1) < 1e-12,
-        "uplinks: a pair across aggregations loads its uplink, 1 MB at 10 MB/s (%g s)", b.link_s);
-    profile_destroy (p);
     free (t.t);
+    ok (fabs (pair_link_s (nm, 0, 2) - 0.08) < 1e-12,
+        "uplinks: a pair under one aggregation switch leaves its uplink alone (%g s)",
+        pair_link_s (nm, 0, 2));
+    ok (fabs (pair_link_s (nm, 0, 4) - 0.1) < 1e-12,
+        "uplinks: a pair across aggregations loads its uplink, 1 MB at 10 MB/s (%g s)",
+        pair_link_s (nm, 0, 4));
     netmap_destroy (nm);
 }
 
@@ -1595,11 +1607,19 @@ static void odds_case (netmap_t *nm, const char *what, bool structure)
         "%s: predicted %.1f%%, %.1f%% to %.1f%% across the draws", what, 100 * gain,
         100 * o.gain_lo, 100 * o.gain_hi);
     if (structure)
-        ok (o.wins >= MAP_ODDS_LEVEL * o.draws && o.gain_lo >= 0.05,
+        ok (o.wins >= MAP_ODDS_LEVEL * o.draws && o.gain_lo >= 0.05 && o.link_lo >= 0.05,
             "%s: the plan holds: min_gain in %d of %d draws", what, o.wins, o.draws);
     else
         ok (o.wins < MAP_ODDS_LEVEL * o.draws && o.gain_lo < 0.05,
             "%s: the plan does not hold: min_gain in %d of %d draws", what, o.wins, o.draws);
+    /* The ranges start where the decision does: a min_gain just above
+     * either low end loses the odds. */
+    map_odds (runs, 1, nm, s, MAP_COMBINED, plan->node, block->node, o.gain_lo + 1e-9, &o2, &err);
+    ok (o2.wins < MAP_ODDS_LEVEL * o2.draws, "%s: min_gain above the gain's low end: %d of %d",
+        what, o2.wins, o2.draws);
+    map_odds (runs, 1, nm, s, MAP_COMBINED, plan->node, block->node, o.link_lo + 1e-9, &o2, &err);
+    ok (o2.wins < MAP_ODDS_LEVEL * o2.draws,
+        "%s: min_gain above the busiest link's low end: %d of %d", what, o2.wins, o2.draws);
     ok (!memcmp (before, nm->lat_us, (size_t)n * (size_t)n * sizeof (*before)) &&
             !memcmp (before + (size_t)n * (size_t)n, nm->bw_MBps,
                      (size_t)n * (size_t)n * sizeof (*before)),

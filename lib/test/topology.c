@@ -905,13 +905,6 @@ static void test_lone_host (void)
     topo_destroy (t);
 }
 
-/* A busy host (t1010's trees beside a CPU hog): one host's pairs inside
- * its leaf read 66-76 MB/s against the leaf's 110-117, its pairs beyond
- * the leaf what the uplinks allow; latencies at 1 KiB tell no levels.
- * The host is still nearer its leaf than anything else: the tree stays
- * the configured one.  3level-12 (leaves of 3; 300 and 100 Mbit/s) and
- * 3level-16 (leaves of 4; 400 and 100 Mbit/s).
- */
 /* Whether topo_infer_net finds 3level-12 and 3level-16 (leaves of 3 and
  * 4 hosts, two leaves an aggregation) on seeds [from, to) where a leaf's
  * pairs read leaf MB/s (+-leaf_noise), pairs across leaves agg[0] under
@@ -952,6 +945,13 @@ static bool busy_aggregations (double leaf_bw, double leaf_noise, const double a
     return found;
 }
 
+/* A busy host (t1010's trees beside a CPU hog): one host's pairs inside
+ * its leaf read 66-76 MB/s against the leaf's 110-117, its pairs beyond
+ * the leaf what the uplinks allow; latencies at 1 KiB tell no levels.
+ * The host is still nearer its leaf than anything else: the tree stays
+ * the configured one.  3level-12 (leaves of 3; 300 and 100 Mbit/s) and
+ * 3level-16 (leaves of 4; 400 and 100 Mbit/s).
+ */
 static void test_busy_host (void)
 {
     enum { N = 16 };
