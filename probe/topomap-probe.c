@@ -962,15 +962,16 @@ done:
 /* The pairs in doubt (lib/pairs.h), measured again: at most one in eight
  * (and four), and no more than half the time the budget has left (left_s)
  * at the pace of the first pass (measure_s for nmeasured pairs).  Not after
- * the sampling plan: it confirmed each of its choices by several hosts,
- * and a sparse set of pairs has few paths to judge a pair by.  After the
- * site's tree (site, rank 0's), which gives no paths, the pairs far below
- * their level instead (topo_links_doubts), in the same time.  First the pairs that
- * break the tree's inequality by far; then, with an allowance of their own
- * (one in sixteen, and four; half the time then left), the pairs where the
- * tree inferred from the figures may stand on slowed pairs (tree_doubts):
- * on a busy machine the first allowance is often spent.  How many pairs
- * of the first kind (rank 0's).
+ * a sampling plan that left pairs out (sampled): it confirmed each of its
+ * choices by several hosts, and a sparse set of pairs has few paths to
+ * judge a pair by.  After the site's tree (site, rank 0's), which gives no
+ * paths, the pairs far below their level instead (topo_links_doubts), in
+ * the same time.  First the pairs that break the tree's inequality by
+ * far; then, with an allowance of their own (one in sixteen, and four;
+ * half the time then left), the pairs where the tree inferred from the
+ * figures may stand on slowed pairs (tree_doubts): on a busy machine the
+ * first allowance is often spent.  How many pairs of the first kind
+ * (rank 0's).
  */
 static int remeasure (int m, int nmeasured, int sampled, double measure_s, double left_s,
                       const topo_params_t *tp, const topo_t *site, const int *leader, pair_t *pairs,
@@ -1053,7 +1054,8 @@ static void report (const measured_t *r, const netmap_t *nm, const topoconf_leve
     if (topology)
         snprintf (how, sizeof (how), "every link of %s", topology);
     else if (r->sampled)
-        snprintf (how, sizeof (how), "%d batches of the sampling plan", r->nbatches);
+        snprintf (how, sizeof (how), "%d batch%s of the sampling plan", r->nbatches,
+                  r->nbatches == 1 ? "" : "es");
     else
         snprintf (how, sizeof (how), "%d rounds", schedule_rounds (m));
     printf ("%s: %d hosts, %s, %d of %d pairs measured, %d pair%s measured again (%d in doubt), "
@@ -1134,9 +1136,9 @@ static netmap_t *make_netmap (const measured_t *r, const netmap_params_t *p,
             goto done;
         }
     } else
-        nm->topo = topo_split_one (
-            m, r->sampled ? *topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, tp, &e), nm->lat_us,
-            nm->bw_MBps, &e);
+        nm->topo =
+            topo_split_one (m, *topo ? *topo : topo_infer_net (m, nm->lat_us, nm->bw_MBps, tp, &e),
+                            nm->lat_us, nm->bw_MBps, &e);
     *topo = NULL;
     if (!nm->topo)
         fprintf (stderr, "%s: no topology inferred: %s\n", prog, e.text);
@@ -1409,6 +1411,24 @@ static int count_measured (int m, const int *measured)
     return n;
 }
 
+/* Whether the sampling plan left pairs out (rank 0's answer).  One that
+ * measured every pair after all (names that do not follow the switches)
+ * is looked at again as the full plan is, and its tree inferred after
+ * that: *topo dropped.
+ */
+static bool left_pairs_out (int m, const int *measured, topo_t **topo)
+{
+    if (rank != 0)
+        return true;
+    for (int a = 0; a < m; a++)
+        for (int b = a + 1; b < m; b++)
+            if (measured[(size_t)a * (size_t)m + (size_t)b] <= 0)
+                return true;
+    topo_destroy (*topo);
+    *topo = NULL;
+    return false;
+}
+
 /* The first measurements in order (measure_pairs) into pairs: intra-node
  * pairs first, then the pairs that measure the site's levels, or, when
  * every pair is measured (all), the pairs of node leaders round by round;
@@ -1507,9 +1527,9 @@ int main (int argc, char **argv)
     }
     int nmeasured = count_measured (m, measured);
 
-    int nd =
-        remeasure (m, nmeasured, sampled, MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start),
-                   &tp, site, leader, pairs, &p, buf, stream, rtt, res, all, measured);
+    int nd = remeasure (m, nmeasured, sampled && left_pairs_out (m, measured, &topo),
+                        MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start), &tp, site, leader,
+                        pairs, &p, buf, stream, rtt, res, all, measured);
     free (pairs);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;

@@ -70,7 +70,7 @@ vg_probe() {
 	cat "$SHARE"/vg.*.log
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"batches of the sampling plan"* ]]
+	[[ "$output" == *" of the sampling plan"* ]]
 	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 8 ]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 }
