@@ -59,6 +59,7 @@ enum {
 #define TAG_MORE   15
 #define TAG_BIND   16
 #define TAG_UPLINK 17
+#define TAG_DONE   18
 #define WARMUP     2
 
 static const char *prog = "topomap-probe";
@@ -1147,17 +1148,61 @@ done:
     return nm;
 }
 
-/* Wait for req in naps of UPLINK_NAP_NS: short enough not to starve a
- * stream (a socket's buffer holds more), long enough to leave the cores
- * to the kernel's forwarding (an emulated cluster's links).
+/* One round of the uplink streams, k..end of the plan (iv: round, src,
+ * dst; bytes), this rank receiving stream in and sending stream out (-1:
+ * none) in rbuf and sbuf.  One clock times them all, rank 0's: from
+ * before the barrier no sender passes to a zero-byte message each
+ * receiver sends it once its stream is in, into secs[] on rank 0.  Each
+ * time then spans its stream wherever the ranks' clocks stand, and the
+ * bytes over a link in that time never exceed its rate (a receiver late
+ * out of the barrier, timing itself, read a 25 MB/s link at 30).  Waits
+ * in naps of UPLINK_NAP_NS: short enough not to starve a stream (a
+ * socket's buffer holds more), long enough to leave the cores to the
+ * kernel's forwarding (an emulated cluster's links).
  */
-static void wait_napping (MPI_Request *req)
+static void uplink_round (const int *leader, int k, int end, const int *iv, const double *bytes,
+                          int in, int out, char *rbuf, char *sbuf, double *secs)
 {
-    struct timespec nap = {0, UPLINK_NAP_NS};
-    int done = 0;
+    int nr = 3 + (rank == 0 ? end - k : 0), nd;
+    int *idx = malloc ((size_t)nr * sizeof (*idx));
+    MPI_Request *r = malloc ((size_t)nr * sizeof (*r)), breq;
+    double t_go;
 
-    for (MPI_Test (req, &done, MPI_STATUS_IGNORE); !done; MPI_Test (req, &done, MPI_STATUS_IGNORE))
-        nanosleep (&nap, NULL);
+    if (!idx || !r)
+        leave_nomem ();
+    /* r: this rank's stream in, out, its message to rank 0, and on rank 0
+     * one from each receiver of the round */
+    for (int j = 0; j < nr; j++)
+        r[j] = MPI_REQUEST_NULL;
+    for (int j = k; rank == 0 && j < end; j++)
+        MPI_Irecv (NULL, 0, MPI_BYTE, leader[iv[3 * j + 2]], TAG_DONE, MPI_COMM_WORLD,
+                   &r[3 + j - k]);
+    if (in >= 0)
+        MPI_Irecv (rbuf, (int)bytes[in], MPI_BYTE, leader[iv[3 * in + 1]], TAG_UPLINK,
+                   MPI_COMM_WORLD, &r[0]);
+    MPI_Ibarrier (MPI_COMM_WORLD, &breq);
+    wait_quietly (&breq, -1);
+    t_go = MPI_Wtime ();
+    MPI_Ibarrier (MPI_COMM_WORLD, &breq);
+    wait_quietly (&breq, -1);
+    if (out >= 0)
+        MPI_Isend (sbuf, (int)bytes[out], MPI_BYTE, leader[iv[3 * out + 2]], TAG_UPLINK,
+                   MPI_COMM_WORLD, &r[1]);
+    struct timespec nap = {0, UPLINK_NAP_NS};
+    for (;;) {
+        MPI_Testsome (nr, r, &nd, idx, MPI_STATUSES_IGNORE);
+        if (nd == MPI_UNDEFINED)
+            break;
+        for (int i = 0; i < nd; i++)
+            if (idx[i] == 0)
+                MPI_Isend (NULL, 0, MPI_BYTE, 0, TAG_DONE, MPI_COMM_WORLD, &r[2]);
+            else if (idx[i] >= 3)
+                secs[k + idx[i] - 3] = MPI_Wtime () - t_go;
+        if (nd == 0)
+            nanosleep (&nap, NULL);
+    }
+    free (idx);
+    free (r);
 }
 
 /* The uplinks of nm's tree (rank 0's; NULL elsewhere) measured under load
@@ -1207,32 +1252,14 @@ static int measure_uplinks (netmap_t *nm, const int *leader, double t_start, dou
         }
         char *rbuf = in >= 0 ? malloc ((size_t)bytes[in]) : NULL;
         char *sbuf = out >= 0 ? calloc (1, (size_t)bytes[out]) : NULL;
-        MPI_Request rreq = MPI_REQUEST_NULL, sreq = MPI_REQUEST_NULL, breq;
         if ((in >= 0 && !rbuf) || (out >= 0 && !sbuf))
             leave_nomem ();
-        if (in >= 0)
-            MPI_Irecv (rbuf, (int)bytes[in], MPI_BYTE, leader[iv[3 * in + 1]], TAG_UPLINK,
-                       MPI_COMM_WORLD, &rreq);
-        MPI_Ibarrier (MPI_COMM_WORLD, &breq);
-        wait_quietly (&breq, -1);
-        double t0 = MPI_Wtime ();
-        if (out >= 0)
-            MPI_Isend (sbuf, (int)bytes[out], MPI_BYTE, leader[iv[3 * out + 2]], TAG_UPLINK,
-                       MPI_COMM_WORLD, &sreq);
-        if (in >= 0) {
-            wait_napping (&rreq);
-            secs[in] = MPI_Wtime () - t0;
-        }
-        wait_napping (&sreq);
+        uplink_round (leader, k, end, iv, bytes, in, out, rbuf, sbuf, secs);
         free (rbuf);
         free (sbuf);
         rounds++;
         k = end;
     }
-    MPI_Request req;
-    MPI_Ireduce (rank == 0 ? MPI_IN_PLACE : secs, secs, ns, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD,
-                 &req);
-    wait_quietly (&req, -1);
     if (rank == 0 && topo_uplink_figures (nm, s, ns, secs) < 0)
         leave_nomem ();
     *took_s = MPI_Wtime () - t_begin;
