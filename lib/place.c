@@ -936,6 +936,14 @@ static const char *place_gain_text (double g, int draws, double lo, double hi, c
     return buf;
 }
 
+/* out's gains, in total into gt and at the busiest link into lt, each
+ * of len bytes, as place_gain_text writes them. */
+static void place_gains_text (const place_out_t *out, char *gt, char *lt, size_t len)
+{
+    place_gain_text (out->gain, out->draws, out->gain_lo, out->gain_hi, gt, len);
+    place_gain_text (out->link_gain, out->draws, out->link_lo, out->link_hi, lt, len);
+}
+
 /* When the plan's PMI-2 mapping is too long (nopmi says so): the best
  * plan of consecutive ranks a node (map_consecutive), priced as the plan
  * is against srun's layout base.  1 with cons filled and out's gains set
@@ -1494,8 +1502,7 @@ static int decide_bind (place_run_t *r)
              out->cpu_bind, strlen (out->cpu_bind) > 80 ? "..." : "", 100 * out->bind_gain);
     if (nobind_line[0] && in->note && (r->apply || in->map == CONF_MAP_DRYRUN))
         in->note ("%s", nobind_line);
-    place_gain_text (out->gain, out->draws, out->gain_lo, out->gain_hi, gt, sizeof (gt));
-    place_gain_text (out->link_gain, out->draws, out->link_lo, out->link_hi, lt, sizeof (lt));
+    place_gains_text (out, gt, lt, sizeof (gt));
     snprintf (unsure, sizeof (unsure),
               "not significant: min_gain in %d of %d netmaps drawn from the spread of pairs "
               "alike, %d needed",
@@ -1577,8 +1584,7 @@ static int decide_hostfile (place_run_t *r)
         return 1;
     }
     out->action = PLACE_APPLY;
-    place_gain_text (out->gain, out->draws, out->gain_lo, out->gain_hi, gt, sizeof (gt));
-    place_gain_text (out->link_gain, out->draws, out->link_lo, out->link_hi, lt, sizeof (lt));
+    place_gains_text (out, gt, lt, sizeof (gt));
     snprintf (out->reason, sizeof (out->reason),
               "placed %d ranks on %d nodes%s, predicted gain %s, %s at the busiest link (%.2f s)",
               r->res.ntasks, r->nslots, out->cpu_bind[0] ? " and bound them inside" : "", gt, lt,
