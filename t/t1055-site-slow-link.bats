@@ -85,6 +85,7 @@ pair_bw() {
 	[ "$status" -eq 0 ]
 	! grep -q 'uplinks under load' <<<"$output"
 	run run_probe 2 --uplink-s -1 -o "$SHARE/bad.json"
+	echo "$output"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--uplink-s: '-1' is not a number of seconds from 0 to 10"* ]]
 }
