@@ -430,6 +430,7 @@ static json_object *runs (const history_t *h, int *bad)
         return NULL;
     }
     add_int (o, "kept", h->nruns, bad);
+    add_int (o, "recorded", history_count (h, HISTORY_RECORDED), bad);
     add_int (o, "srun", history_count (h, HISTORY_SRUN), bad);
     add_int (o, "placed", history_count (h, HISTORY_PLAN), bad);
     if (h->nruns > 0) {

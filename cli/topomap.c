@@ -648,7 +648,7 @@ static history_t *runs_of (const char *file, char *why, size_t len)
 }
 
 /* The runs kept beside the profile file (history.h), when there are
- * any: how many under each layout, and for the arguments of the latest,
+ * any: how many under each layout (recordings apart), and for the arguments of the latest,
  * the medians history_judge compares and their ratio.
  */
 static void show_runs (const history_t *h, const char *why)
@@ -659,8 +659,9 @@ static void show_runs (const history_t *h, const char *why)
         printf ("runs: not read: %s\n", why);
     if (!h || h->nruns == 0)
         return;
-    printf ("runs: %d kept, %d under srun's layout, %d placed\n", h->nruns,
-            history_count (h, HISTORY_SRUN), history_count (h, HISTORY_PLAN));
+    printf ("runs: %d kept, %d recorded, %d under srun's layout, %d placed\n", h->nruns,
+            history_count (h, HISTORY_RECORDED), history_count (h, HISTORY_SRUN),
+            history_count (h, HISTORY_PLAN));
     history_judge (h, h->run[h->nruns - 1].args, &v);
     if (v.placed && v.srun)
         printf ("like the latest: placed %.3f s against srun's layout %.3f s (medians of %d "

@@ -2,9 +2,11 @@
 /* history.c: the runs srun --topo-map saw of one profile (history.h).
  *
  * The file, written whole each time (file_replaceat):
- *   {"schema": 1, "runs": [
+ *   {"schema": 2, "runs": [
  *     {"time": "2026-12-02T01:00:00Z", "layout": "plan", "elapsed_s": 1.25,
  *      "args": "0123456789abcdef"}, ...]}
+ * layout is "srun", "plan" or "recorded".  Schema 1 counted recordings as
+ * "srun": its files are not read, and the next run starts them anew.
  */
 #include "config.h"
 
@@ -26,7 +28,7 @@
 #include "lib/profile_cache.h"
 #include "lib/stats.h"
 
-#define HISTORY_SCHEMA 1
+#define HISTORY_SCHEMA 2
 /* No step of srun's takes a year. */
 #define HISTORY_MAX_ELAPSED_S (365.0 * 86400)
 
@@ -78,7 +80,9 @@ bool history_args_ok (const char *s)
     return n == HISTORY_ARGS && strspn (s, "0123456789abcdef") == n;
 }
 
-static const char *const history_layouts[] = {[HISTORY_SRUN] = "srun", [HISTORY_PLAN] = "plan"};
+static const char *const history_layouts[] = {
+    [HISTORY_SRUN] = "srun", [HISTORY_PLAN] = "plan", [HISTORY_RECORDED] = "recorded"};
+#define HISTORY_LAYOUTS ((int)(sizeof (history_layouts) / sizeof (history_layouts[0])))
 
 /* Run k of the array runs into r; messages name it "runs[k]". */
 static int history_parse_run (json_object *o, int k, history_run_t *r, tm_error_t *errp)
@@ -99,12 +103,11 @@ static int history_parse_run (json_object *o, int k, history_run_t *r, tm_error_
     if (jsonfile_get (o, prefix, "layout", json_type_string, &v, errp) < 0)
         return -1;
     s = json_object_get_string (v);
-    if (!strcmp (s, "srun"))
-        r->layout = HISTORY_SRUN;
-    else if (!strcmp (s, "plan"))
-        r->layout = HISTORY_PLAN;
-    else
-        return errprintf (errp, "%slayout: not \"srun\" or \"plan\"", prefix);
+    for (r->layout = 0; (int)r->layout < HISTORY_LAYOUTS; r->layout++)
+        if (!strcmp (s, history_layouts[r->layout]))
+            break;
+    if ((int)r->layout == HISTORY_LAYOUTS)
+        return errprintf (errp, "%slayout: not \"srun\", \"plan\" or \"recorded\"", prefix);
     if (jsonfile_get (o, prefix, "elapsed_s", json_type_double, &v, errp) < 0)
         return -1;
     r->elapsed_s = json_object_get_double (v);
@@ -269,23 +272,26 @@ void history_judge (const history_t *h, const char *args, history_verdict_t *v)
         const history_run_t *r = &h->run[k];
         int l = r->layout == HISTORY_PLAN;
 
-        if (strcmp (r->args, args) != 0)
+        if (r->layout == HISTORY_RECORDED || strcmp (r->args, args) != 0)
             continue;
         if (!l && n[1] == 0)
             v->since++;
+        if (l && n[0] == 0)
+            v->placed_since++;
         if (n[l] < HISTORY_WINDOW)
             t[l][n[l]++] = r->elapsed_s;
     }
     v->srun = n[0];
     v->placed = n[1];
-    if (n[0] < 2 || n[1] < 2)
-        return;
-    for (int l = 0; l < 2; l++) {
-        med[l] = stats_median (t[l], n[l]);
-        mad[l] = history_mad (t[l], n[l], med[l]);
+    if (n[0] >= 2 && n[1] >= 2) {
+        for (int l = 0; l < 2; l++) {
+            med[l] = stats_median (t[l], n[l]);
+            mad[l] = history_mad (t[l], n[l], med[l]);
+        }
+        v->srun_s = med[0];
+        v->placed_s = med[1];
+        v->spread_s = fmax (mad[0], mad[1]);
+        v->keep = v->placed_s >= v->srun_s - v->spread_s && v->since < HISTORY_RETRY;
     }
-    v->srun_s = med[0];
-    v->placed_s = med[1];
-    v->spread_s = fmax (mad[0], mad[1]);
-    v->keep = v->placed_s >= v->srun_s - v->spread_s && v->since < HISTORY_RETRY;
+    v->control = !v->keep && (v->srun < 2 ? v->placed > v->srun : v->placed_since >= HISTORY_RETRY);
 }

@@ -6,10 +6,13 @@
  * that lies); srun's own clock cannot.  Beside each profile of the user's
  * cache, <exe id>.n<ntasks>.runs (a name the cache's listing passes over)
  * keeps the last HISTORY_MAX steps: when each ran, under which layout
- * (srun's own or a plan), how long srun took from its decision to its
- * exit, and a hash of the command's arguments, so that only like runs are
- * compared.  Placed runs not faster than srun's by more than their spread
- * make the guard keep srun's layout (history_judge).  A first recording,
+ * (srun's own, srun's own under the recorder, or a plan), how long srun
+ * took from its decision to its exit, and a hash of the command's
+ * arguments, so that only like runs are compared.  Placed runs not faster
+ * than srun's by more than their spread make the guard keep srun's layout
+ * (history_judge); recordings, slowed by the recorder, are not compared,
+ * so the guard itself runs srun's layout now and then to time it against
+ * the plan's.  A first recording,
  * which replaces the profile, starts the history anew; `topomap profile
  * rm` removes it with the profile.
  */
@@ -29,8 +32,9 @@
 #define HISTORY_SUFFIX    ".runs"
 
 typedef enum {
-    HISTORY_SRUN = 0, /* srun's own layout (recordings included) */
-    HISTORY_PLAN = 1, /* a plan applied */
+    HISTORY_SRUN = 0,     /* srun's own layout, no recorder */
+    HISTORY_PLAN = 1,     /* a plan applied */
+    HISTORY_RECORDED = 2, /* srun's own layout, recording a profile */
 } history_layout_t;
 
 typedef struct {
@@ -64,7 +68,7 @@ void history_args_hash (int argc, char *const *argv, char out[HISTORY_ARGS + 1])
 bool history_args_ok (const char *s);
 
 /* Parse a history file's text (what names it in messages) into h: schema
- * 1, at most HISTORY_MAX runs, each with its four fields in range.  -1
+ * 2, at most HISTORY_MAX runs, each with its four fields in range.  -1
  * with errp naming the fault.
  */
 int history_parse (const char *buf, size_t len, const char *what, history_t *h, tm_error_t *errp);
@@ -86,12 +90,17 @@ int history_addat (int dirfd, const char *name, const char *what, uid_t uid, con
 /* How many runs of h ran under layout. */
 int history_count (const history_t *h, history_layout_t layout);
 
-/* What the like runs of h (those with args) say of the plan.  The latest
- * HISTORY_WINDOW runs of each layout are compared by their medians; the
- * placed runs must beat srun's by more than the spread of either (its
- * median absolute deviation), with at least two runs of each.  After
- * HISTORY_RETRY runs under srun's layout since the last placed one, the
- * plan is tried again (the network or the program may have changed).
+/* What the like runs of h (those with args, recordings left out) say of
+ * the plan.  The latest HISTORY_WINDOW runs of each layout are compared
+ * by their medians; the placed runs must beat srun's by more than the
+ * spread of either (its median absolute deviation), with at least two
+ * runs of each.  After HISTORY_RETRY runs under srun's layout since the
+ * last placed one, the plan is tried again (the network or the program
+ * may have changed).  A plan not kept from is placed, but the next run
+ * is a control under srun's layout while fewer than two such runs exist
+ * and the placed ones outnumber them (placed and control runs alternate
+ * until they can be compared), and after HISTORY_RETRY placed runs since
+ * the last under srun's layout (so that srun's figure stays current).
  */
 #define HISTORY_WINDOW 8
 #define HISTORY_RETRY  8
@@ -101,7 +110,11 @@ typedef struct {
     double spread_s;         /* the larger median absolute deviation */
     int since;               /* like runs under srun's layout since the
                                 last placed one */
+    int placed_since;        /* like placed runs since the last under
+                                srun's layout */
     bool keep;               /* keep srun's layout */
+    bool control;            /* not kept, but this run is a control
+                                under srun's layout */
 } history_verdict_t;
 
 void history_judge (const history_t *h, const char *args, history_verdict_t *v);

@@ -1293,8 +1293,9 @@ static int decide_profile (place_run_t *r)
 /* What the runs of the profile say of a plan the model would apply
  * (history_judge, on the runs with this step's arguments): placed runs
  * not faster than srun's by more than their spread keep srun's layout,
- * until HISTORY_RETRY runs under it have passed.  A history that cannot
- * be read is one line and no verdict.
+ * until HISTORY_RETRY runs under it have passed; a run due as a control
+ * runs under srun's layout.  A history that cannot be read is one line
+ * and no verdict.
  */
 static void place_learned (place_run_t *r)
 {
@@ -1311,8 +1312,9 @@ static void place_learned (place_run_t *r)
         if (r->learned.placed < 2 || r->learned.srun < 2)
             SAY (in,
                  "topomap: runs of this step: %d placed, %d under srun's layout: too few to "
-                 "compare",
-                 r->learned.placed, r->learned.srun);
+                 "compare%s",
+                 r->learned.placed, r->learned.srun,
+                 r->learned.control ? ", this one under srun's layout" : "");
         else
             SAY (in,
                  "topomap: runs of this step, placed %.3f s against srun's layout %.3f s "
@@ -1320,9 +1322,10 @@ static void place_learned (place_run_t *r)
                  r->learned.placed_s, r->learned.srun_s, r->learned.placed, r->learned.srun,
                  r->learned.spread_s,
                  r->learned.keep                     ? ": keeping srun's layout"
+                 : r->learned.control                ? ": this one under srun's layout"
                  : r->learned.since >= HISTORY_RETRY ? ": trying the plan again"
                                                      : "");
-        r->apply = !r->learned.keep;
+        r->apply = !r->learned.keep && !r->learned.control;
     }
     free (h);
 }
@@ -1479,7 +1482,7 @@ static int decide_bind (place_run_t *r)
 {
     const place_in_t *in = r->in;
     place_out_t *out = r->out;
-    char nobind_line[512] = "", gt[64], lt[64], unsure[160], learned[200];
+    char nobind_line[512] = "", gt[64], lt[64], unsure[160], learned[200], control[200];
     tm_error_t e;
     int rc;
 
@@ -1512,6 +1515,10 @@ static int decide_bind (place_run_t *r)
               "layout, the plan tried again after %d more runs under it",
               r->learned.placed_s, r->learned.srun_s, r->learned.placed, r->learned.srun,
               HISTORY_RETRY - r->learned.since);
+    snprintf (control, sizeof (control),
+              "a control run, to time srun's layout against the plan's (gain %s): %d placed "
+              "and %d under srun's layout so far",
+              gt, r->learned.placed, r->learned.srun);
     if (in->map == CONF_MAP_DRYRUN) {
         out->action = PLACE_DRYRUN;
         snprintf (out->reason, sizeof (out->reason),
@@ -1522,15 +1529,16 @@ static int decide_bind (place_run_t *r)
                   : r->unchecked
                       ? " by the profile's one recording (the next run records its check)"
                       : "",
-                  r->apply          ? "would be applied"
-                  : r->nopmi[0]     ? r->nopmi
-                  : r->unsure       ? unsure
-                  : r->learned.keep ? learned
-                                    : "below min_gain");
+                  r->apply             ? "would be applied"
+                  : r->nopmi[0]        ? r->nopmi
+                  : r->unsure          ? unsure
+                  : r->learned.keep    ? learned
+                  : r->learned.control ? "a control run under srun's layout is due"
+                                       : "below min_gain");
         return 1;
     }
-    if (!r->apply && r->learned.keep) {
-        place_default (out, 0, "%s", learned);
+    if (!r->apply && (r->learned.keep || r->learned.control)) {
+        place_default (out, 0, "%s", r->learned.keep ? learned : control);
         return 1;
     }
     if (r->nopmi[0]) {

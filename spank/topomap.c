@@ -820,7 +820,7 @@ static int take_outcome (conf_map_mode_t mode, const place_out_t *out, int dirfd
     int rc = 0;
 
     if (out->history[0] && out->action != PLACE_APPLY)
-        run_track (out->history, HISTORY_SRUN);
+        run_track (out->history, out->action == PLACE_RECORD ? HISTORY_RECORDED : HISTORY_SRUN);
     switch (out->action) {
     case PLACE_DEFAULT:
         rc = pass (mode, out->failed, "%s", out->reason);

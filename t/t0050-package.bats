@@ -209,9 +209,10 @@ readme_block() {
 	run in_alloc "${alloc[@]}" -- "srun -v --topo-map=dry-run ./solver"
 	echo "$output"
 	grep -q "^srun: topomap: probing 8 nodes with /usr/bin/$MPI_PROBE over --mpi=$MPI_TYPE$" <<<"$output"
-	# Its decision is the guard's on this job's own probe: applied, or, as
+	# Its decision is the guard's on this job's own probe: applied; after
+	# the placed run above, a control run under srun's layout; or, as
 	# above, kept where this machine's load made the figures too noisy.
-	grep -Eq "^srun: topomap: dry run: the .* plan would gain .* \((would be applied|not significant: min_gain in [0-9]+ of [0-9]+ netmaps drawn .*)\)$" <<<"$output"
+	grep -Eq "^srun: topomap: dry run: the .* plan would gain .* \((would be applied|a control run under srun's layout is due|not significant: min_gain in [0-9]+ of [0-9]+ netmaps drawn .*)\)$" <<<"$output"
 	dpkg -L "topomap-$MPI_FAMILY" | grep -qx "/usr/bin/$MPI_PROBE"
 }
 

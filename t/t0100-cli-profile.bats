@@ -189,17 +189,19 @@ teardown() {
 	jq -e --arg exe "$RING" '.schema == 1 and .ntasks == 3 and .executable == $exe and
 		.source == "import:csv" and .total_bytes == 30 and .pairs == 4 and .check == null and
 		.heaviest == [{"from": 0, "to": 1, "bytes": 10, "msgs": 1}, {"from": 1, "to": 0, "bytes": 10, "msgs": 1}] and
-		.runs == {"kept": 0, "srun": 0, "placed": 0, "like_latest": null}' <<<"$output"
-	# The runs beside it, as the plugin keeps them: two placed, two not.
+		.runs == {"kept": 0, "recorded": 0, "srun": 0, "placed": 0, "like_latest": null}' <<<"$output"
+	# The runs beside it, as the plugin keeps them: two recordings, then
+	# two placed and two under srun's layout.
 	h=${f%.json}.runs
 	run_at() { printf '{"time": "2026-12-02T01:00:0%dZ", "layout": "%s", "elapsed_s": %s, "args": "0123456789abcdef"}' "$@"; }
-	printf '{"schema": 1, "runs": [%s, %s, %s, %s]}\n' "$(run_at 1 srun 2.0)" "$(run_at 2 srun 2.2)" \
-		"$(run_at 3 plan 1.0)" "$(run_at 4 plan 1.1)" >"$h"
+	printf '{"schema": 2, "runs": [%s, %s, %s, %s, %s, %s]}\n' "$(run_at 1 recorded 3.0)" "$(run_at 2 recorded 3.1)" \
+		"$(run_at 3 plan 1.0)" "$(run_at 4 srun 2.0)" "$(run_at 5 plan 1.1)" "$(run_at 6 srun 2.2)" >"$h"
 	chmod 600 "$h"
 	text=$("$TOPOMAP" profile show "$f")
 	run "$TOPOMAP" profile show --json "$f"
 	[ "$status" -eq 0 ]
-	jq -e '.runs.kept == 4 and .runs.srun == 2 and .runs.placed == 2 and
+	[[ "$text" == *"runs: 6 kept, 2 recorded, 2 under srun's layout, 2 placed"* ]]
+	jq -e '.runs.kept == 6 and .runs.recorded == 2 and .runs.srun == 2 and .runs.placed == 2 and
 		.runs.like_latest.placed == 2 and .runs.like_latest.srun == 2 and
 		.runs.like_latest.keep_srun == false' <<<"$output"
 	[ "$(sed -n 's/^like the latest: placed \([0-9.]*\) s against srun.s layout \([0-9.]*\) s .*speedup \([0-9.]*\)x$/\1 \2 \3/p' <<<"$text")" = \

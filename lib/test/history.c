@@ -65,12 +65,14 @@ static void test_file (void)
         "no history yet: none, no error");
     for (int i = 0; i < HISTORY_MAX + 3; i++) {
         r.elapsed_s = i;
+        r.layout = (history_layout_t)(i % 3);
         if (history_addat (fd, name, "h", getuid (), &r, &e) < 0)
             break;
     }
     ok (history_readat (fd, name, "h", getuid (), &h, &e) == 0 && h.nruns == HISTORY_MAX &&
             h.run[0].elapsed_s == 3 && h.run[HISTORY_MAX - 1].elapsed_s == HISTORY_MAX + 2 &&
-            h.run[0].layout == HISTORY_PLAN && !strcmp (h.run[0].args, ARGS) &&
+            h.run[0].layout == HISTORY_SRUN && h.run[1].layout == HISTORY_PLAN &&
+            h.run[2].layout == HISTORY_RECORDED && !strcmp (h.run[0].args, ARGS) &&
             h.run[0].time == 1764637200,
         "runs added past %d: the oldest dropped, the rest read back as written", HISTORY_MAX);
     {
@@ -104,19 +106,19 @@ static void test_parse (void)
     static const struct {
         const char *text, *want;
     } bad[] = {
-        {"{\"schema\": 2, \"runs\": []}", "h: schema 2, this topomap reads 1"},
-        {"{\"schema\": 1}", "h: missing key 'runs'"},
-        {"{\"schema\": 1, \"runs\": [1]}", "h: runs[0]: not an object"},
-        {"{\"schema\": 1, \"runs\": [{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"best\", "
+        {"{\"schema\": 1, \"runs\": []}", "h: schema 1, this topomap reads 2"},
+        {"{\"schema\": 2}", "h: missing key 'runs'"},
+        {"{\"schema\": 2, \"runs\": [1]}", "h: runs[0]: not an object"},
+        {"{\"schema\": 2, \"runs\": [{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"best\", "
          "\"elapsed_s\": 1, \"args\": \"00112233aabbccdd\"}]}",
-         "h: runs[0].layout: not \"srun\" or \"plan\""},
-        {"{\"schema\": 1, \"runs\": [{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"plan\", "
+         "h: runs[0].layout: not \"srun\", \"plan\" or \"recorded\""},
+        {"{\"schema\": 2, \"runs\": [{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"plan\", "
          "\"elapsed_s\": -1, \"args\": \"00112233aabbccdd\"}]}",
          "h: runs[0].elapsed_s: not 0 to a year"},
-        {"{\"schema\": 1, \"runs\": [{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"plan\", "
+        {"{\"schema\": 2, \"runs\": [{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"plan\", "
          "\"elapsed_s\": 1, \"args\": \"../../etc\"}]}",
          "h: runs[0].args: not 16 hex digits"},
-        {"{\"schema\": 1, \"runs\": [{\"time\": \"yesterday\", \"layout\": \"plan\", "
+        {"{\"schema\": 2, \"runs\": [{\"time\": \"yesterday\", \"layout\": \"plan\", "
          "\"elapsed_s\": 1, \"args\": \"00112233aabbccdd\"}]}",
          "h: runs[0].time: not YYYY-MM-DDTHH:MM:SSZ"},
     };
@@ -131,7 +133,7 @@ static void test_parse (void)
         ok (rc < 0 && h.nruns == 0 && strstr (e.text, bad[i].want) == e.text,
             "refused, saying why: %s", e.text);
     }
-    len += (size_t)snprintf (many, sizeof (many), "{\"schema\": 1, \"runs\": [");
+    len += (size_t)snprintf (many, sizeof (many), "{\"schema\": 2, \"runs\": [");
     for (int i = 0; i <= HISTORY_MAX; i++)
         len += (size_t)snprintf (many + len, sizeof (many) - len,
                                  "%s{\"time\": \"2026-12-02T01:00:00Z\", \"layout\": \"srun\", "
@@ -150,21 +152,47 @@ static void test_judge (void)
     history_judge (&h, ARGS, &v);
     ok (!v.keep && v.placed == 0 && v.srun == 0, "no runs: nothing to keep");
 
-    /* The two recordings, then placed runs slower than they were. */
-    add (&h, HISTORY_SRUN, 0.048, ARGS);
-    add (&h, HISTORY_SRUN, 0.049, ARGS);
+    /* The two recordings, slowed by the recorder, are not compared: the
+     * placed runs alternate with control runs under srun's layout. */
+    add (&h, HISTORY_RECORDED, 0.070, ARGS);
+    add (&h, HISTORY_RECORDED, 0.071, ARGS);
+    history_judge (&h, ARGS, &v);
+    ok (!v.keep && !v.control && v.srun == 0, "after the recordings: the plan placed");
     add (&h, HISTORY_PLAN, 0.058, ARGS);
     history_judge (&h, ARGS, &v);
-    ok (!v.keep && v.placed == 1, "one placed run is not enough to judge");
-    add (&h, HISTORY_PLAN, 0.060, ARGS);
-    ok (history_count (&h, HISTORY_SRUN) == 2 && history_count (&h, HISTORY_PLAN) == 2,
-        "counted by layout: 2 under srun's, 2 placed");
+    ok (!v.keep && v.control && v.placed == 1 && v.srun == 0,
+        "one placed run and none under srun's layout: the next is a control");
+    add (&h, HISTORY_SRUN, 0.048, ARGS);
     history_judge (&h, ARGS, &v);
-    ok (v.keep && v.placed == 2 && v.srun == 2 && v.placed_s > v.srun_s,
+    ok (!v.keep && !v.control && v.placed == 1 && v.srun == 1, "one of each: placed again");
+    add (&h, HISTORY_PLAN, 0.060, ARGS);
+    history_judge (&h, ARGS, &v);
+    ok (!v.keep && v.control, "two placed, one control: a control again");
+    add (&h, HISTORY_SRUN, 0.049, ARGS);
+    ok (history_count (&h, HISTORY_SRUN) == 2 && history_count (&h, HISTORY_PLAN) == 2 &&
+            history_count (&h, HISTORY_RECORDED) == 2,
+        "counted by layout: 2 recorded, 2 under srun's, 2 placed");
+    history_judge (&h, ARGS, &v);
+    ok (v.keep && !v.control && v.placed == 2 && v.srun == 2 && v.placed_s > v.srun_s,
         "two placed runs slower than srun's two: srun's layout kept (%.3f s against %.3f s)",
         v.placed_s, v.srun_s);
     history_judge (&h, "ffffffffffffffff", &v);
-    ok (!v.keep && v.placed == 0, "runs with other arguments are not compared");
+    ok (!v.keep && !v.control && v.placed == 0, "runs with other arguments are not compared");
+
+    /* Placed runs faster than the recordings, slower than srun's layout
+     * without the recorder: kept once the controls ran. */
+    memset (&h, 0, sizeof (h));
+    add (&h, HISTORY_RECORDED, 1.30, ARGS);
+    add (&h, HISTORY_RECORDED, 1.31, ARGS);
+    add (&h, HISTORY_PLAN, 1.06, ARGS);
+    add (&h, HISTORY_PLAN, 1.07, ARGS);
+    history_judge (&h, ARGS, &v);
+    ok (!v.keep && v.control && v.srun == 0, "faster than the recordings proves nothing");
+    add (&h, HISTORY_SRUN, 1.00, ARGS);
+    add (&h, HISTORY_SRUN, 1.01, ARGS);
+    history_judge (&h, ARGS, &v);
+    ok (v.keep && v.srun_s < v.placed_s, "against the controls: kept (%.2f s against %.2f s)",
+        v.placed_s, v.srun_s);
 
     /* Faster, but within the spread: kept. */
     memset (&h, 0, sizeof (h));
@@ -184,7 +212,16 @@ static void test_judge (void)
     add (&h, HISTORY_PLAN, 0.72, ARGS);
     add (&h, HISTORY_PLAN, 0.71, ARGS);
     history_judge (&h, ARGS, &v);
-    ok (!v.keep && v.placed == 3, "placed runs faster beyond the spread: the plan stays");
+    ok (!v.keep && !v.control && v.placed == 3,
+        "placed runs faster beyond the spread: the plan stays");
+    for (int i = 3; i < HISTORY_RETRY; i++)
+        add (&h, HISTORY_PLAN, 0.71, ARGS);
+    history_judge (&h, ARGS, &v);
+    ok (!v.keep && v.control && v.placed_since == HISTORY_RETRY,
+        "after %d placed runs, a control under srun's layout", HISTORY_RETRY);
+    add (&h, HISTORY_SRUN, 1.01, ARGS);
+    history_judge (&h, ARGS, &v);
+    ok (!v.keep && !v.control && v.placed_since == 0, "and then the plan again");
 
     /* Slower placed runs, then srun's layout kept run after run: after
      * HISTORY_RETRY of them the plan is tried again; it is now faster

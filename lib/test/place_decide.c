@@ -995,16 +995,29 @@ static void test_learned (const char *id)
             strstr (said, "topomap: runs of this step: 0 placed, 0 under srun's layout: too few "
                           "to compare"),
         "the decision names the profile's runs, for srun to add this run to: %s", out.history);
-    /* The two recordings, then two placed runs slower than they were. */
-    add_run (runs, HISTORY_SRUN, 1.0);
-    add_run (runs, HISTORY_SRUN, 1.02);
+    /* The two recordings, then a placed run: the next is a control. */
+    add_run (runs, HISTORY_RECORDED, 2.0);
+    add_run (runs, HISTORY_RECORDED, 2.1);
     add_run (runs, HISTORY_PLAN, 1.5);
+    learned_step (ARGS_A);
+    ok (out.action == PLACE_DEFAULT && !out.failed &&
+            !strncmp (out.reason, "a control run, to time srun's layout against the plan's (gain ",
+                      62) &&
+            strstr (out.reason, "): 1 placed and 0 under srun's layout so far") &&
+            !strcmp (out.history, runs) &&
+            strstr (said, "topomap: runs of this step: 1 placed, 0 under srun's layout: too few "
+                          "to compare, this one under srun's layout"),
+        "faster than the recordings proves nothing: a control run under srun's layout: %s",
+        out.reason);
+    /* Two controls faster than the two placed runs. */
+    add_run (runs, HISTORY_SRUN, 1.0);
     add_run (runs, HISTORY_PLAN, 1.6);
+    add_run (runs, HISTORY_SRUN, 1.02);
     learned_step (ARGS_A);
     snprintf (want, sizeof (want),
               "placed runs 1.550 s against srun's 1.010 s (2 and 2 runs): keeping srun's layout, "
               "the plan tried again after %d more runs under it",
-              HISTORY_RETRY);
+              HISTORY_RETRY - 1);
     ok (is_default (0, want) && !strcmp (out.history, runs) &&
             strstr (said, "topomap: runs of this step, placed 1.550 s against srun's layout "
                           "1.010 s (medians of 2 and 2, spread 0.050 s): keeping srun's layout"),
