@@ -92,6 +92,21 @@ static bool crosses_slow (const topo_t *t, const link_fig_t *up, int h, int top)
     return false;
 }
 
+/* Whether the uplink of vertex v, measured under load, carried
+ * TOPO_LINK_SLOW times less than the best of its siblings' with as many
+ * hosts below (below[]). */
+static bool slow_under_load (const topo_t *t, const int *below, int v)
+{
+    double best = NAN;
+
+    if (isnan (t->uplink_MBps[v]))
+        return false;
+    for (int w = 0; w < t->nvertices; w++)
+        if (t->parent[w] == t->parent[v] && below[w] == below[v] && !isnan (t->uplink_MBps[w]))
+            best = isnan (best) ? t->uplink_MBps[w] : fmax (best, t->uplink_MBps[w]);
+    return t->uplink_MBps[v] * TOPO_LINK_SLOW < best;
+}
+
 /* The links of tree t (up[nvertices]) and its levels' medians (lat, bw) as nm's
  * measured pairs tell them, a level at a time from the hosts up: a pair
  * that crosses a slow link below its level tells nothing of the links
@@ -100,7 +115,8 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
                          int nlevels, double *lat, double *bw)
 {
     int n = nm->n, nv = t->nvertices, np = 0, rc = -1;
-    int *nkids = calloc ((size_t)nv, sizeof (*nkids));
+    int *nkids = calloc ((size_t)nv, sizeof (*nkids)),
+        *below = calloc ((size_t)nv, sizeof (*below));
     link_pair_t *pr = NULL;
     double *vl = NULL, *vb = NULL;
 
@@ -110,13 +126,16 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
     pr = malloc (((size_t)np + 1) * sizeof (*pr));
     vl = malloc (((size_t)np + 1) * sizeof (*vl));
     vb = malloc (((size_t)np + 1) * sizeof (*vb));
-    if (!nkids || !pr || !vl || !vb)
+    if (!nkids || !below || !pr || !vl || !vb)
         goto done;
     for (int v = 0; v < nv; v++) {
         up[v] = (link_fig_t){NAN, NAN, NAN, NAN, 0, false};
         if (t->parent[v] >= 0)
             nkids[t->parent[v]]++;
     }
+    for (int h = 0; h < t->nhosts; h++)
+        for (int v = h; v >= 0; v = t->parent[v])
+            below[v]++;
     np = 0;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
@@ -151,7 +170,10 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
                 ref = isnan (ref) ? up[v].bw_MBps : fmax (ref, up[v].bw_MBps);
         for (int v = 0; v < nv; v++)
             if (t->parent[v] >= 0 && (int)t->height[t->parent[v]] == l)
-                up[v].slow = nkids[t->parent[v]] >= 3 && up[v].bw_MBps * TOPO_LINK_SLOW < ref;
+                up[v].slow =
+                    nkids[t->parent[v]] >= 3 &&
+                    (up[v].bw_MBps * TOPO_LINK_SLOW < ref ||
+                     (up[v].bw_MBps * TOPO_LINK_LEANS < ref && slow_under_load (t, below, v)));
         /* the level's medians: of its pairs that cross no slow link,
          * else of them all */
         for (int slow_too = 0; slow_too < 2 && m == 0; slow_too++)
@@ -172,6 +194,7 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
     rc = 0;
 done:
     free (nkids);
+    free (below);
     free (pr);
     free (vl);
     free (vb);

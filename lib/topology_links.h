@@ -25,9 +25,16 @@
 /* A link is slow where its figure is TOPO_LINK_SLOW times below the best
  * link of its level and its switch has three children or more:
  * two pairs through different partners then say which link is slow (with
- * two children, one pair cannot tell which of the two it crossed).
+ * two children, one pair cannot tell which of the two it crossed).  Where
+ * its uplink was measured under load (topo_t.uplink_MBps), it is slow as
+ * well when that figure is TOPO_LINK_SLOW times below the best of its
+ * siblings' with as many hosts below, and its pairs' figure at least
+ * TOPO_LINK_LEANS times below the level's best: a load of seconds tells a
+ * degraded uplink when the healthy links' few pairs measured low on a
+ * busy host, and the pairs still have to agree.
  */
-#define TOPO_LINK_SLOW 1.5
+#define TOPO_LINK_SLOW  1.5
+#define TOPO_LINK_LEANS 1.2
 
 /* Levels (switch heights) counted: 0 .. TOPO_LINK_LEVELS - 1. */
 #define TOPO_LINK_LEVELS 16

@@ -1285,6 +1285,24 @@ static int write_netmap (const measured_t *r, const netmap_t *nm, const topoconf
     return 0;
 }
 
+/* The pairs not measured of a site's tree priced again once its uplinks
+ * were measured under load, which can tell a slow one the pairs alone did
+ * not (lib/topology_links.h); lv[] the levels' figures anew. */
+static netmap_t *refill (netmap_t *nm, topoconf_level_t *lv)
+{
+    double lat[TOPOCONF_LEVELS], bw[TOPOCONF_LEVELS];
+    tm_error_t e;
+
+    if (topo_links_fill (nm, nm->topo, TOPOCONF_LEVELS, lat, bw, &e) < 0) {
+        fprintf (stderr, "%s: %s: %s\n", prog, topology, e.text);
+        netmap_destroy (nm);
+        return NULL;
+    }
+    for (int l = 0; l < TOPOCONF_LEVELS; l++)
+        lv[l] = (topoconf_level_t){lat[l], bw[l]};
+    return nm;
+}
+
 /* Rank 0's netmap (make_netmap), its uplinks measured by every rank, and
  * written: the exit status, on every rank. */
 static int finish (measured_t *r, const netmap_params_t *p, const topo_params_t *tp, topo_t **site,
@@ -1295,6 +1313,8 @@ static int finish (measured_t *r, const netmap_params_t *p, const topo_params_t 
     int rc;
 
     r->uplink_rounds = measure_uplinks (nm, r->leader, t_start, p->budget_s, &r->uplink_s);
+    if (nm && topology && r->uplink_rounds > 0)
+        nm = refill (nm, lv);
     rc = rank != 0 ? 0 : nm ? write_netmap (r, nm, lv, out, verbose) : EXIT_FAIL;
     MPI_Bcast (&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     netmap_destroy (nm);

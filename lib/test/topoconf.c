@@ -511,6 +511,53 @@ static void test_slow_links (void)
     netmap_destroy (nm);
     compat_names_free (hosts, n);
 
+    /* the same tree on a busy host: two of the three pairs between healthy
+     * leaves measured at 8, so l2's pairs (6.25) are not TOPO_LINK_SLOW
+     * below the level's best; the uplinks under load tell it */
+    hosts = NULL;
+    n = 0;
+    t = read_text (fat, &n, &hosts, lv, &e);
+    nm = t ? netmap_create (n, (const char *const *)hosts, &e) : NULL;
+    np = t ? topoconf_pairs (t, 3, p, 64, &e) : 0;
+    int healthy = 0;
+    for (int k = 0; nm && k < np; k++) {
+        int a = p[k].a, b = p[k].b;
+        double bw = 12.5;
+        if (a / 4 != b / 4)
+            bw = a / 4 == 1 || b / 4 == 1 ? 6.25 : healthy++ ? 8 : 12.5;
+        NETMAP_AT (nm, lat_us, a, b) = NETMAP_AT (nm, lat_us, b, a) = a / 4 == b / 4 ? 10 : 20;
+        NETMAP_AT (nm, bw_MBps, a, b) = NETMAP_AT (nm, bw_MBps, b, a) = bw;
+        NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = 1;
+    }
+    ok (nm && healthy == 3 && topoconf_fill (nm, t, got, &e) == 0 &&
+            topo_links_slow (nm, text, sizeof (text)) == 0 &&
+            NETMAP_AT (nm, bw_MBps, 0, 5) == 7.125,
+        "busy host: l2's pairs 1.28 times below the level's, no link named slow, n1-n6 at the "
+        "level's median (%s)",
+        e.text);
+    double lat2[TOPOCONF_LEVELS], bw2[TOPOCONF_LEVELS];
+    for (int leaf = 0; nm && leaf < 4; leaf++)
+        nm->topo->uplink_MBps[nm->topo->parent[4 * leaf]] = leaf == 1 ? 4.5 : 20 + leaf;
+    ok (nm && topo_links_fill (nm, nm->topo, TOPOCONF_LEVELS, lat2, bw2, &e) == 0 &&
+            topo_links_slow (nm, text, sizeof (text)) == 1 &&
+            !strcmp (text, "the link above n5..n8 (4 nodes): 6.25 MB/s against 8 at level 2") &&
+            NETMAP_AT (nm, bw_MBps, 0, 5) == 6.25 && NETMAP_AT (nm, bw_MBps, 0, 10) == 8,
+        "busy host: l2's uplink under load 4.5 MB/s against 20 to 23, named slow, the pairs "
+        "across it priced at its figure (%s)",
+        text);
+    for (int leaf = 0; nm && leaf < 4; leaf++)
+        nm->topo->uplink_MBps[nm->topo->parent[4 * leaf]] = leaf == 1 ? 4.5 : 20;
+    for (int k = 0; nm && k < np; k++)
+        if (p[k].a / 4 != p[k].b / 4 && (p[k].a / 4 == 1 || p[k].b / 4 == 1))
+            NETMAP_AT (nm, bw_MBps, p[k].a, p[k].b) = NETMAP_AT (nm, bw_MBps, p[k].b, p[k].a) = 7;
+    ok (nm && topo_links_fill (nm, nm->topo, TOPOCONF_LEVELS, lat2, bw2, &e) == 0 &&
+            topo_links_slow (nm, text, sizeof (text)) == 0,
+        "busy host: slow under load, but its pairs (7) not %g times below the level's: not "
+        "named (%s)",
+        TOPO_LINK_LEANS, text);
+    netmap_destroy (nm);
+    compat_names_free (hosts, n);
+
     /* two leaves, l2's uplink slow: one pair a time cannot say which */
     hosts = NULL;
     n = 0;
