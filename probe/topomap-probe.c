@@ -823,21 +823,24 @@ static void bcast_quietly (void *data, int count, MPI_Datatype type)
 
 /* The sampling plan (lib/sample.h) over the m node leaders: rank 0
  * chooses each batch of pairs, every rank measures its share, rank 0
- * stores the figures.  Returns the topology found (rank 0; NULL on other
- * ranks and on failure, errp saying why) and in *nbatches the batches.
+ * stores the figures.  The topology found into *topo (rank 0; NULL on
+ * other ranks, and when the plan measured every pair after all: that
+ * tree is inferred after the full plan's second looks) and in *nbatches
+ * the batches.  -1 on rank 0 when it failed, errp saying why.
  */
-static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t *p,
-                                const topo_params_t *tp, char *buf, char *stream, double *rtt,
-                                double *all, int *measured, int *nbatches, tm_error_t *errp)
+static int measure_sampled (int m, const int *leader, const netmap_params_t *p,
+                            const topo_params_t *tp, char *buf, char *stream, double *rtt,
+                            double *all, int *measured, topo_t **topo, int *nbatches,
+                            tm_error_t *errp)
 {
     size_t mm = (size_t)m * (size_t)m;
     sample_t *sp = NULL;
     pairs_t *q = NULL;
     pair_t *list = NULL;
     double *out = NULL;
-    topo_t *t = NULL;
     int k = 0, cap = 0;
 
+    *topo = NULL;
     *nbatches = 0;
     if (rank == 0 && !(sp = sample_create (m, FIG (all, mm, FIG_LAT), FIG (all, mm, FIG_BW),
                                            measured, tp, 1, errp)))
@@ -893,13 +896,14 @@ static topo_t *measure_sampled (int m, const int *leader, const netmap_params_t 
             store (all, measured, m, list, k, out, 0);
         (*nbatches)++;
     }
-    if (rank == 0 && k == 0)
-        t = sample_finish (sp, errp);
+    if (rank == 0 && k == 0 && sample_measured (sp) < (long)m * (m - 1) / 2 &&
+        !(*topo = sample_finish (sp, errp)))
+        k = -1;
     sample_destroy (sp);
     free (q);
     free (list);
     free (out);
-    return t;
+    return k < 0 ? -1 : 0;
 }
 
 /* At most want pairs, and no more than half of left_s seconds takes at
@@ -1461,9 +1465,9 @@ static int count_measured (int m, const int *measured)
 /* Whether the sampling plan left pairs out (rank 0's answer).  One that
  * measured every pair after all (names that do not follow the switches)
  * is looked at again as the full plan is, and its tree inferred after
- * that: *topo dropped.
+ * that (measure_sampled made none).
  */
-static bool left_pairs_out (int m, const int *measured, topo_t **topo)
+static bool left_pairs_out (int m, const int *measured)
 {
     if (rank != 0)
         return true;
@@ -1471,8 +1475,6 @@ static bool left_pairs_out (int m, const int *measured, topo_t **topo)
         for (int b = a + 1; b < m; b++)
             if (measured[(size_t)a * (size_t)m + (size_t)b] <= 0)
                 return true;
-    topo_destroy (*topo);
-    *topo = NULL;
     return false;
 }
 
@@ -1565,18 +1567,17 @@ int main (int argc, char **argv)
     topo_t *topo = NULL;
     tm_error_t serr = {""};
     if (sampled) {
-        topo =
-            measure_sampled (m, leader, &p, &tp, buf, stream, rtt, all, measured, &nbatches, &serr);
-        ok = rank != 0 || topo;
+        ok = measure_sampled (m, leader, &p, &tp, buf, stream, rtt, all, measured, &topo, &nbatches,
+                              &serr) == 0;
         MPI_Bcast (&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (!ok)
             leave (EXIT_FAIL, "sampling plan: %s", serr.text);
     }
     int nmeasured = count_measured (m, measured);
 
-    int nd = remeasure (m, nmeasured, sampled && left_pairs_out (m, measured, &topo),
-                        MPI_Wtime () - t0, p.budget_s - (MPI_Wtime () - t_start), &tp, site, leader,
-                        pairs, &p, buf, stream, rtt, res, all, measured);
+    int nd = remeasure (m, nmeasured, sampled && left_pairs_out (m, measured), MPI_Wtime () - t0,
+                        p.budget_s - (MPI_Wtime () - t_start), &tp, site, leader, pairs, &p, buf,
+                        stream, rtt, res, all, measured);
     free (pairs);
     free (res);
     double measure_s = MPI_Wtime () - t0, max_measure_s;
