@@ -135,6 +135,10 @@ int netmap_plan_figures (netmap_t *nm, tm_error_t *errp);
  * netmap_plan_figures.  NULL with errp on ENOMEM.
  */
 #define NETMAP_ALIKE_MIN 3
+/* A pair alike to others that reads this many times slower than their
+ * median, in latency or transfer time, while its hosts' other pairs alike
+ * do not, is a transient and not drawn (netmap_spread.c). */
+#define NETMAP_NOISE_RATIO 2
 typedef struct netmap_spread netmap_spread_t;
 netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp);
 void netmap_spread_free (netmap_spread_t *s);

@@ -22,16 +22,25 @@
  *           then all pairs within a group, or all between groups;
  *   no structure, or one group, or one switch: every pair.
  * With fewer, a pair keeps its own figures.
+ *
+ * A pair far slower than the pairs alike at the finest stratum of a tree
+ * or of groups (NETMAP_NOISE_RATIO), while each of its hosts has another
+ * pair there that reads as the rest, is left out of the draws: those other
+ * pairs show every link it crosses carrying their figures, so it read a
+ * transient (a busy core, a burst), not the network.  A slow link or a
+ * slow node slows every pair across it, and stays.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "lib/netmap.h"
+#include "lib/stats.h"
 #include "lib/topology_links.h"
 
 typedef struct {
@@ -47,7 +56,8 @@ struct netmap_spread {
     bool *slow;         /* [topo->nvertices] of a site's tree, or NULL */
     size_t nentries;    /* measured pairs */
     double *figs;       /* [4 * nentries] lat a-b, lat b-a, bw a-b, bw b-a */
-    spread_key_t *keys; /* [2 * nentries] sorted: each pair at both levels */
+    size_t nkeys;       /* those drawn, at both levels */
+    spread_key_t *keys; /* [nkeys] sorted: each pair drawn at both levels */
 };
 
 #define SPREAD_LEVEL_SHIFT 56
@@ -134,11 +144,69 @@ static int spread_measured (const netmap_t *nm, int a, int b)
            isfinite (NETMAP_AT (nm, bw_MBps, a, b)) && isfinite (NETMAP_AT (nm, bw_MBps, b, a));
 }
 
+/* A pair's latency (the lower way) and transfer time (the mean way). */
+static void spread_figure (const double *f, double *lat, double *tt)
+{
+    *lat = fmin (f[0], f[1]);
+    *tt = (1 / f[2] + 1 / f[3]) / 2;
+}
+
+/* Leave out of s->keys the pairs that read far slower than the rest of
+ * their finest stratum while both their hosts have a pair there that does
+ * not (the file's comment).  host: entry k's hosts at 2k and 2k + 1;
+ * slowest, val: room for nentries, zeroed; good: for n, zeroed. */
+static void spread_drop_noise (netmap_spread_t *s, const int *host, bool *slowest, bool *good,
+                               double *val)
+{
+    size_t i = 0, kept = 0;
+
+    while (i < s->nkeys && s->keys[i].key >> SPREAD_LEVEL_SHIFT == 0) {
+        size_t j = i, c;
+        double mlat, mtt, lat, tt;
+
+        while (j < s->nkeys && s->keys[j].key == s->keys[i].key &&
+               s->keys[j].slow == s->keys[i].slow)
+            j++;
+        c = j - i;
+        if (c >= NETMAP_ALIKE_MIN && c <= INT_MAX) {
+            for (size_t m = i; m < j; m++)
+                spread_figure (&s->figs[4 * s->keys[m].entry], &val[m - i], &tt);
+            mlat = stats_median (val, (int)c);
+            for (size_t m = i; m < j; m++)
+                spread_figure (&s->figs[4 * s->keys[m].entry], &lat, &val[m - i]);
+            mtt = stats_median (val, (int)c);
+            for (size_t m = i; m < j; m++) {
+                size_t e = s->keys[m].entry;
+
+                spread_figure (&s->figs[4 * e], &lat, &tt);
+                slowest[e] = lat > NETMAP_NOISE_RATIO * mlat || tt > NETMAP_NOISE_RATIO * mtt;
+                if (!slowest[e])
+                    good[host[2 * e]] = good[host[2 * e + 1]] = true;
+            }
+            for (size_t m = i; m < j; m++) {
+                size_t e = s->keys[m].entry;
+
+                slowest[e] = slowest[e] && good[host[2 * e]] && good[host[2 * e + 1]];
+            }
+            for (size_t m = i; m < j; m++)
+                good[host[2 * s->keys[m].entry]] = good[host[2 * s->keys[m].entry + 1]] = false;
+        }
+        i = j;
+    }
+    for (i = 0; i < s->nkeys; i++)
+        if (!slowest[s->keys[i].entry])
+            s->keys[kept++] = s->keys[i];
+    s->nkeys = kept;
+}
+
 netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
 {
     netmap_spread_t *s = calloc (1, sizeof (*s));
     const topo_t *t = nm->topo;
     size_t k = 0;
+    int *host = NULL;
+    bool *slowest = NULL, *good = NULL;
+    double *val = NULL;
 
     if (!s)
         goto nomem;
@@ -156,8 +224,10 @@ netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
             s->nentries += spread_measured (nm, a, b);
     if (s->nentries == 0)
         return s;
+    s->nkeys = 2 * s->nentries;
     if (!(s->figs = malloc (4 * s->nentries * sizeof (*s->figs))) ||
-        !(s->keys = malloc (2 * s->nentries * sizeof (*s->keys))))
+        !(s->keys = malloc (s->nkeys * sizeof (*s->keys))) ||
+        !(host = malloc (2 * s->nentries * sizeof (*host))))
         goto nomem;
     for (int a = 0; a < nm->n; a++)
         for (int b = a + 1; b < nm->n; b++) {
@@ -172,11 +242,28 @@ netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
             spread_keys (s, a, b, key, &slow);
             s->keys[2 * k] = (spread_key_t){key[0], slow, k};
             s->keys[2 * k + 1] = (spread_key_t){key[1], slow, k};
+            host[2 * k] = a;
+            host[2 * k + 1] = b;
             k++;
         }
-    qsort (s->keys, 2 * s->nentries, sizeof (*s->keys), spread_key_cmp);
+    qsort (s->keys, s->nkeys, sizeof (*s->keys), spread_key_cmp);
+    if (s->topo) {
+        if (!(slowest = calloc (s->nentries, sizeof (*slowest))) ||
+            !(good = calloc ((size_t)nm->n, sizeof (*good))) ||
+            !(val = malloc (s->nentries * sizeof (*val))))
+            goto nomem;
+        spread_drop_noise (s, host, slowest, good, val);
+    }
+    free (host);
+    free (slowest);
+    free (good);
+    free (val);
     return s;
 nomem:
+    free (host);
+    free (slowest);
+    free (good);
+    free (val);
     netmap_spread_free (s);
     errnomem (errp);
     return NULL;
@@ -204,7 +291,7 @@ static int spread_before (const spread_key_t *k, uint64_t key, uint64_t slow, in
 /* The keys equal to (key, slow): [*lo, *lo + count). */
 static size_t spread_find (const netmap_spread_t *s, uint64_t key, uint64_t slow, size_t *lo)
 {
-    size_t l = 0, h = 2 * s->nentries, first;
+    size_t l = 0, h = s->nkeys, first;
 
     while (l < h) {
         size_t m = l + (h - l) / 2;
@@ -214,7 +301,7 @@ static size_t spread_find (const netmap_spread_t *s, uint64_t key, uint64_t slow
             h = m;
     }
     first = l;
-    h = 2 * s->nentries;
+    h = s->nkeys;
     while (l < h) {
         size_t m = l + (h - l) / 2;
         if (spread_before (&s->keys[m], key, slow, 1))
@@ -231,7 +318,7 @@ size_t netmap_spread_alike (const netmap_spread_t *s, int a, int b, uint32_t *st
     uint64_t key[2], slow;
     size_t lo, count;
 
-    if (a == b || s->nentries == 0)
+    if (a == b || s->nkeys == 0)
         return 0;
     spread_keys (s, a, b, key, &slow);
     for (int level = 0; level < 2; level++)

@@ -1606,8 +1606,9 @@ static void odds_case (netmap_t *nm, const char *what, bool structure)
         "%s: predicted %.1f%%, %.1f%% to %.1f%% across the draws", what, 100 * gain,
         100 * o.gain_lo, 100 * o.gain_hi);
     if (structure)
-        ok (o.wins >= MAP_ODDS_LEVEL * o.draws && o.gain_lo >= 0.05 && o.link_lo >= 0.05,
-            "%s: the plan holds: min_gain in %d of %d draws", what, o.wins, o.draws);
+        ok (o.wins >= MAP_ODDS_LEVEL * o.draws && o.gain_lo >= 0.8 * gain && o.link_lo >= 0.05,
+            "%s: the plan holds: min_gain in %d of %d draws, the low end near the gain", what,
+            o.wins, o.draws);
     else
         ok (o.wins < MAP_ODDS_LEVEL * o.draws && o.gain_lo < 0.05,
             "%s: the plan does not hold: min_gain in %d of %d draws", what, o.wins, o.draws);
@@ -1685,6 +1686,60 @@ static void test_odds_slow_link (void)
     ok (rc == 0 && fabs (c.link_s - 1.048576) < 1e-6,
         "an inferred tree: the ratio alone, the nodes' links the busiest: %.3f s", c.link_s);
     profile_destroy (p);
+    netmap_destroy (nm);
+}
+
+/* A pair far slower than its leaf, whose hosts' other pairs there read
+ * full rate, is a transient: left out of the draws, and the plan holds
+ * (t2000's sampled probe: one leaf pair at 1452 us and 15.2 MB/s against
+ * 20 us and 105).  A slow host, every pair of its own slow, is the
+ * network and stays. */
+static void test_odds_noise (void)
+{
+    int n = 8, sw[8];
+    netmap_t *nm = netmap_of (n);
+    netmap_spread_t *s;
+    uint32_t st;
+    tm_error_t err;
+
+    for (int h = 0; h < n; h++)
+        sw[h] = h % 2;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double f = rng_real (0.9, 1.1);
+
+            set_pair (nm, a, b, sw[a] == sw[b] ? 20 * f : 80 * f,
+                      sw[a] == sw[b] ? 105 * f : 10 * f);
+            /* 21 of 28 pairs, as a sampling plan measures some */
+            NETMAP_AT (nm, measured, a, b) = NETMAP_AT (nm, measured, b, a) = (a + 2 * b) % 3 != 0;
+        }
+    set_groups (nm, 2, sw);
+    set_pair (nm, 2, 6, 1452, 15.2);
+    s = netmap_spread_new (nm, &err);
+    ok (s && netmap_spread_alike (s, 0, 2, &st) == 4 && netmap_spread_alike (s, 2, 6, &st) == 4 &&
+            netmap_spread_alike (s, 1, 3, &st) == 5,
+        "a pair slower than its leaf, its hosts' other pairs full rate: not drawn");
+    netmap_spread_free (s);
+    odds_case (nm, "two switches, one pair read slow once", true);
+
+    /* h0 slow on every pair: the slowest are its own, and its leaf's other
+     * hosts have no pair alike of h0's at the rest's rate */
+    set_pair (nm, 2, 6, 20, 105);
+    for (int b = 1; b < n; b++)
+        set_pair (nm, 0, b, sw[b] == 0 ? 200 : 300, sw[b] == 0 ? 15 : 5);
+    s = netmap_spread_new (nm, &err);
+    ok (s && netmap_spread_alike (s, 0, 2, &st) == 5 && netmap_spread_alike (s, 0, 1, &st) == 11,
+        "a slow host: every pair of its drawn");
+    netmap_spread_free (s);
+
+    /* one pair slow where no structure tells which pairs are alike (one
+     * group): pairs differ for real, every one drawn */
+    for (int h = 0; h < n; h++)
+        sw[h] = 0;
+    set_groups (nm, 1, sw);
+    s = netmap_spread_new (nm, &err);
+    ok (s && netmap_spread_alike (s, 2, 4, &st) == 21, "one switch: every pair drawn");
+    netmap_spread_free (s);
     netmap_destroy (nm);
 }
 
@@ -1773,6 +1828,7 @@ int main (void)
     test_consecutive ();
     test_odds ();
     test_odds_slow_link ();
+    test_odds_noise ();
     test_validate ();
     test_random ();
     test_determinism ();
