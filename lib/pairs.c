@@ -196,63 +196,55 @@ static int groups_check (const char *fn, int n, const int *group, int ngroups, t
 }
 
 int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *measured,
-                const int *group, int ngroups, double ratio, int max, pairs_t *out,
-                tm_error_t *errp)
+                const int *group, int ngroups, int max, pairs_t *out, tm_error_t *errp)
 {
     int *size, np = 0;
-    double *val;
+    double *best;
 
-    if (n < 1 || !measured || !group || ngroups < 1 || !lat_us == !bw_MBps || !(ratio >= 1) ||
-        max < 0 || (max > 0 && !out)) {
+    if (n < 1 || !measured || !group || ngroups < 1 || !lat_us == !bw_MBps || max < 0 ||
+        (max > 0 && !out)) {
         errno = EINVAL;
         return errprintf (errp, "pairs_lone: bad arguments");
     }
     if (groups_check ("pairs_lone", n, group, ngroups, errp) < 0)
         return -1;
     size = calloc ((size_t)ngroups, sizeof (*size));
-    val = malloc ((size_t)n * (size_t)n * sizeof (*val) / 2 + sizeof (*val));
-    if (!size || !val) {
+    best = malloc ((size_t)ngroups * sizeof (*best));
+    if (!size || !best) {
         free (size);
-        free (val);
+        free (best);
         return errnomem (errp);
     }
     for (int h = 0; h < n; h++)
         size[group[h]]++;
     for (int h = 0; h < n && np < max; h++) {
-        double best = INFINITY, within;
-        int near = -1, k = 0;
-
         if (size[group[h]] != 1)
             continue;
+        for (int g = 0; g < ngroups; g++)
+            best[g] = INFINITY;
         for (int o = 0; o < n; o++) {
             double f =
                 o == h ? NAN
                        : pair_figure (n, lat_us, bw_MBps, measured, h < o ? h : o, h < o ? o : h);
-            if (size[group[o]] > 1 && f < best) {
-                best = f;
-                near = group[o];
-            }
+            if (size[group[o]] > 1 && f < best[group[o]])
+                best[group[o]] = f;
         }
-        if (near < 0)
-            continue;
-        for (int a = 0; a < n; a++)
-            for (int b = a + 1; b < n; b++)
-                if (group[a] == near && group[b] == near) {
-                    double f = pair_figure (n, lat_us, bw_MBps, measured, a, b);
-                    if (f == f)
-                        val[k++] = f;
-                }
-        if (k == 0)
-            continue;
-        within = stats_median (val, k);
-        if (!(best <= ratio * within))
-            continue;
-        for (int o = 0; o < n && np < max; o++)
-            if (group[o] == near)
-                out[np++] = (pairs_t){h < o ? h : o, h < o ? o : h};
+        for (int k = 0; k < PAIRS_LONE_NEAR; k++) {
+            int near = -1;
+
+            for (int g = 0; g < ngroups; g++)
+                if (isfinite (best[g]) && (near < 0 || best[g] < best[near]))
+                    near = g;
+            if (near < 0)
+                break;
+            best[near] = INFINITY;
+            for (int o = 0; o < n && np < max; o++)
+                if (group[o] == near)
+                    out[np++] = (pairs_t){h < o ? h : o, h < o ? o : h};
+        }
     }
     free (size);
-    free (val);
+    free (best);
     return np;
 }
 

@@ -32,22 +32,23 @@ typedef struct {
 int pairs_doubt (int n, const double *lat_us, const double *bw_MBps, const int *measured,
                  double ratio, int max, pairs_t *out, tm_error_t *errp);
 
-/* The pairs of the hosts a switch tree leaves alone on an edge switch
- * while their nearest edge is near: host h alone in its group (group[h] <
- * ngroups: the tree's edges), q the group (two hosts or more) of the host
- * nearest to h on one signal (the lower latency of lat_us, or the mean
- * transfer time of bw_MBps: the one not NULL), when that figure is at most
- * ratio times the median figure within q: the pairs of h and every host
- * of q, at most max of them in out[].  A busy core that slows all of one
- * host's pairs sets it apart where no path can show it (every path to it
- * runs over its own slowed pairs); their second measurement decides.  A
- * host alone on its switch for real is as far from every edge as the
- * level above.  Returns how many; -1 with errp set on bad arguments
+/* The pairs of the hosts a switch tree leaves alone on an edge switch:
+ * host h alone in its group (group[h] < ngroups: the tree's edges), the
+ * pairs of h and every host of its PAIRS_LONE_NEAR nearest groups (two
+ * hosts or more; nearest by h's best pair into each, on one signal: the
+ * lower latency of lat_us, or the mean transfer time of bw_MBps, the one
+ * not NULL), the nearest first, at most max of them in out[].  A busy core
+ * that slows all of one host's pairs sets it apart where no figure can
+ * show it: its pairs in its own edge may read slower than those to the
+ * next edge, so its edge is either of the nearest two, and only a second
+ * measurement decides.  A host alone on its switch for real costs those
+ * pairs once.  Returns how many; -1 with errp set on bad arguments
  * (EINVAL) or ENOMEM.
  */
+#define PAIRS_LONE_NEAR 2
+
 int pairs_lone (int n, const double *lat_us, const double *bw_MBps, const int *measured,
-                const int *group, int ngroups, double ratio, int max, pairs_t *out,
-                tm_error_t *errp);
+                const int *group, int ngroups, int max, pairs_t *out, tm_error_t *errp);
 
 /* The pairs between sibling edges of a switch tree that together have
  * few pairs: edges q and r (group[h] < ngroups) under one switch (up[q] ==

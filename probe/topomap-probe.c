@@ -917,11 +917,11 @@ static int pairs_in_time (int want, double pace, double left_s)
 
 /* The tree rank 0 infers from the figures, and then the pairs where it
  * may stand on slowed pairs (lib/pairs.h), at most max of them in out[]:
- * those of a host left alone while its nearest edge is within the doubt
- * ratio (pairs_lone: a busy core slows every pair of one host, which no
- * path shows), then those between sibling edges with few pairs between
- * them (pairs_split: the pairs between two halves of an edge, all slowed,
- * pass for a level), each pair once.  How many.
+ * those of a host left alone with its two nearest edges (pairs_lone: a
+ * busy core slows every pair of one host, which no path shows), then
+ * those between sibling edges with few pairs between them (pairs_split:
+ * the pairs between two halves of an edge, all slowed, pass for a level),
+ * each pair once.  How many.
  */
 static int tree_doubts (int m, const topo_params_t *tp, const double *all, const int *measured,
                         int max, pairs_t *out)
@@ -939,8 +939,7 @@ static int tree_doubts (int m, const topo_params_t *tp, const double *all, const
         leave_nomem ();
     for (int h = 0; h < m; h++)
         up[t->group[h]] = t->parent[h] >= 0 ? t->parent[t->parent[h]] : -1;
-    if ((nl = pairs_lone (m, lat, bw, measured, t->group, t->ngroups, doubt_ratio, max, out, &e)) <
-        0) {
+    if ((nl = pairs_lone (m, lat, bw, measured, t->group, t->ngroups, max, out, &e)) < 0) {
         fprintf (stderr, "%s: %s: no host alone measured again\n", prog, e.text);
         nl = 0;
     }

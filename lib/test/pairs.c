@@ -171,7 +171,8 @@ static void test_rounds (void)
 
 /* A host whose pairs a busy core slowed: 13 hosts, edges of four (120
  * MB/s within, 30 across); host 12 belongs with hosts 0-3 but its pairs
- * there read 75, and the tree left it alone.  And a host alone for real.
+ * there read 75, and the tree left it alone.  Slowed further, below its
+ * pairs to the next edge; and a host alone for real.
  */
 static void test_lone (void)
 {
@@ -180,7 +181,7 @@ static void test_lone (void)
     int measured[L * L], group[L], ngroups = 4;
     pairs_t out[L * L];
     tm_error_t e;
-    int np, all0 = 1;
+    int np, in0 = 1, in1 = 1;
 
     for (int a = 0; a < L; a++) {
         group[a] = a < 12 ? a / 4 : 3;
@@ -193,30 +194,41 @@ static void test_lone (void)
     }
     for (int b = 0; b < 4; b++)
         AL (bw, 12, b) = AL (bw, b, 12) = 75;
-    np = pairs_lone (L, NULL, bw, measured, group, ngroups, 2, L * L, out, &e);
-    for (int i = 0; i < np; i++)
-        all0 &= out[i].a < 4 && out[i].b == 12;
-    ok (np == 4 && all0,
-        "lone: a host slowed to 1.6 times its edge's figure: its 4 pairs there (%d)", np);
-    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 1.5, L * L, out, &e) == 0,
-        "lone: not within ratio 1.5");
-    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 2, 3, out, &e) == 3,
-        "lone: at most max pairs");
-    ok (pairs_lone (L, lat, NULL, measured, group, ngroups, 2, L * L, out, &e) == 4,
+    np = pairs_lone (L, NULL, bw, measured, group, ngroups, L * L, out, &e);
+    for (int i = 0; i < np; i++) {
+        in0 &= i >= 4 || (out[i].a == i && out[i].b == 12);
+        in1 &= i < 4 || (out[i].a == i && out[i].b == 12);
+    }
+    ok (np == 8 && in0 && in1,
+        "lone: a host slowed to 1.6 times its edge's figure: its 4 pairs there, then 4 with the "
+        "next nearest edge (%d)",
+        np);
+    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 3, out, &e) == 3 && out[2].a == 2 &&
+            out[2].b == 12,
+        "lone: at most max pairs, the nearest edge first");
+    ok (pairs_lone (L, lat, NULL, measured, group, ngroups, L * L, out, &e) == 8 && out[0].a == 0 &&
+            out[0].b == 12,
         "lone: on latency too (10 within, its own 10)");
+    /* slowed to 27 in its own edge, 45 to edge 1 beside it, 12 to edge 2
+     * a level up (t1010's 3level-16 under a CPU hog): its own edge second */
+    for (int b = 0; b < 12; b++)
+        AL (bw, 12, b) = AL (bw, b, 12) = b < 4 ? 27 : b < 8 ? 45 : 12;
+    np = pairs_lone (L, NULL, bw, measured, group, ngroups, L * L, out, &e);
+    ok (np == 8 && out[0].a == 4 && out[3].a == 7 && out[4].a == 0 && out[7].a == 3,
+        "lone: its own edge read below the next: both measured again, the nearer first (%d)", np);
     /* alone for real: 30 to every edge, 4 times an edge's figure */
-    for (int b = 0; b < 4; b++)
+    for (int b = 0; b < 12; b++)
         AL (bw, 12, b) = AL (bw, b, 12) = 30;
-    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, 2, L * L, out, &e) == 0,
-        "lone: a host alone for real, at the level above: none");
+    ok (pairs_lone (L, NULL, bw, measured, group, ngroups, L * L, out, &e) == 8,
+        "lone: a host alone for real: its pairs with two edges, once");
     /* no host alone: none */
     group[12] = 0;
-    ok (pairs_lone (L, NULL, bw, measured, group, 3, 2, L * L, out, &e) == 0,
+    ok (pairs_lone (L, NULL, bw, measured, group, 3, L * L, out, &e) == 0,
         "lone: no host alone: none");
-    ok (pairs_lone (L, lat, bw, measured, group, 3, 2, L, out, &e) < 0 && errno == EINVAL,
+    ok (pairs_lone (L, lat, bw, measured, group, 3, L, out, &e) < 0 && errno == EINVAL,
         "lone: one signal, not two");
     group[12] = 7;
-    ok (pairs_lone (L, NULL, bw, measured, group, 3, 2, L, out, &e) < 0 && errno == EINVAL &&
+    ok (pairs_lone (L, NULL, bw, measured, group, 3, L, out, &e) < 0 && errno == EINVAL &&
             strstr (e.text, "host 12 in group 7"),
         "lone: a group out of range is refused (%s)", e.text);
 }
