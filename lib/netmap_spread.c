@@ -24,11 +24,14 @@
  * With fewer, a pair keeps its own figures.
  *
  * A pair far slower than the pairs alike at the finest stratum of a tree
- * or of groups (NETMAP_NOISE_RATIO), while each of its hosts has another
- * pair there that reads as the rest, is left out of the draws: those other
- * pairs show every link it crosses carrying their figures, so it read a
- * transient (a busy core, a burst), not the network.  A slow link or a
- * slow node slows every pair across it, and stays.
+ * or of groups (NETMAP_NOISE_RATIO), where those read alike within
+ * NETMAP_NOISE_TIGHT, while each of its hosts has another pair there that
+ * reads as the rest, is left out of the draws: those other pairs show
+ * every link it crosses carrying their figures, so it read a transient (a
+ * busy core, a burst), not the network.  A slow link or a slow node slows
+ * every pair across it, and stays; so do the slow pairs of a stratum whose
+ * figures spread wide (shared memory's noise, where slow pairs are part
+ * of what a measurement gives).
  */
 #include "config.h"
 
@@ -151,9 +154,37 @@ static void spread_figure (const double *f, double *lat, double *tt)
     *tt = (1 / f[2] + 1 / f[3]) / 2;
 }
 
+/* Whether the pairs of keys [i, j) read alike, but for a few: the median
+ * of each pair's relative distance from the median, in latency and in
+ * transfer time, at most NETMAP_NOISE_TIGHT; the medians in *mlat, *mtt.
+ * val: room for j - i. */
+static bool spread_tight (const netmap_spread_t *s, size_t i, size_t j, double *val, double *mlat,
+                          double *mtt)
+{
+    int c = (int)(j - i);
+    double lat, tt;
+
+    for (int w = 0; w < 2; w++) {
+        double *med = w ? mtt : mlat;
+
+        for (size_t m = i; m < j; m++) {
+            spread_figure (&s->figs[4 * s->keys[m].entry], &lat, &tt);
+            val[m - i] = w ? tt : lat;
+        }
+        *med = stats_median (val, c);
+        for (size_t m = i; m < j; m++) {
+            spread_figure (&s->figs[4 * s->keys[m].entry], &lat, &tt);
+            val[m - i] = fabs ((w ? tt : lat) / *med - 1);
+        }
+        if (stats_median (val, c) > NETMAP_NOISE_TIGHT)
+            return false;
+    }
+    return true;
+}
+
 /* Leave out of s->keys the pairs that read far slower than the rest of
- * their finest stratum while both their hosts have a pair there that does
- * not (the file's comment).  host: entry k's hosts at 2k and 2k + 1;
+ * their finest stratum, where the rest read alike, while both their hosts
+ * have a pair there that does not (the file's comment).  host: entry k's hosts at 2k and 2k + 1;
  * slowest, val: room for nentries, zeroed; good: for n, zeroed. */
 static void spread_drop_noise (netmap_spread_t *s, const int *host, bool *slowest, bool *good,
                                double *val)
@@ -168,13 +199,7 @@ static void spread_drop_noise (netmap_spread_t *s, const int *host, bool *slowes
                s->keys[j].slow == s->keys[i].slow)
             j++;
         c = j - i;
-        if (c >= NETMAP_ALIKE_MIN && c <= INT_MAX) {
-            for (size_t m = i; m < j; m++)
-                spread_figure (&s->figs[4 * s->keys[m].entry], &val[m - i], &tt);
-            mlat = stats_median (val, (int)c);
-            for (size_t m = i; m < j; m++)
-                spread_figure (&s->figs[4 * s->keys[m].entry], &lat, &val[m - i]);
-            mtt = stats_median (val, (int)c);
+        if (c >= NETMAP_ALIKE_MIN && c <= INT_MAX && spread_tight (s, i, j, val, &mlat, &mtt)) {
             for (size_t m = i; m < j; m++) {
                 size_t e = s->keys[m].entry;
 
