@@ -342,15 +342,17 @@ static json_object *model (const netmap_t *nm, int *bad)
 json_object *json_netmap_show (const netmap_t *nm)
 {
     json_object *o = json_object_new_object (), *hosts = json_object_new_array (),
-                *insides = json_object_new_array (), *pairs = json_object_new_object ();
+                *insides = json_object_new_array (), *pairs = json_object_new_object (),
+                *slots = json_object_new_array ();
     long measured, again, npairs = netmap_pairs (nm, &measured, &again);
-    int bad = !o || !hosts || !insides || !pairs;
+    int bad = !o || !hosts || !insides || !pairs || !slots;
 
     if (bad) {
         json_object_put (o);
         json_object_put (hosts);
         json_object_put (insides);
         json_object_put (pairs);
+        json_object_put (slots);
         return NULL;
     }
     add_int (o, "schema", JSON_SCHEMA, &bad);
@@ -382,6 +384,15 @@ json_object *json_netmap_show (const netmap_t *nm)
         add_int (i, "packages", in->npackages, &bad);
     }
     bad |= jsonfile_add (o, "insides", insides, false) < 0;
+    bad |= jsonfile_add (o, "slots", slots, false) < 0;
+    for (int h = 0; !bad && h < nm->n; h++) {
+        json_object *i;
+
+        if (!nm->slots[h])
+            continue;
+        bad |= !(i = slots_to_json (nm->slots[h])) || jsonfile_add (slots, NULL, i, false) < 0;
+        add_str (i, "host", nm->hosts[h], &bad);
+    }
     return done (o, bad);
 }
 

@@ -149,20 +149,26 @@ out:
 
 /* "n3 inside: 8 CPUs (0-3,8-11) in 4 L3 domains of 2 packages;
  * l3 0.2 us 40000 MB/s, package ..., machine not measured". */
-static void show_inside (FILE *f, const char *host, const inside_t *in)
+/* CPUs cpu[0..n) ascending as ranges: "0-3,8". */
+static void show_cpus (FILE *f, const int *cpu, int n)
 {
-    fprintf (f, "%s inside: %d CPU%s (", host, in->ncpus, in->ncpus == 1 ? "" : "s");
-    for (int k = 0, first = 1; k < in->ncpus; k++) {
+    for (int k = 0, first = 1; k < n; k++) {
         int j = k;
 
-        while (j + 1 < in->ncpus && in->cpu[j + 1] == in->cpu[j] + 1)
+        while (j + 1 < n && cpu[j + 1] == cpu[j] + 1)
             j++;
-        fprintf (f, first ? "%d" : ",%d", in->cpu[k]);
+        fprintf (f, first ? "%d" : ",%d", cpu[k]);
         if (j > k)
-            fprintf (f, "-%d", in->cpu[j]);
+            fprintf (f, "-%d", cpu[j]);
         first = 0;
         k = j;
     }
+}
+
+static void show_inside (FILE *f, const char *host, const inside_t *in)
+{
+    fprintf (f, "%s inside: %d CPU%s (", host, in->ncpus, in->ncpus == 1 ? "" : "s");
+    show_cpus (f, in->cpu, in->ncpus);
     fprintf (f, ") in %d L3 domain%s of %d package%s", in->nl3, in->nl3 == 1 ? "" : "s",
              in->npackages, in->npackages == 1 ? "" : "s");
     for (int l = 0; l < INSIDE_LEVELS; l++) {
@@ -174,6 +180,30 @@ static void show_inside (FILE *f, const char *host, const inside_t *in)
             fprintf (f, "%s %s %.2f us %.0f MB/s", l ? "," : ";", name, in->lat_us[l],
                      in->bw_MBps[l]);
     }
+    fputc ('\n', f);
+}
+
+/* "n1 slots: cuda0 mlx5_0 (switch, CPUs 0-1); ..." or "n1 slots: none (no GPU)". */
+static void show_slots (FILE *f, const char *host, const slots_t *s)
+{
+    fprintf (f, "%s slots:", host);
+    if (s->nslots == 0)
+        fprintf (f, " none");
+    for (int k = 0; k < s->nslots; k++) {
+        const slot_t *sl = &s->slot[k];
+
+        fprintf (f, "%s %s", k ? ";" : "", s->gpu[sl->gpu].name);
+        for (int j = 0; j < sl->nnics; j++) {
+            const slots_dev_t *n = &s->nic[sl->nic[j]];
+
+            fprintf (f, "%s%s", j ? "," : " ", n->name[0] ? n->name : n->netdev);
+        }
+        fprintf (f, " (%s, CPUs ", sl->nnics ? slots_near_name (sl->near) : "no NIC");
+        show_cpus (f, sl->cpu, sl->ncpus);
+        fputc (')', f);
+    }
+    if (s->note[0])
+        fprintf (f, " (%s)", s->note);
     fputc ('\n', f);
 }
 
@@ -292,5 +322,8 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
     for (int h = 0; h < nm->n; h++)
         if (nm->inside[h])
             show_inside (f, nm->hosts[h], nm->inside[h]);
+    for (int h = 0; h < nm->n; h++)
+        if (nm->slots[h])
+            show_slots (f, nm->hosts[h], nm->slots[h]);
     return ferror (f) ? -1 : 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmap.c: the netmap file, written and read with json-c.
  *
- * Schema 5.  Every key is required and no other key is allowed:
+ * Schema 6.  Every key is required and no other key is allowed:
  *
  *   {
- *     "schema": 5,
+ *     "schema": 6,
  *     "kind": "topomap-netmap",
  *     "hosts": ["n0", "n1", ...],
  *     "latency_us": [[...], ...],
@@ -34,7 +34,8 @@
  *       "cpus": [OS indexes], "l3": [a domain per CPU],
  *       "package": [a package per domain],
  *       "latency_us": [3 numbers or nulls], "bandwidth_MBps": [likewise]
- *     }, ...]
+ *     }, ...],
+ *     "slots": [null or {"gpus": [...], "nics": [...], "note": "..."}, ...]
  *   }
  *
  * hosts     n >= 1 distinct, non-empty names without control characters,
@@ -68,8 +69,12 @@
  *           likewise; figures between two CPUs of one L3 domain, of one
  *           package, of two packages, null where not measured.  It must
  *           pass inside_check().
+ * slots     n entries, host i's GPU slots (lib/slots.h, slots_to_json) or
+ *           null where the probe did not read them; each must pass
+ *           slots_check().
  *
- * Schema 4 is read as well, without uplink_MBps (every link's null);
+ * Schema 5 is read as well, without slots (every host's null); schema 4
+ * also without uplink_MBps (every link's null);
  * schema 3 without inside either (every host's null); schemas
  * 1 and 2 too: they have no measured matrix (every
  * pair measured once, a null diagonal entry not at all), and schema 1
@@ -104,6 +109,13 @@
 #define NETMAP_MAX_BYTES (64 * 1024 * 1024)
 
 static const char *const netmap_keys[] = {
+    "schema",   "kind",     "hosts",  "latency_us", "latency_ci_us", "bandwidth_MBps",
+    "samples",  "measured", "params", "measure_s",  "jobid",         "timestamp",
+    "topology", "inside",   "slots",  NULL,
+};
+
+/* Schemas 4 and 5: the same without slots. */
+static const char *const netmap_keys_5[] = {
     "schema",         "kind",      "hosts",    "latency_us", "latency_ci_us",
     "bandwidth_MBps", "samples",   "measured", "params",     "measure_s",
     "jobid",          "timestamp", "topology", "inside",     NULL,
@@ -363,6 +375,9 @@ static int netmap_check (const netmap_t *nm, tm_error_t *errp)
         snprintf (what, sizeof (what), "inside[%d]", i);
         if (nm->inside[i] && inside_check (nm->inside[i], what, errp) < 0)
             return -1;
+        snprintf (what, sizeof (what), "slots[%d]", i);
+        if (nm->slots[i] && slots_check (nm->slots[i], what, errp) < 0)
+            return -1;
     }
     return 0;
 }
@@ -394,8 +409,9 @@ netmap_t *netmap_create (int n, const char *const *hosts, tm_error_t *errp)
     nm->samples = calloc (nn, sizeof (*nm->samples));
     nm->measured = calloc (nn, sizeof (*nm->measured));
     nm->inside = calloc ((size_t)n, sizeof (*nm->inside));
+    nm->slots = calloc ((size_t)n, sizeof (*nm->slots));
     if (!nm->lat_us || !nm->lat_ci_us || !nm->bw_MBps || !nm->samples || !nm->measured ||
-        !nm->inside)
+        !nm->inside || !nm->slots)
         goto nomem;
     for (int i = 0; i < n; i++) {
         NETMAP_AT (nm, lat_us, i, i) = NAN;
@@ -430,6 +446,10 @@ void netmap_destroy (netmap_t *nm)
         for (int i = 0; i < nm->n; i++)
             inside_destroy (nm->inside[i]);
     free (nm->inside);
+    if (nm->slots)
+        for (int i = 0; i < nm->n; i++)
+            slots_free (nm->slots[i]);
+    free (nm->slots);
     topo_destroy (nm->topo);
     free (nm);
     errno = saved;
@@ -585,7 +605,7 @@ static json_object *netmap_json_inside (const inside_t *in)
 /* The JSON document of a checked netmap, NULL when out of memory. */
 static json_object *netmap_to_json (const netmap_t *nm, const char *timestamp)
 {
-    json_object *o, *hosts, *topo = NULL, *inside;
+    json_object *o, *hosts, *topo = NULL, *inside, *slots;
 
     if (!(o = json_object_new_object ()))
         return NULL;
@@ -620,6 +640,16 @@ static json_object *netmap_to_json (const netmap_t *nm, const char *timestamp)
         if (nm->inside[i] && !(e = netmap_json_inside (nm->inside[i])))
             goto error;
         if (jsonfile_add (inside, NULL, e, !nm->inside[i]) < 0)
+            goto error;
+    }
+    if (jsonfile_add (o, "slots", slots = json_object_new_array (), false) < 0)
+        goto error;
+    for (int i = 0; i < nm->n; i++) {
+        json_object *e = NULL;
+
+        if (nm->slots[i] && !(e = slots_to_json (nm->slots[i])))
+            goto error;
+        if (jsonfile_add (slots, NULL, e, !nm->slots[i]) < 0)
             goto error;
     }
     return o;
@@ -1039,6 +1069,26 @@ error:
     return -1;
 }
 
+static int netmap_json_slots_list (json_object *o, netmap_t *nm, tm_error_t *errp)
+{
+    json_object *a;
+
+    if (jsonfile_get (o, "", "slots", json_type_array, &a, errp) < 0)
+        return -1;
+    if (json_object_array_length (a) != (size_t)nm->n)
+        return errprintf (errp, "slots: %zu entries, expected %d", json_object_array_length (a),
+                          nm->n);
+    for (int i = 0; i < nm->n; i++) {
+        json_object *e = json_object_array_get_idx (a, (size_t)i);
+        char pre[32];
+
+        snprintf (pre, sizeof (pre), "slots[%d].", i);
+        if (e && !(nm->slots[i] = slots_from_json (e, pre, errp)))
+            return -1;
+    }
+    return 0;
+}
+
 static int netmap_json_inside_list (json_object *o, netmap_t *nm, tm_error_t *errp)
 {
     json_object *a;
@@ -1084,6 +1134,7 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
     if (jsonfile_keys (o, "",
                        schema < 3    ? netmap_keys_2
                        : schema == 3 ? netmap_keys_3
+                       : schema < 6  ? netmap_keys_5
                                      : netmap_keys,
                        errp) < 0 ||
         netmap_json_hosts (o, &names, &n, errp) < 0)
@@ -1131,7 +1182,8 @@ static netmap_t *netmap_from_json (json_object *o, tm_error_t *errp)
             for (int j = 0; j < n; j++)
                 NETMAP_AT (nm, measured, i, j) = i != j || !isnan (NETMAP_AT (nm, lat_us, i, i));
     if (netmap_json_topo_read (o, n, schema, &nm->topo, errp) < 0 ||
-        (schema >= 4 && netmap_json_inside_list (o, nm, errp) < 0) || netmap_check (nm, errp) < 0)
+        (schema >= 4 && netmap_json_inside_list (o, nm, errp) < 0) ||
+        (schema >= 6 && netmap_json_slots_list (o, nm, errp) < 0) || netmap_check (nm, errp) < 0)
         goto error;
     free (names);
     return nm;

@@ -18,9 +18,10 @@
 #include <stdbool.h>
 
 #include "lib/inside.h"
+#include "lib/slots.h"
 #include "lib/topology.h"
 
-#define NETMAP_SCHEMA 5
+#define NETMAP_SCHEMA 6
 
 /* The figures a netmap, a topology.conf's #topomap comments or plugstack
  * topology_levels= may give, beyond which they are no link's: a latency
@@ -61,6 +62,8 @@ typedef struct {
     topo_t *topo;      /* inferred topology, NULL when none */
     inside_t **inside; /* [n] each host's inside (inside.h), NULL
                           where not read (schema 4) */
+    slots_t **slots;   /* [n] each host's GPU slots (slots.h), NULL
+                          where not read (schema 6) */
 } netmap_t;
 
 #define NETMAP_AT(nm, m, a, b) ((nm)->m[(size_t)(a) * (size_t)(nm)->n + (size_t)(b)])

@@ -3,12 +3,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/jsonfile.h"
 #include "lib/slots.h"
 
 const char *slots_near_name (slots_near_t near)
@@ -39,7 +41,7 @@ void slots_free (slots_t *s)
     free (s);
 }
 
-static int slots_check (const slots_node_t *node, tm_error_t *errp)
+static int slots_check_node (const slots_node_t *node, tm_error_t *errp)
 {
     if (node->ndevs < 0 || node->ndevs > SLOTS_MAX_DEVICES)
         return errprintf (errp, "%d devices: at most %d", node->ndevs, SLOTS_MAX_DEVICES);
@@ -344,7 +346,7 @@ slots_t *slots_choose (const slots_node_t *node, tm_error_t *errp)
 {
     slots_t *s;
 
-    if (!node || slots_check (node, errp) < 0) {
+    if (!node || slots_check_node (node, errp) < 0) {
         if (!node)
             errprintf (errp, "slots_choose: no node");
         errno = EINVAL;
@@ -384,5 +386,279 @@ done:
 nomem:
     slots_free (s);
     errnomem (errp);
+    return NULL;
+}
+
+/* JSON, and the checks a reader's input passes */
+
+static const char *const slots_keys[] = {"gpus", "nics", "note", NULL};
+static const char *const slots_gpu_keys[] = {"busid", "name", "nics", "near", "cpus", NULL};
+static const char *const slots_nic_keys[] = {"busid", "name", "netdev", NULL};
+
+/* A PCI address as hwloc gives it: "dddd:bb:dd.f", the domain of 4 to 8
+ * hex digits. */
+static bool slots_busid_ok (const char *b)
+{
+    size_t d = strspn (b, "0123456789abcdef");
+
+    return d >= 4 && d <= 8 && b[d] == ':' && strspn (b + d + 1, "0123456789abcdef") == 2 &&
+           b[d + 3] == ':' && strspn (b + d + 4, "0123456789abcdef") == 2 && b[d + 6] == '.' &&
+           strspn (b + d + 7, "01234567") == 1 && b[d + 8] == '\0';
+}
+
+/* A device's name, which will end up in the environment of tasks:
+ * letters, digits and "_.:-" only, shorter than size; "" only when
+ * empty_ok. */
+static bool slots_name_ok (const char *s, size_t size, bool empty_ok)
+{
+    size_t len = strnlen (s, size);
+
+    return len < size && (len > 0 || empty_ok) &&
+           strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == len;
+}
+
+int slots_check (const slots_t *s, const char *what, tm_error_t *errp)
+{
+    size_t len;
+
+    if (s->ngpus < 0 || s->ngpus > SLOTS_MAX_DEVICES || s->nnics < 0 ||
+        s->nnics > SLOTS_MAX_DEVICES || s->nslots != s->ngpus)
+        return errprintf (errp, "%s: %d GPUs, %d NICs, %d slots: 0 to %d, a slot a GPU", what,
+                          s->ngpus, s->nnics, s->nslots, SLOTS_MAX_DEVICES);
+    for (int k = 0; k < s->ngpus + s->nnics; k++) {
+        const slots_dev_t *d = k < s->ngpus ? &s->gpu[k] : &s->nic[k - s->ngpus];
+        const char *kind = k < s->ngpus ? "gpus" : "nics";
+        int i = k < s->ngpus ? k : k - s->ngpus;
+
+        if (!slots_busid_ok (d->busid))
+            return errprintf (errp, "%s.%s[%d].busid: '%s' is not a PCI address dddd:bb:dd.f", what,
+                              kind, i, errsafe (d->busid, 16));
+        if (!slots_name_ok (d->name, sizeof (d->name), k >= s->ngpus) ||
+            !slots_name_ok (d->netdev, sizeof (d->netdev), true) ||
+            (k >= s->ngpus && !d->name[0] && !d->netdev[0]))
+            return errprintf (errp,
+                              "%s.%s[%d]: a name of letters, digits and _.:- under %zu bytes "
+                              "expected (%s)",
+                              what, kind, i, sizeof (d->name), errsafe (d->busid, 16));
+        for (int j = 0; j < k; j++) {
+            const slots_dev_t *o = j < s->ngpus ? &s->gpu[j] : &s->nic[j - s->ngpus];
+
+            if (strcmp (o->busid, d->busid) == 0)
+                return errprintf (errp, "%s.%s[%d].busid: %s given twice", what, kind, i, d->busid);
+        }
+    }
+    for (int k = 0; k < s->nslots; k++) {
+        const slot_t *sl = &s->slot[k];
+
+        if (sl->gpu != k || sl->nnics < 0 || sl->nnics > s->nnics || sl->near < SLOTS_NEAR_NONE ||
+            sl->near > SLOTS_NEAR_SWITCH || (sl->near == SLOTS_NEAR_NONE) != (sl->nnics == 0))
+            return errprintf (errp, "%s.gpus[%d]: %d NICs, near '%s'", what, k, sl->nnics,
+                              slots_near_name (sl->near));
+        for (int j = 0; j < sl->nnics; j++) {
+            if (sl->nic[j] < 0 || sl->nic[j] >= s->nnics)
+                return errprintf (errp, "%s.gpus[%d].nics[%d]: %d, not a NIC (0 to %d)", what, k, j,
+                                  sl->nic[j], s->nnics - 1);
+            for (int i = 0; i < j; i++)
+                if (sl->nic[i] == sl->nic[j])
+                    return errprintf (errp, "%s.gpus[%d].nics: NIC %d twice", what, k, sl->nic[j]);
+        }
+        if (sl->ncpus < 1 || sl->ncpus > SLOTS_MAX_CPUS)
+            return errprintf (errp, "%s.gpus[%d].cpus: %d CPUs, 1 to %d", what, k, sl->ncpus,
+                              SLOTS_MAX_CPUS);
+        for (int c = 0; c < sl->ncpus; c++)
+            if (sl->cpu[c] < 0 || (c > 0 && sl->cpu[c] <= sl->cpu[c - 1]))
+                return errprintf (errp, "%s.gpus[%d].cpus[%d]: %d, not ascending from 0", what, k,
+                                  c, sl->cpu[c]);
+    }
+    len = strnlen (s->note, sizeof (s->note));
+    if (len == sizeof (s->note) || jsonfile_has_control (s->note, len))
+        return errprintf (errp, "%s.note: longer than %zu bytes or a control character", what,
+                          sizeof (s->note) - 1);
+    return 0;
+}
+
+static json_object *slots_json_ints (const int *v, int n)
+{
+    json_object *a = json_object_new_array ();
+
+    if (!a)
+        return NULL;
+    json_object_set_serializer (a, jsonfile_inline, NULL, NULL);
+    for (int k = 0; k < n; k++)
+        if (jsonfile_add (a, NULL, json_object_new_int (v[k]), false) < 0) {
+            json_object_put (a);
+            return NULL;
+        }
+    return a;
+}
+
+json_object *slots_to_json (const slots_t *s)
+{
+    json_object *o = json_object_new_object (), *gpus, *nics;
+
+    if (!o || jsonfile_add (o, "gpus", gpus = json_object_new_array (), false) < 0 ||
+        jsonfile_add (o, "nics", nics = json_object_new_array (), false) < 0 ||
+        jsonfile_add (o, "note", json_object_new_string (s->note), false) < 0)
+        goto error;
+    for (int k = 0; k < s->nslots; k++) {
+        json_object *g = json_object_new_object ();
+
+        if (jsonfile_add (gpus, NULL, g, false) < 0 ||
+            jsonfile_add (g, "busid", json_object_new_string (s->gpu[k].busid), false) < 0 ||
+            jsonfile_add (g, "name", json_object_new_string (s->gpu[k].name), false) < 0 ||
+            jsonfile_add (g, "nics", slots_json_ints (s->slot[k].nic, s->slot[k].nnics), false) <
+                0 ||
+            jsonfile_add (g, "near", json_object_new_string (slots_near_name (s->slot[k].near)),
+                          false) < 0 ||
+            jsonfile_add (g, "cpus", slots_json_ints (s->slot[k].cpu, s->slot[k].ncpus), false) < 0)
+            goto error;
+    }
+    for (int n = 0; n < s->nnics; n++) {
+        json_object *x = json_object_new_object ();
+
+        if (jsonfile_add (nics, NULL, x, false) < 0 ||
+            jsonfile_add (x, "busid", json_object_new_string (s->nic[n].busid), false) < 0 ||
+            jsonfile_add (x, "name", json_object_new_string (s->nic[n].name), false) < 0 ||
+            jsonfile_add (x, "netdev", json_object_new_string (s->nic[n].netdev), false) < 0)
+            goto error;
+    }
+    return o;
+error:
+    json_object_put (o);
+    return NULL;
+}
+
+/* The string key of o into buf (size bytes, "" allowed). */
+static int slots_json_string (json_object *o, const char *pre, const char *key, char *buf,
+                              size_t size, tm_error_t *errp)
+{
+    json_object *v;
+
+    if (jsonfile_get (o, pre, key, json_type_string, &v, errp) < 0)
+        return -1;
+    if ((size_t)json_object_get_string_len (v) >= size)
+        return errprintf (errp, "%s%s: longer than %zu bytes", pre, key, size - 1);
+    memcpy (buf, json_object_get_string (v), (size_t)json_object_get_string_len (v));
+    buf[json_object_get_string_len (v)] = '\0';
+    return 0;
+}
+
+/* The array key of o, at most max long, into a new array of ints (*np of
+ * them), each in lo..hi. */
+static int slots_json_read_ints (json_object *o, const char *pre, const char *key, int max, int lo,
+                                 int hi, int **vp, int *np, tm_error_t *errp)
+{
+    json_object *a;
+    size_t n;
+    char what[96];
+
+    if (jsonfile_get (o, pre, key, json_type_array, &a, errp) < 0)
+        return -1;
+    if ((n = json_object_array_length (a)) > (size_t)max)
+        return errprintf (errp, "%s%s: %zu entries, at most %d", pre, key, n, max);
+    if (!(*vp = calloc (n + 1, sizeof (int))))
+        return errnomem (errp);
+    for (size_t k = 0; k < n; k++) {
+        int64_t x;
+
+        snprintf (what, sizeof (what), "%s%s[%zu]", pre, key, k);
+        if (jsonfile_int (json_object_array_get_idx (a, k), what, lo, hi, &x, errp) < 0)
+            return -1;
+        (*vp)[k] = (int)x;
+    }
+    *np = (int)n;
+    return 0;
+}
+
+/* A device entry k of array key of o into d. */
+static int slots_json_dev (json_object *o, const char *pre, const char *key, size_t k,
+                           slots_dev_t *d, tm_error_t *errp)
+{
+    json_object *a, *e;
+    char what[64];
+    bool gpu = strcmp (key, "gpus") == 0;
+
+    jsonfile_get (o, pre, key, json_type_array, &a, NULL);
+    e = json_object_array_get_idx (a, k);
+    snprintf (what, sizeof (what), "%s%s[%zu].", pre, key, k);
+    if (!json_object_is_type (e, json_type_object))
+        return errprintf (errp, "%s%s[%zu]: not an object", pre, key, k);
+    d->kind = gpu ? SLOTS_GPU : SLOTS_NIC;
+    return jsonfile_keys (e, what, gpu ? slots_gpu_keys : slots_nic_keys, errp) < 0 ||
+                   slots_json_string (e, what, "busid", d->busid, sizeof (d->busid), errp) < 0 ||
+                   slots_json_string (e, what, "name", d->name, sizeof (d->name), errp) < 0 ||
+                   (!gpu &&
+                    slots_json_string (e, what, "netdev", d->netdev, sizeof (d->netdev), errp) < 0)
+               ? -1
+               : 0;
+}
+
+slots_t *slots_from_json (json_object *o, const char *pre, tm_error_t *errp)
+{
+    json_object *gpus, *nics;
+    slots_t *s;
+    size_t ng, nn;
+    char what[64];
+
+    if (!json_object_is_type (o, json_type_object)) {
+        errprintf (errp, "%s: neither an object nor null", pre);
+        return NULL;
+    }
+    if (jsonfile_keys (o, pre, slots_keys, errp) < 0 ||
+        jsonfile_get (o, pre, "gpus", json_type_array, &gpus, errp) < 0 ||
+        jsonfile_get (o, pre, "nics", json_type_array, &nics, errp) < 0)
+        return NULL;
+    if ((ng = json_object_array_length (gpus)) > SLOTS_MAX_DEVICES ||
+        (nn = json_object_array_length (nics)) > SLOTS_MAX_DEVICES) {
+        errprintf (errp, "%s: more than %d GPUs or NICs", pre, SLOTS_MAX_DEVICES);
+        return NULL;
+    }
+    if (!(s = calloc (1, sizeof (*s))) || !(s->gpu = calloc (ng + 1, sizeof (*s->gpu))) ||
+        !(s->nic = calloc (nn + 1, sizeof (*s->nic))) ||
+        !(s->slot = calloc (ng + 1, sizeof (*s->slot)))) {
+        errnomem (errp);
+        goto error;
+    }
+    s->ngpus = s->nslots = (int)ng;
+    s->nnics = (int)nn;
+    if (slots_json_string (o, pre, "note", s->note, sizeof (s->note), errp) < 0)
+        goto error;
+    for (size_t k = 0; k < nn; k++)
+        if (slots_json_dev (o, pre, "nics", k, &s->nic[k], errp) < 0)
+            goto error;
+    for (size_t k = 0; k < ng; k++) {
+        json_object *e = json_object_array_get_idx (gpus, k);
+        slot_t *sl = &s->slot[k];
+        char near[16];
+        int m;
+
+        if (slots_json_dev (o, pre, "gpus", k, &s->gpu[k], errp) < 0)
+            goto error;
+        snprintf (what, sizeof (what), "%sgpus[%zu].", pre, k);
+        sl->gpu = (int)k;
+        if (slots_json_read_ints (e, what, "nics", (int)nn, 0, (int)nn - 1, &sl->nic, &sl->nnics,
+                                  errp) < 0 ||
+            slots_json_read_ints (e, what, "cpus", SLOTS_MAX_CPUS, 0, INT32_MAX, &sl->cpu,
+                                  &sl->ncpus, errp) < 0 ||
+            slots_json_string (e, what, "near", near, sizeof (near), errp) < 0)
+            goto error;
+        for (m = SLOTS_NEAR_NONE; m <= SLOTS_NEAR_SWITCH; m++)
+            if (strcmp (near, slots_near_name ((slots_near_t)m)) == 0)
+                break;
+        if (m > SLOTS_NEAR_SWITCH) {
+            errprintf (errp, "%snear: '%s', expected switch, package, machine or none", what,
+                       errsafe (near, 16));
+            goto error;
+        }
+        sl->near = (slots_near_t)m;
+    }
+    snprintf (what, sizeof (what), "%s", pre);
+    if (what[0] && what[strlen (what) - 1] == '.')
+        what[strlen (what) - 1] = '\0';
+    if (slots_check (s, what, errp) < 0)
+        goto error;
+    return s;
+error:
+    slots_free (s);
     return NULL;
 }

@@ -21,6 +21,7 @@
 
 #define SLOTS_MAX_DEVICES    256
 #define SLOTS_MAX_DEPTH      64
+#define SLOTS_MAX_CPUS       65536 /* as INSIDE_MAX_CPUS */
 #define SLOTS_NIC_LINK_RATIO 0.5
 
 typedef enum {
@@ -90,6 +91,27 @@ typedef struct {
  */
 slots_t *slots_choose (const slots_node_t *node, tm_error_t *errp);
 void slots_free (slots_t *s);
+
+/* Whether s is a slots_t a reader may take: every index, name and CPU
+ * list in range (what names s in messages).
+ */
+int slots_check (const slots_t *s, const char *what, tm_error_t *errp);
+
+/* s as JSON, as the netmap keeps it per host (schema 6), NULL on ENOMEM:
+ *
+ *   {"gpus": [{"busid": "0000:12:00.0", "name": "cuda0", "nics": [0],
+ *              "near": "switch", "cpus": [0, 1]}, ...],
+ *    "nics": [{"busid": "0000:13:00.0", "name": "mlx5_0",
+ *              "netdev": "ibp19s0"}, ...],
+ *    "note": "..."}
+ *
+ * gpus: the slots, one a GPU; nics: the NICs they use, by index.
+ * slots_from_json reads it back, refusing what slots_check would; pre
+ * names o in messages ("slots[3].").
+ */
+struct json_object;
+struct json_object *slots_to_json (const slots_t *s);
+slots_t *slots_from_json (struct json_object *o, const char *pre, tm_error_t *errp);
 
 /* "switch", "package", "machine" or "none". */
 const char *slots_near_name (slots_near_t near);

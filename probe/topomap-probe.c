@@ -35,10 +35,12 @@
 
 #include "lib/doorbell.h"
 #include "lib/inside_hwloc.h"
+#include "lib/jsonfile.h"
 #include "lib/netmap.h"
 #include "lib/pairs.h"
 #include "lib/sample.h"
 #include "lib/schedule.h"
+#include "lib/slots_hwloc.h"
 #include "lib/stats.h"
 #include "lib/topoconf.h"
 #include "lib/topology.h"
@@ -1024,6 +1026,67 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
     return nd;
 }
 
+/* --inside: every host's GPU slots as hwloc sees them on its leader
+ * (slots_hw_read), to rank 0 as JSON text, into slots[0..m) (NULL where
+ * not read, with a line saying why).  Every rank calls it. */
+#define SLOTS_TEXT_MAX (1 << 20)
+static void gather_slots (int m, const int *leader, const char *names, slots_t **slots)
+{
+    int mine = 0, len = 0, *counts = NULL, *displs = NULL;
+    const char *text = "";
+    char *all = NULL;
+    json_object *o = NULL;
+    slots_t *s = NULL;
+    tm_error_t e;
+
+    for (int h = 0; h < m; h++)
+        mine |= leader[h] == rank;
+    if (mine && !(s = slots_hw_read (NULL, &e)))
+        fprintf (stderr, "%s: %s: %s: its GPU slots not read\n", prog,
+                 names + (size_t)rank * NAME_LEN, e.text);
+    if (s && (!(o = slots_to_json (s)) ||
+              !(text = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN))))
+        leave_nomem ();
+    if (strlen (text) > SLOTS_TEXT_MAX) {
+        fprintf (stderr, "%s: %s: GPU slots of more than %d bytes: not kept\n", prog,
+                 names + (size_t)rank * NAME_LEN, SLOTS_TEXT_MAX);
+        text = "";
+    }
+    len = (int)strlen (text);
+    if (rank == 0 && (!(counts = malloc ((size_t)size * sizeof (int))) ||
+                      !(displs = malloc ((size_t)size * sizeof (int)))))
+        leave_nomem ();
+    MPI_Gather (&len, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        long total = 0;
+
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += counts[r];
+        }
+        if (total > INT_MAX || !(all = malloc ((size_t)total + 1)))
+            leave_nomem ();
+    }
+    MPI_Gatherv (text, len, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    json_object_put (o);
+    slots_free (s);
+    for (int h = 0; rank == 0 && h < m; h++) {
+        json_object *x;
+
+        slots[h] = NULL;
+        if (counts[leader[h]] == 0)
+            continue;
+        if (!(x = jsonfile_parse (all + displs[leader[h]], (size_t)counts[leader[h]], &e)) ||
+            !(slots[h] = slots_from_json (x, "slots.", &e)))
+            fprintf (stderr, "%s: %s: %s: its GPU slots not kept\n", prog,
+                     names + (size_t)leader[h] * NAME_LEN, e.text);
+        json_object_put (x);
+    }
+    free (counts);
+    free (displs);
+    free (all);
+}
+
 /* What rank 0 measured, for the netmap it writes. */
 typedef struct {
     int m, nmeasured, ndoubt, nbatches, nbells, sampled;
@@ -1032,6 +1095,7 @@ typedef struct {
     const double *all;          /* FIGS m*m matrices */
     const int *measured;        /* times each pair was measured */
     inside_t **insides;         /* taken by the netmap */
+    slots_t **slots;            /* likewise */
     double measure_s;
     int uplink_rounds; /* rounds of the uplink measurement */
     double uplink_s;   /* and the time they took */
@@ -1123,6 +1187,8 @@ static netmap_t *make_netmap (const measured_t *r, const netmap_params_t *p,
     for (int h = 0; h < m; h++) {
         nm->inside[h] = r->insides[h];
         r->insides[h] = NULL;
+        nm->slots[h] = r->slots[h];
+        r->slots[h] = NULL;
     }
     nm->params = *p;
     nm->measure_s = r->measure_s;
@@ -1585,10 +1651,13 @@ int main (int argc, char **argv)
     /* The nodes' insides, apart from measure_s: the netmap's bound counts
      * the pairs of nodes only. */
     inside_t **insides = calloc ((size_t)m, sizeof (*insides));
-    if (!insides)
+    slots_t **slots = calloc ((size_t)m, sizeof (*slots));
+    if (!insides || !slots)
         leave_nomem ();
-    if (inside)
+    if (inside) {
         measure_inside (m, leader, second, names, &p, t_start, buf, stream, rtt, insides);
+        gather_slots (m, leader, names, slots);
+    }
 
     measured_t r = {.m = m,
                     .nmeasured = nmeasured,
@@ -1602,6 +1671,7 @@ int main (int argc, char **argv)
                     .all = all,
                     .measured = measured,
                     .insides = insides,
+                    .slots = slots,
                     .measure_s = max_measure_s};
     int rc = finish (&r, &p, &tp, &site, &topo, t_start, out, verbose);
     free (names);
@@ -1613,9 +1683,12 @@ int main (int argc, char **argv)
     free (all);
     free (peer);
     free (measured);
-    for (int h = 0; h < m; h++)
+    for (int h = 0; h < m; h++) {
         inside_destroy (insides[h]);
+        slots_free (slots[h]);
+    }
     free (insides);
+    free (slots);
     topo_destroy (topo);
     topo_destroy (site);
     doorbell_close (bell);

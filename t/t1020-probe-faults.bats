@@ -77,6 +77,18 @@ exited() {
 	[[ "$output" == *"--doubt: '0.5' is not 0 or a ratio in [1, 1000]"* ]]
 }
 
+@test "--inside on nodes without a GPU: each node's slots say so" {
+	run run_probe 2 --inside -o "$SHARE/inside.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$TOPOMAP" netmap show "$SHARE/inside.json"
+	echo "$output"
+	[ "$(grep -c '^n[12] inside: ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^n[12] slots: none (no GPU)$' <<<"$output")" -eq 2 ]
+	run "$TOPOMAP" netmap show --json "$SHARE/inside.json"
+	[ "$(jq -r '[.slots[] | .host + " " + (.gpus | length | tostring) + " " + .note] | join(",")' <<<"$output")" = "n1 0 no GPU,n2 0 no GPU" ]
+}
+
 @test "a missing output exits 2" {
 	run run_probe 2
 	exited 2

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # topomap-probe under valgrind, on the emulated cluster: no memory error
 # and no leak of its own on any rank, on a run that measures and writes a
-# netmap, on a run that fails on bad input, on a run of the sampling plan
+# netmap (with each node's inside and GPU slots read from an lstopo
+# export), on a run that fails on bad input, on a run of the sampling plan
 # (8 nodes: the skeleton and hosts placed in its tree), and on runs over a
 # topology.conf's levels (--topology: read, or refused).  The probe is
 # MPI_FAMILY's (lib/mpi.sh).  Errors inside Open MPI are suppressed (Open MPI's own file
@@ -18,7 +19,8 @@ setup_file() {
 	cluster_up --nodes 3
 	stage "$PROBE" "$TOPOMAP"
 	# The nodes do not see /tmp, where a clone may be.
-	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-$MPI_FAMILY.supp" "$SHARE/" || return 1
+	install -m 0644 "$TOPOMAP_SRCDIR/t/valgrind-$MPI_FAMILY.supp" \
+		"$TOPOMAP_SRCDIR/t/fixtures/hwloc/dgx-h100-like.xml" "$SHARE/" || return 1
 }
 
 teardown_file() {
@@ -42,15 +44,19 @@ vg_probe() {
 		--log-file="$SHARE/vg.%p.log" "$SHARE/$MPI_PROBE" -j 1 "$@"
 }
 
-@test "a 3-node probe is valgrind clean on every rank" {
-	run vg_probe 3 -o "$SHARE/vg.json"
+@test "a 3-node probe is valgrind clean on every rank, reading each node's GPU slots" {
+	# each node described by a DGX-H100-like lstopo export (hwloc's own
+	# variable): --inside reads its CPUs and its GPU slots
+	HWLOC_XMLFILE=$SHARE/dgx-h100-like.xml run vg_probe 3 --inside -o "$SHARE/vg.json"
 	cat "$SHARE"/vg.*.log
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(ls "$SHARE"/vg.*.log | wc -l)" -eq 3 ]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 	run "$SHARE/topomap" netmap show "$SHARE/vg.json"
+	echo "$output"
 	[ "$status" -eq 0 ]
+	[ "$(grep -c '^n[1-3] slots: cuda0 mlx5_0 (switch, CPUs 0-1); cuda1 mlx5_1 (switch, CPUs 2-3);.*; cuda7 mlx5_7 (switch, CPUs 14-15) (eno1 (0000:f0:00.0) left out: a 0.25 GB/s PCIe link against 63)$' <<<"$output")" -eq 3 ]
 }
 
 @test "a probe that fails on an unwritable output is valgrind clean" {

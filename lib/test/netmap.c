@@ -29,6 +29,63 @@ static int write_str (const char *path, const char *text)
  * off-diagonal figures that take 17 digits to write, host 0's intra-node
  * figures measured, the others not, and a topology of model (0: none).
  */
+/* Host 2's slots: two GPUs, each with a NIC under its switch, and a
+ * 1 GbE port left out; host 0's: none, no GPU. */
+static slots_t *make_slots (bool gpus)
+{
+    static const int cpu[] = {0, 1, 2, 3}, core[] = {0, 1, 2, 3};
+    slots_dev_t d[5] = {
+        {.kind = SLOTS_GPU,
+         .busid = "0000:11:00.0",
+         .name = "cuda0",
+         .depth = 3,
+         .nio = 1,
+         .path = {1, 10, 20},
+         .ncpus = 2,
+         .cpu = cpu},
+        {.kind = SLOTS_NIC,
+         .busid = "0000:12:00.0",
+         .name = "mlx5_0",
+         .netdev = "ib0",
+         .link_GBps = 32,
+         .depth = 3,
+         .nio = 1,
+         .path = {1, 10, 20},
+         .ncpus = 2,
+         .cpu = cpu},
+        {.kind = SLOTS_GPU,
+         .busid = "0000:81:00.0",
+         .name = "cuda1",
+         .depth = 3,
+         .nio = 1,
+         .path = {1, 10, 21},
+         .ncpus = 2,
+         .cpu = cpu + 2},
+        {.kind = SLOTS_NIC,
+         .busid = "0000:82:00.0",
+         .name = "mlx5_1",
+         .netdev = "ib1",
+         .link_GBps = 32,
+         .depth = 3,
+         .nio = 1,
+         .path = {1, 10, 21},
+         .ncpus = 2,
+         .cpu = cpu + 2},
+        {.kind = SLOTS_NIC,
+         .busid = "0000:f0:00.0",
+         .netdev = "eno1",
+         .link_GBps = 0.25,
+         .depth = 2,
+         .nio = 1,
+         .path = {1, 10},
+         .ncpus = 4,
+         .cpu = cpu},
+    };
+    slots_node_t node = {4, cpu, core, gpus ? 5 : 1, gpus ? d : d + 4};
+
+    return slots_choose (&node, NULL);
+}
+
 static netmap_t *make_netmap (int n, topo_model_t model)
 {
     const char *names[8] = {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"};
@@ -92,6 +149,8 @@ static netmap_t *make_netmap (int n, topo_model_t model)
             nm->inside[1]->bw_MBps[INSIDE_L3] = 20000;
             nm->inside[1]->bw_MBps[INSIDE_PACKAGE] = 12345.5;
         }
+        if (!(nm->slots[0] = make_slots (false)) || !(nm->slots[2] = make_slots (true)))
+            goto error;
     } else if (model == TOPO_TREE && n == 1) {
         /* the trivial tree: the one host is the root */
         if (!(nm->topo = topo_alloc (TOPO_TREE, 1, 1, NULL)))
@@ -186,6 +245,29 @@ static const char *netmap_diff (const netmap_t *a, const netmap_t *b)
             if (!same (s->lat_us[l], t->lat_us[l]) || !same (s->bw_MBps[l], t->bw_MBps[l]))
                 return "inside figures";
     }
+    for (int i = 0; i < n; i++) {
+        const slots_t *s = a->slots[i], *t = b->slots[i];
+
+        if (!s != !t)
+            return "slots presence";
+        if (!s)
+            continue;
+        if (s->nslots != t->nslots || s->nnics != t->nnics || strcmp (s->note, t->note) != 0)
+            return "slots counts or note";
+        for (int k = 0; k < s->nnics; k++)
+            if (strcmp (s->nic[k].busid, t->nic[k].busid) != 0 ||
+                strcmp (s->nic[k].name, t->nic[k].name) != 0 ||
+                strcmp (s->nic[k].netdev, t->nic[k].netdev) != 0)
+                return "slots NICs";
+        for (int k = 0; k < s->nslots; k++)
+            if (strcmp (s->gpu[k].busid, t->gpu[k].busid) != 0 ||
+                strcmp (s->gpu[k].name, t->gpu[k].name) != 0 ||
+                s->slot[k].nnics != t->slot[k].nnics || s->slot[k].near != t->slot[k].near ||
+                s->slot[k].ncpus != t->slot[k].ncpus ||
+                memcmp (s->slot[k].nic, t->slot[k].nic, (size_t)s->slot[k].nnics * sizeof (int)) ||
+                memcmp (s->slot[k].cpu, t->slot[k].cpu, (size_t)s->slot[k].ncpus * sizeof (int)))
+                return "slots";
+    }
     return NULL;
 }
 
@@ -271,7 +353,7 @@ static void test_layout (void)
     in_dir (path, "layout.json");
     if (nm && netmap_write (nm, path, 0644, NULL) == 0)
         text = read_file (path, &len);
-    ok (text && strstr (text, "\"schema\":5,") && strstr (text, "\"kind\":\"topomap-netmap\","),
+    ok (text && strstr (text, "\"schema\":6,") && strstr (text, "\"kind\":\"topomap-netmap\","),
         "the file carries schema and kind");
     ok (text &&
             strstr (text, "\"measured\":[\n    [1, 1, 1],\n    [1, 0, 2],\n    [1, 2, 0]\n  ],"),
@@ -513,9 +595,10 @@ static const struct {
     const char *value; /* SET: JSON text; DEL: key */
     const char *want;  /* in the message */
 } edits[] = {
-    {SET, "/schema", "6", "schema 6, expected 1 to 5"},
-    {SET, "/schema", "0", "schema 0, expected 1 to 5"},
-    {SET, "/schema", "4", "unknown key 'topology.uplink_MBps'"},
+    {SET, "/schema", "7", "schema 7, expected 1 to 6"},
+    {SET, "/schema", "0", "schema 0, expected 1 to 6"},
+    {SET, "/schema", "5", "unknown key 'slots'"},
+    {SET, "/schema", "4", "unknown key 'slots'"},
     {SET, "/schema", "3", "unknown key 'inside'"},
     {SET, "/schema", "2", "unknown key 'measured'"},
     {SET, "/schema", "1", "unknown key 'measured'"},
@@ -619,6 +702,25 @@ static const struct {
     {SET, "/inside/1/latency_us/2", "\"far\"", "inside[1].latency_us[2]: not a finite number"},
     {SET, "/inside/1/cores", "[]", "unknown key 'inside[1].cores'"},
     {DEL, "/inside/1", "package", "missing key 'inside[1].package'"},
+    {DEL, "", "slots", "missing key 'slots'"},
+    {SET, "/slots", "[null]", "slots: 1 entries, expected 3"},
+    {SET, "/slots/1", "[]", "slots[1].: neither an object nor null"},
+    {SET, "/slots/2/gpus/0/busid", "\"11:00.0\"",
+     "slots[2].gpus[0].busid: '11:00.0' is not a PCI address"},
+    {SET, "/slots/2/gpus/1/name", "\"cuda1;id\"", "slots[2].gpus[1]: a name of letters"},
+    {SET, "/slots/2/gpus/1/name", "\"\"", "slots[2].gpus[1]: a name of letters"},
+    {SET, "/slots/2/nics/0/netdev", "\"ib0\\n\"", "slots[2].nics[0]: a name of letters"},
+    {SET, "/slots/2/nics/1/busid", "\"0000:11:00.0\"",
+     "slots[2].nics[1].busid: 0000:11:00.0 given twice"},
+    {SET, "/slots/2/gpus/0/nics", "[2]", "slots[2].gpus[0].nics[0]: 2, too large"},
+    {SET, "/slots/2/gpus/0/nics", "[0, 0]", "slots[2].gpus[0].nics: NIC 0 twice"},
+    {SET, "/slots/2/gpus/0/near", "\"far\"", "slots[2].gpus[0].near: 'far', expected"},
+    {SET, "/slots/2/gpus/0/near", "\"none\"", "slots[2].gpus[0]: 1 NICs, near 'none'"},
+    {SET, "/slots/2/gpus/0/cpus", "[1, 0]", "slots[2].gpus[0].cpus[1]: 0, not ascending"},
+    {SET, "/slots/2/gpus/0/cpus", "[]", "slots[2].gpus[0].cpus: 0 CPUs, 1 to 65536"},
+    {SET, "/slots/2/gpus/0/rail", "0", "unknown key 'slots[2].gpus[0].rail'"},
+    {SET, "/slots/2/note", "\"a\\tb\"", "slots[2].note: longer than 255 bytes or a control"},
+    {DEL, "/slots/2", "nics", "missing key 'slots[2].nics'"},
 };
 
 /* A schema 1 file, from before topologies had a signal and a residual:
@@ -633,8 +735,14 @@ static void test_read_schema1 (const char *good)
     snprintf (p1, sizeof (p1), "%s/schema1a.json", dir);
     snprintf (p2, sizeof (p2), "%s/schema1b.json", dir);
     snprintf (p3, sizeof (p3), "%s/schema1c.json", dir);
-    if (edit_json (good, p1, DEL, "/topology", "uplink_MBps") == 0 &&
-        edit_json (p1, p2, SET, "/schema", "4") == 0)
+    if (edit_json (good, p3, DEL, "", "slots") == 0 && edit_json (p3, p1, SET, "/schema", "5") == 0)
+        nm = netmap_read (p1, &e);
+    ok (nm && !nm->slots[0] && !nm->slots[2] && nm->topo && nm->topo->uplink_MBps[3] > 0,
+        "netmap_read reads schema 5: no host's slots (%s)", e.text);
+    netmap_destroy (nm);
+    nm = NULL;
+    if (edit_json (p1, p3, DEL, "/topology", "uplink_MBps") == 0 &&
+        edit_json (p3, p2, SET, "/schema", "4") == 0)
         nm = netmap_read (p2, &e);
     ok (nm && nm->topo && isnan (nm->topo->uplink_MBps[3]) && nm->inside[1],
         "netmap_read reads schema 4: no uplink measured (%s)", e.text);
