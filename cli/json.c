@@ -390,8 +390,12 @@ json_object *json_netmap_show (const netmap_t *nm)
 
         if (!nm->slots[h])
             continue;
-        bad |= !(i = slots_to_json (nm->slots[h])) || jsonfile_add (slots, NULL, i, false) < 0;
+        if (!(i = slots_to_json (nm->slots[h]))) {
+            bad = 1;
+            break;
+        }
         add_str (i, "host", nm->hosts[h], &bad);
+        bad |= jsonfile_add (slots, NULL, i, false) < 0;
     }
     return done (o, bad);
 }

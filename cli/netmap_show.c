@@ -183,7 +183,8 @@ static void show_inside (FILE *f, const char *host, const inside_t *in)
     fputc ('\n', f);
 }
 
-/* "n1 slots: cuda0 mlx5_0 (switch, CPUs 0-1); ..." or "n1 slots: none (no GPU)". */
+/* "n1 slots: cuda0 mlx5_0 (switch, CPUs 0-1); .... NOTE", or "n1 slots:
+ * none (no GPU)". */
 static void show_slots (FILE *f, const char *host, const slots_t *s)
 {
     fprintf (f, "%s slots:", host);
@@ -203,7 +204,7 @@ static void show_slots (FILE *f, const char *host, const slots_t *s)
         fputc (')', f);
     }
     if (s->note[0])
-        fprintf (f, " (%s)", s->note);
+        fprintf (f, s->nslots ? ". %s" : " (%s)", s->note);
     fputc ('\n', f);
 }
 

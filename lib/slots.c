@@ -52,12 +52,12 @@ static int slots_check_node (const slots_node_t *node, tm_error_t *errp)
 
         if (d->depth < 1 || d->depth > SLOTS_MAX_DEPTH || d->nio < 0 || d->nio > d->depth)
             return errprintf (errp, "%s: a path of %d objects (%d not I/O): 1 to %d",
-                              errsafe (d->busid, 16), d->depth, d->nio, SLOTS_MAX_DEPTH);
+                              errsafe (d->busid, 20), d->depth, d->nio, SLOTS_MAX_DEPTH);
         if (d->ncpus < 0 || (d->ncpus > 0 && !d->cpu))
-            return errprintf (errp, "%s: no CPU list", errsafe (d->busid, 16));
+            return errprintf (errp, "%s: no CPU list", errsafe (d->busid, 20));
         for (int j = 0; j < i; j++)
             if (strcmp (d->busid, node->dev[j].busid) == 0)
-                return errprintf (errp, "%s: two devices at one bus id", errsafe (d->busid, 16));
+                return errprintf (errp, "%s: two devices at one bus id", errsafe (d->busid, 20));
     }
     return 0;
 }
@@ -86,10 +86,10 @@ static slots_near_t slots_near (const slots_dev_t *a, const slots_dev_t *b)
     return l >= 2 ? SLOTS_NEAR_PACKAGE : SLOTS_NEAR_MACHINE;
 }
 
-/* A NIC's name: its network interface, else its fabric device. */
+/* A NIC's name: its fabric device, else its network interface. */
 static const char *slots_nic_name (const slots_dev_t *d)
 {
-    return d->netdev[0] ? d->netdev : d->name;
+    return d->name[0] ? d->name : d->netdev;
 }
 
 /* Add a clause to s->note, "; " between clauses; what does not fit is
@@ -396,7 +396,7 @@ static const char *const slots_gpu_keys[] = {"busid", "name", "nics", "near", "c
 static const char *const slots_nic_keys[] = {"busid", "name", "netdev", NULL};
 
 /* A PCI address as hwloc gives it: "dddd:bb:dd.f", the domain of 4 to 8
- * hex digits. */
+ * hex digits (busid holds the 16). */
 static bool slots_busid_ok (const char *b)
 {
     size_t d = strspn (b, "0123456789abcdef");
@@ -406,14 +406,11 @@ static bool slots_busid_ok (const char *b)
            strspn (b + d + 7, "01234567") == 1 && b[d + 8] == '\0';
 }
 
-/* A device's name, which will end up in the environment of tasks:
- * letters, digits and "_.:-" only, shorter than size; "" only when
- * empty_ok. */
-static bool slots_name_ok (const char *s, size_t size, bool empty_ok)
+bool slots_name_ok (const char *s)
 {
-    size_t len = strnlen (s, size);
+    size_t len = strnlen (s, SLOTS_NAME_MAX);
 
-    return len < size && (len > 0 || empty_ok) &&
+    return len > 0 && len < SLOTS_NAME_MAX &&
            strspn (s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == len;
 }
 
@@ -432,14 +429,16 @@ int slots_check (const slots_t *s, const char *what, tm_error_t *errp)
 
         if (!slots_busid_ok (d->busid))
             return errprintf (errp, "%s.%s[%d].busid: '%s' is not a PCI address dddd:bb:dd.f", what,
-                              kind, i, errsafe (d->busid, 16));
-        if (!slots_name_ok (d->name, sizeof (d->name), k >= s->ngpus) ||
-            !slots_name_ok (d->netdev, sizeof (d->netdev), true) ||
-            (k >= s->ngpus && !d->name[0] && !d->netdev[0]))
-            return errprintf (errp,
-                              "%s.%s[%d]: a name of letters, digits and _.:- under %zu bytes "
-                              "expected (%s)",
-                              what, kind, i, sizeof (d->name), errsafe (d->busid, 16));
+                              kind, i, errsafe (d->busid, 20));
+        if ((k < s->ngpus || d->name[0]) && !slots_name_ok (d->name))
+            return errprintf (errp, "%s.%s[%d].name: '%s' is not 1 to %d letters, digits or _.:-",
+                              what, kind, i, errsafe (d->name, SLOTS_NAME_MAX), SLOTS_NAME_MAX - 1);
+        if (d->netdev[0] && (k < s->ngpus || !slots_name_ok (d->netdev)))
+            return errprintf (errp, "%s.%s[%d].netdev: '%s' is not 1 to %d letters, digits or _.:-",
+                              what, kind, i, errsafe (d->netdev, SLOTS_NAME_MAX),
+                              SLOTS_NAME_MAX - 1);
+        if (k >= s->ngpus && !d->name[0] && !d->netdev[0])
+            return errprintf (errp, "%s.nics[%d]: neither a name nor a netdev", what, i);
         for (int j = 0; j < k; j++) {
             const slots_dev_t *o = j < s->ngpus ? &s->gpu[j] : &s->nic[j - s->ngpus];
 
@@ -538,6 +537,8 @@ static int slots_json_string (json_object *o, const char *pre, const char *key, 
         return -1;
     if ((size_t)json_object_get_string_len (v) >= size)
         return errprintf (errp, "%s%s: longer than %zu bytes", pre, key, size - 1);
+    if (strlen (json_object_get_string (v)) != (size_t)json_object_get_string_len (v))
+        return errprintf (errp, "%s%s: a NUL character", pre, key);
     memcpy (buf, json_object_get_string (v), (size_t)json_object_get_string_len (v));
     buf[json_object_get_string_len (v)] = '\0';
     return 0;
@@ -600,8 +601,11 @@ slots_t *slots_from_json (json_object *o, const char *pre, tm_error_t *errp)
     size_t ng, nn;
     char what[64];
 
+    snprintf (what, sizeof (what), "%s", pre);
+    if (what[0] && what[strlen (what) - 1] == '.')
+        what[strlen (what) - 1] = '\0';
     if (!json_object_is_type (o, json_type_object)) {
-        errprintf (errp, "%s: neither an object nor null", pre);
+        errprintf (errp, "%s: neither an object nor null", what);
         return NULL;
     }
     if (jsonfile_keys (o, pre, slots_keys, errp) < 0 ||

@@ -6,16 +6,17 @@
  *
  * Where two devices meet is where their paths from the machine down part:
  * under one PCIe switch or host bridge (SLOTS_NEAR_SWITCH), in one
- * package, group or NUMA node (SLOTS_NEAR_PACKAGE), or in the machine
- * only.  Each GPU takes the least used of its nearest NICs, nearest pairs
- * first, so equally near NICs are spread round robin; a NIC still unused
- * then joins the GPU it is as near as that GPU's own (two NICs under one
- * switch with one GPU both serve it), else serves none (the note says
- * so).  NICs on PCIe links below SLOTS_NIC_LINK_RATIO of the fastest
- * NIC's (a management port) are not the job's network and serve no slot.
+ * package or group (SLOTS_NEAR_PACKAGE), or in the machine only.  Each GPU takes the least used of
+ * its nearest NICs, nearest pairs first, so equally near NICs are spread round robin; a NIC still
+ * unused then joins the GPU it is as near as that GPU's own (two NICs under one switch with one GPU
+ * both serve it), else serves none (the note says so).  NICs on PCIe links below
+ * SLOTS_NIC_LINK_RATIO of the fastest NIC's (a management port) are not the job's network and serve
+ * no slot.
  */
 #ifndef TOPOMAP_SLOTS_H
 #define TOPOMAP_SLOTS_H
+
+#include <stdbool.h>
 
 #include "lib/error.h"
 
@@ -23,6 +24,7 @@
 #define SLOTS_MAX_DEPTH      64
 #define SLOTS_MAX_CPUS       65536 /* as INSIDE_MAX_CPUS */
 #define SLOTS_NIC_LINK_RATIO 0.5
+#define SLOTS_NAME_MAX       32 /* a device name's bytes, with its NUL */
 
 typedef enum {
     SLOTS_GPU,
@@ -39,16 +41,17 @@ typedef enum {
 /* A device as the reader saw it. */
 typedef struct {
     slots_kind_t kind;
-    char busid[16];            /* PCI address "dddd:bb:dd.f" */
-    char name[32];             /* a GPU's device ("cuda0", "rsmi0"); a NIC's fabric
-                                  device ("mlx5_0"), "" when it has none */
-    char netdev[32];           /* a NIC's network interface ("ib0"), "" for none */
-    double link_GBps;          /* its PCIe link, 0 when not known */
-    int depth;                 /* entries in path */
-    int nio;                   /* path[nio..] are I/O objects (bridges), the
-                                  entries before them the machine, package, ... */
-    int path[SLOTS_MAX_DEPTH]; /* ids of its ancestors from the machine
-                                  down, the device's parent last */
+    char busid[20];              /* PCI address "dddd:bb:dd.f" */
+    char name[SLOTS_NAME_MAX];   /* a GPU's device ("cuda0", "rsmi0"); a NIC's
+                                    fabric device ("mlx5_0"), "" when it has
+                                    none */
+    char netdev[SLOTS_NAME_MAX]; /* a NIC's network interface ("ib0"), "" for none */
+    double link_GBps;            /* its PCIe link, 0 when not known */
+    int depth;                   /* entries in path */
+    int nio;                     /* path[nio..] are I/O objects (bridges), the
+                                    entries before them the machine, package, ... */
+    int path[SLOTS_MAX_DEPTH];   /* ids of its ancestors from the machine
+                                    down, the device's parent last */
     int ncpus;
     const int *cpu; /* [ncpus] OS indexes of the CPUs near it,
                        ascending */
@@ -91,6 +94,11 @@ typedef struct {
  */
 slots_t *slots_choose (const slots_node_t *node, tm_error_t *errp);
 void slots_free (slots_t *s);
+
+/* Whether s can name a device: 1 to SLOTS_NAME_MAX - 1 letters, digits
+ * or "_.:-" (names end up in tasks' environment).
+ */
+bool slots_name_ok (const char *s);
 
 /* Whether s is a slots_t a reader may take: every index, name and CPU
  * list in range (what names s in messages).

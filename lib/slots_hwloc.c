@@ -13,53 +13,63 @@
 
 #include "lib/slots_hwloc.h"
 
-/* A GPU's OS device: a GPU or co-processor one, not a DRM card. */
-static bool slots_hw_gpu_osdev (hwloc_obj_t o)
+/* A DRM device's name ("card1", "renderD128"), which a server's BMC
+ * graphics has too. */
+static bool slots_hw_drm (const char *name)
 {
     static const char *const drm[] = {"card", "renderD", "controlD"};
 
-    if (o->type != HWLOC_OBJ_OS_DEVICE || !o->name ||
-        (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU &&
-         o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC))
-        return false;
     for (size_t k = 0; k < sizeof (drm) / sizeof (drm[0]); k++)
-        if (strncmp (o->name, drm[k], strlen (drm[k])) == 0)
-            return false;
-    return true;
+        if (strncmp (name, drm[k], strlen (drm[k])) == 0)
+            return true;
+    return false;
 }
 
-/* Fill d from PCI device pci when it is a GPU or a NIC; false when it is
- * neither. */
+/* Fill d from PCI device pci when it is a GPU or a NIC (slots_hwloc.h);
+ * false when it is neither.  Only names a task's environment can take
+ * are kept (slots_name_ok); a NIC left with none is no NIC. */
 static bool slots_hw_dev (hwloc_obj_t pci, slots_dev_t *d)
 {
-    unsigned cls = pci->attr->pcidev.class_id >> 8;
-    bool gpu = false, nic = false;
+    unsigned base = pci->attr->pcidev.class_id >> 8, sub = pci->attr->pcidev.class_id & 0xff;
+    const char *gpu = NULL, *drm = NULL, *fabric = NULL, *netdev = NULL;
+    bool accel = base == 0x12 || (base == 0x03 && sub != 0x00);
 
     memset (d, 0, sizeof (*d));
     for (hwloc_obj_t o = pci->io_first_child; o; o = o->next_sibling) {
-        if (o->type != HWLOC_OBJ_OS_DEVICE || !o->name)
+        if (o->type != HWLOC_OBJ_OS_DEVICE || !o->name || !slots_name_ok (o->name))
             continue;
-        if ((cls == 0x03 || cls == 0x12) && slots_hw_gpu_osdev (o)) {
-            if (!gpu)
-                snprintf (d->name, sizeof (d->name), "%s", o->name);
-            gpu = true;
-        } else if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) {
-            snprintf (d->name, sizeof (d->name), "%s", o->name);
-            nic = true;
-        } else if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK) {
-            snprintf (d->netdev, sizeof (d->netdev), "%s", o->name);
-            nic = true;
+        switch (o->attr->osdev.type) {
+        case HWLOC_OBJ_OSDEV_GPU:
+        case HWLOC_OBJ_OSDEV_COPROC:
+            if (slots_hw_drm (o->name))
+                drm = drm ? drm : o->name;
+            else
+                gpu = gpu ? gpu : o->name;
+            break;
+        case HWLOC_OBJ_OSDEV_OPENFABRICS:
+            fabric = fabric ? fabric : o->name;
+            break;
+        case HWLOC_OBJ_OSDEV_NETWORK:
+            netdev = netdev ? netdev : o->name;
+            break;
+        default:
+            break;
         }
     }
-    if (!gpu && !nic)
-        return false;
-    d->kind = gpu ? SLOTS_GPU : SLOTS_NIC;
-    if (gpu)
-        d->netdev[0] = '\0';
     snprintf (d->busid, sizeof (d->busid), "%04x:%02x:%02x.%01x",
               (unsigned)pci->attr->pcidev.domain, (unsigned)pci->attr->pcidev.bus,
               (unsigned)pci->attr->pcidev.dev, (unsigned)pci->attr->pcidev.func);
     d->link_GBps = pci->attr->pcidev.linkspeed;
+    if (accel || ((base == 0x03 || base == 0x12) && gpu)) {
+        d->kind = SLOTS_GPU;
+        snprintf (d->name, sizeof (d->name), "%s", gpu ? gpu : drm ? drm : d->busid);
+        return true;
+    }
+    if (!fabric && !netdev)
+        return false;
+    d->kind = SLOTS_NIC;
+    snprintf (d->name, sizeof (d->name), "%s", fabric ? fabric : "");
+    snprintf (d->netdev, sizeof (d->netdev), "%s", netdev ? netdev : "");
     return true;
 }
 
@@ -150,16 +160,17 @@ slots_t *slots_hw_read (const char *xml, tm_error_t *errp)
     }
     for (hwloc_obj_t pci = hwloc_get_next_pcidev (topo, NULL); pci;
          pci = hwloc_get_next_pcidev (topo, pci)) {
-        slots_dev_t *d = &dev[ndev];
+        slots_dev_t *d = &dev[ndev], one;
         hwloc_obj_t up = hwloc_get_non_io_ancestor_obj (topo, pci);
 
-        if (!slots_hw_dev (pci, d))
+        if (!slots_hw_dev (pci, &one))
             continue;
         if (ndev == SLOTS_MAX_DEVICES) {
             errprintf (errp, "%s: more than %d GPUs and NICs", errsafe (what, 200),
                        SLOTS_MAX_DEVICES);
             goto out;
         }
+        *d = one;
         if (slots_hw_path (pci, d) < 0) {
             errprintf (errp, "%s: %s lies deeper than %d objects", errsafe (what, 200), d->busid,
                        SLOTS_MAX_DEPTH);

@@ -2,12 +2,16 @@
 /* slots_hwloc.h: a node's GPU slots (slots.h) as hwloc sees its devices.
  * In libtopomap-hwloc.
  *
- * A GPU is a PCI display or processing-accelerator device with a GPU or
- * co-processor OS device other than a DRM card (a server's BMC graphics
- * has only those); it is named by that device ("cuda0", "nvml0",
- * "rsmi0").  A NIC is a PCI device with a fabric (OpenFabrics) or network
- * OS device.  The CPUs near a device are those of the first object above
- * it that is not I/O, among those the process may use.
+ * A GPU is a PCI 3-D, other display or processing-accelerator device,
+ * or a VGA one with a GPU or co-processor OS device other than a DRM card
+ * (a server's BMC graphics is VGA with those only; hwloc built without
+ * CUDA, NVML or RSMI, as Debian's, sees accelerators by their DRM devices
+ * alone).  It is named by that device ("cuda0", "nvml0", "rsmi0"), else
+ * its DRM device ("card1"), else its PCI address.  A NIC is a PCI device
+ * with a fabric (OpenFabrics) or network OS device, named by the first of
+ * each.  Names a task's environment cannot take (slots_name_ok) are
+ * dropped.  The CPUs near a device are those of the first object above it
+ * that is not I/O, among those the process may use.
  */
 #ifndef TOPOMAP_SLOTS_HWLOC_H
 #define TOPOMAP_SLOTS_HWLOC_H

@@ -1029,10 +1029,10 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
 /* --inside: every host's GPU slots as hwloc sees them on its leader
  * (slots_hw_read), to rank 0 as JSON text, into slots[0..m) (NULL where
  * not read, with a line saying why).  Every rank calls it. */
-#define SLOTS_TEXT_MAX (1 << 20)
+#define SLOTS_TEXT_MAX (256 << 10)
 static void gather_slots (int m, const int *leader, const char *names, slots_t **slots)
 {
-    int mine = 0, len = 0, *counts = NULL, *displs = NULL;
+    int mine = 0, len = 0, keep = 1, *counts = NULL, *displs = NULL;
     const char *text = "";
     char *all = NULL;
     json_object *o = NULL;
@@ -1064,10 +1064,19 @@ static void gather_slots (int m, const int *leader, const char *names, slots_t *
             displs[r] = (int)total;
             total += counts[r];
         }
-        if (total > INT_MAX || !(all = malloc ((size_t)total + 1)))
+        if (total > INT_MAX) {
+            fprintf (stderr, "%s: the nodes' GPU slots take more than %d bytes: not kept\n", prog,
+                     INT_MAX);
+            keep = 0;
+            total = 0;
+            for (int r = 0; r < size; r++)
+                counts[r] = displs[r] = 0;
+        }
+        if (!(all = malloc ((size_t)total + 1)))
             leave_nomem ();
     }
-    MPI_Gatherv (text, len, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast (&keep, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv (text, keep ? len : 0, MPI_CHAR, all, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
     json_object_put (o);
     slots_free (s);
     for (int h = 0; rank == 0 && h < m; h++) {

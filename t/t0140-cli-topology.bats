@@ -65,6 +65,21 @@ teardown() {
 		"$(jq -r '"\(.measure_s * 1000 | round / 1000) \(.measure_bound_s * 1000 | round / 1000)"' <<<"$output")" ]
 }
 
+@test "show: each host's GPU slots the probe read, as text and for scripts" {
+	local nm=$TOPOMAP_SRCDIR/t/fixtures/net-slots.json
+	run "$TOPOMAP" netmap show "$nm"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'n1 slots: cuda0 mlx5_0 (switch, CPUs 0-1); cuda1 eth1,mlx5_0 (machine, CPUs 2-3). eno1 (0000:f0:00.0) left out: a 0.25 GB/s PCIe link against 32' <<<"$output"
+	grep -qx 'n2 slots: none (no GPU)' <<<"$output"
+	! grep -q '^n0 slots' <<<"$output"
+	run "$TOPOMAP" netmap show --json "$nm"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '[.slots[] | .host + ":" + ([.gpus[] | .name + "/" + .near + "/" + (.nics | map(tostring) | join("+"))] | join(" "))] | join(",")' <<<"$output")" = \
+		"n1:cuda0/switch/0 cuda1/machine/1+0,n2:" ]
+	[ "$(jq -r '.slots[0].nics | map(.name + "/" + .netdev) | join(" ")' <<<"$output")" = "mlx5_0/ib0 /eth1" ]
+}
+
 @test "show beyond 32 hosts: each level's pairs in a line in place of the matrices, which --matrices prints" {
 	{
 		echo '#topomap level=1 latency_us=5 bandwidth_MBps=1000'

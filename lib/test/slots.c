@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -219,6 +220,128 @@ static slots_t *read_fixture (const char *name, char *path, size_t size, tm_erro
     return slots_hw_read (path, e);
 }
 
+/* A copy of fixture name at out with every from[k] replaced by to[k]. */
+static bool variant (const char *name, const char *out, int n, const char *const *from,
+                     const char *const *to)
+{
+    char path[4096], *text = NULL;
+    size_t len = 0;
+    FILE *f;
+    bool good;
+
+    snprintf (path, sizeof (path), "%s%s", FIX, name);
+    if (!(f = fopen (path, "r")))
+        return false;
+    good = getdelim (&text, &len, '\0', f) > 0;
+    fclose (f);
+    for (int k = 0; good && k < n; k++) {
+        char *at;
+
+        while ((at = strstr (text, from[k]))) {
+            size_t a = (size_t)(at - text), lf = strlen (from[k]), lt = strlen (to[k]);
+            char *t = malloc (strlen (text) - lf + lt + 1);
+
+            if (!t) {
+                good = false;
+                break;
+            }
+            memcpy (t, text, a);
+            strcpy (t + a, to[k]);
+            strcat (t, at + lf);
+            free (text);
+            text = t;
+        }
+    }
+    if (good && (f = fopen (out, "w"))) {
+        good = fputs (text, f) >= 0;
+        good &= fclose (f) == 0;
+    } else
+        good = false;
+    free (text);
+    return good;
+}
+
+/* What hwloc builds without CUDA, NVML or RSMI (Debian's): GPUs with DRM
+ * devices only; names a task's environment cannot take; more devices
+ * than a node's slots hold. */
+static void test_hwloc_edges (void)
+{
+    char dir[] = "/tmp/slots-test.XXXXXX", out[4200];
+    tm_error_t e = {""};
+    slots_t *s;
+
+    if (!mkdtemp (dir)) {
+        ok (0, "a temporary directory: %s", strerror (errno));
+        return;
+    }
+    snprintf (out, sizeof (out), "%s/drm.xml", dir);
+    {
+        static const char *const from[] = {"name=\"cuda", "name=\"nvml", "0302 [10de:2330]"};
+        static const char *const to[] = {"name=\"card", "name=\"card", "0300 [10de:2330]"};
+
+        s = variant ("dgx-h100-like.xml", out, 2, from, to) ? slots_hw_read (out, &e) : NULL;
+        ok (s && s->nslots == 8 && strcmp (s->gpu[0].name, "card0") == 0 &&
+                strcmp (nic_of (s, 7, 0), "mlx5_7") == 0,
+            "3-D controllers with DRM devices only are GPUs, named by their first (%s)",
+            s ? s->gpu[0].name : e.text);
+        slots_free (s);
+        s = variant ("dgx-h100-like.xml", out, 3, from, to) ? slots_hw_read (out, &e) : NULL;
+        ok (s && s->nslots == 0 && strcmp (s->note, "no GPU") == 0,
+            "VGA controllers with DRM devices only (a BMC's graphics) are not (%s)",
+            s ? s->note : e.text);
+        slots_free (s);
+    }
+    {
+        static const char *const from[] = {"name=\"ibp19s0\"", "name=\"mlx5_1\""};
+        static const char *const to[] = {"name=\"ib+19\"", "name=\"mlx5_1 $(id)\""};
+
+        s = variant ("dgx-h100-like.xml", out, 2, from, to) ? slots_hw_read (out, &e) : NULL;
+        ok (s && s->nslots == 8 && strcmp (nic_of (s, 0, 0), "mlx5_0") == 0 &&
+                s->nic[s->slot[0].nic[0]].netdev[0] == '\0' &&
+                strcmp (nic_of (s, 1, 0), "ibp35s0") == 0 &&
+                s->nic[s->slot[1].nic[0]].name[0] == '\0',
+            "a name a task's environment cannot take is dropped, the NIC kept by its other (%s, "
+            "%s)",
+            nic_of (s, 0, 0), s ? nic_of (s, 1, 0) : e.text);
+        slots_free (s);
+    }
+    {
+        FILE *f;
+
+        snprintf (out, sizeof (out), "%s/many.xml", dir);
+        if ((f = fopen (out, "w"))) {
+            fputs ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM "
+                   "\"hwloc2.dtd\">\n<topology version=\"2.0\">\n<object type=\"Machine\" "
+                   "os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+                   "allowed_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+                   "allowed_nodeset=\"0x1\" gp_index=\"1\">\n<object type=\"NUMANode\" "
+                   "os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" "
+                   "complete_nodeset=\"0x1\" gp_index=\"2\" local_memory=\"1073741824\"/>\n"
+                   "<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+                   "nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"3\"/>\n"
+                   "<object type=\"Bridge\" gp_index=\"4\" bridge_type=\"0-1\" depth=\"0\" "
+                   "bridge_pci=\"0000:[01-ff]\">\n",
+                   f);
+            for (int k = 0; k < 300; k++)
+                fprintf (f,
+                         "<object type=\"PCIDev\" gp_index=\"%d\" pci_busid=\"0000:%02x:%02x.%d\" "
+                         "pci_type=\"0200 [15b3:101e] [0000:0000] 00\">\n<object type=\"OSDev\" "
+                         "gp_index=\"%d\" name=\"eth%d\" osdev_type=\"2\"/>\n</object>\n",
+                         10 + 2 * k, 1 + k / 32, k % 32, 0, 11 + 2 * k, k);
+            fputs ("</object>\n</object>\n</topology>\n", f);
+            fclose (f);
+        }
+        s = slots_hw_read (out, &e);
+        ok (!s && strstr (e.text, "many.xml: more than 256 GPUs and NICs"),
+            "300 NICs are more than a node's slots hold: %s", e.text);
+        slots_free (s);
+    }
+    unlink (out);
+    snprintf (out, sizeof (out), "%s/drm.xml", dir);
+    unlink (out);
+    rmdir (dir);
+}
+
 static void test_fixtures (void)
 {
     char xml[4096], names[512];
@@ -308,5 +431,6 @@ int main (void)
     node16_init ();
     test_choose ();
     test_fixtures ();
+    test_hwloc_edges ();
     return done_testing ();
 }
