@@ -145,8 +145,8 @@ stage_mpi() {
 # Everything topomap-cluster creates, one item per line; empty when clean.
 cluster_leftovers() {
 	ip netns list | awk '$1 ~ /^tm-/ {print "netns " $1}'
-	ip -o link show | awk -F': ' '{sub(/@.*/, "", $2); if ($2 ~ /^tm(br|n|u)[0-9]/) print "link " $2}'
-	tc qdisc show | awk '/dev tm(br|n|u)[0-9]/ {print "qdisc " $0}'
+	ip -o link show | awk -F': ' '{sub(/@.*/, "", $2); if ($2 ~ /^tm(br|n|u|rl|r|sp)[0-9]/) print "link " $2}'
+	tc qdisc show | awk '/dev tm(br|n|u|rl|r|sp)[0-9]/ {print "qdisc " $0}'
 	grep -E ' /run/netns/tm-| /tmp .*topomap-cluster' /proc/mounts | sed 's/^/mount /'
 	# Processes, but not zombies: this machine's init may reap late.
 	ps -eo pid=,stat=,comm=,args= |

@@ -1,0 +1,87 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The emulated cluster with rails (topomap-cluster --nics): 3 nodes, two
+# interfaces each, hsn0 on rail 0 and hsn1 on rail 1, 100 Mbit/s, the two
+# rails joined by a spine router at 20 Mbit/s a rail.  Each interface has
+# its rail's address; traffic from a rail's address leaves by that rail,
+# reaching another rail through the spine; traffic not bound to an address
+# takes the destination's rail; Slurm stays on eth0; down removes it all.
+
+load lib/cluster
+
+setup_file() {
+	need_cluster
+	cluster_up --nodes 3 --nics 2,100mbit,20mbit
+}
+
+teardown_file() {
+	cluster_down
+}
+
+setup() {
+	need_cluster
+}
+
+# rail R NODE_INDEX: that node's address on rail R (nodes from 0).
+rail() {
+	local subnet=${TOPOMAP_CLUSTER_SUBNET:-10.99.0}
+	echo "${subnet%.*}.$((${subnet##*.} + 100 + $1)).$(($2 + 10))"
+}
+
+# spine R: the spine router's address on rail R.
+spine() {
+	local subnet=${TOPOMAP_CLUSTER_SUBNET:-10.99.0}
+	echo "${subnet%.*}.$((${subnet##*.} + 100 + $1)).1"
+}
+
+@test "each node has hsn0 and hsn1 with its address on each rail, shaped at 100 Mbit/s" {
+	local k r
+	for k in 0 1 2; do
+		for r in 0 1; do
+			ip -n "tm-n$((k + 1))" -o -4 addr show dev "hsn$r" | grep -q " inet $(rail $r $k)/24 "
+			tc -n "tm-n$((k + 1))" class show dev "hsn$r" | grep -q 'rate 100Mbit'
+		done
+	done
+	tc -n tm-spine class show dev rail0 | grep -q 'rate 20Mbit'
+	tc class show dev tmsp1 | grep -q 'rate 20Mbit'
+	[ "$(ip netns exec tm-spine sysctl -n net.ipv4.ip_forward)" = 1 ]
+}
+
+@test "from a rail's address: out of that rail, another rail's by its spine address" {
+	run ip -n tm-n1 route get "$(rail 0 1)" from "$(rail 0 0)"
+	echo "$output"
+	[[ "$output" == *" dev hsn0 "* ]] && [[ "$output" != *" via "* ]]
+	run ip -n tm-n1 route get "$(rail 1 1)" from "$(rail 0 0)"
+	echo "$output"
+	[[ "$output" == *" via $(spine 0) dev hsn0 "* ]]
+	run ip -n tm-n2 route get "$(rail 0 0)" from "$(rail 1 1)"
+	echo "$output"
+	[[ "$output" == *" via $(spine 1) dev hsn1 "* ]]
+}
+
+@test "unbound traffic takes the destination's rail; Slurm's stays on eth0" {
+	run ip -n tm-n1 route get "$(rail 1 2)"
+	echo "$output"
+	[[ "$output" == *" dev hsn1 "* ]] && [[ "$output" != *" via "* ]]
+	# slurmd answers on each rail and through the spine's legs
+	ip netns exec tm-n1 timeout 5 bash -c "exec 3<>/dev/tcp/$(rail 0 1)/$((${TOPOMAP_CLUSTER_PORT:-6817} + 1))"
+	ip netns exec tm-spine timeout 5 bash -c "exec 3<>/dev/tcp/$(rail 1 2)/$((${TOPOMAP_CLUSTER_PORT:-6817} + 1))"
+	run srun -N3 -l hostname
+	[ "$status" -eq 0 ]
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "0: n1 1: n2 2: n3 " ]
+}
+
+@test "--nics refuses a bad count or rate, naming it" {
+	run "$CLUSTER" up --nodes 3 --nics 9
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--nics: '9' is not K[,RATE[,SPINE]] with K from 1 to 8"* ]]
+	run "$CLUSTER" up --nodes 3 --nics 2,fast
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--nics: '2,fast': bad rate"* ]]
+}
+
+@test "down removes the rails, the spine and their links" {
+	cluster_down
+	[ -z "$(cluster_leftovers)" ]
+	! ip netns list | grep -q '^tm-spine'
+}
