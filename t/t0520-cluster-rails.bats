@@ -5,13 +5,17 @@
 # rails joined by a spine router at 20 Mbit/s a rail.  Each interface has
 # its rail's address; traffic from a rail's address leaves by that rail,
 # reaching another rail through the spine; traffic not bound to an address
-# takes the destination's rail; Slurm stays on eth0; down removes it all.
+# takes the destination's rail; Slurm stays on eth0.  Each node's tasks
+# see it as a GPU node whose NIC k is hsn k (--hwloc, an lstopo export),
+# and the probe's --inside reads those GPU slots.  down removes it all.
 
 load lib/cluster
+load lib/probe
 
 setup_file() {
 	need_cluster
-	cluster_up --nodes 3 --nics 2,100mbit,20mbit
+	cluster_up --nodes 3 --nics 2,100mbit,20mbit --cpus 2 --hwloc "$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-2.xml"
+	stage "$PROBE" "$TOPOMAP"
 }
 
 teardown_file() {
@@ -69,6 +73,15 @@ spine() {
 	run srun -N3 -l hostname
 	[ "$status" -eq 0 ]
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "0: n1 1: n2 2: n3 " ]
+}
+
+@test "the probe reads each node's GPU slots, each GPU with the NIC on its rail" {
+	run run_probe 3 --inside -o "$SHARE/rails.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$SHARE/topomap" netmap show "$SHARE/rails.json"
+	echo "$output"
+	[ "$(grep -c '^n[1-3] slots: cuda0 hsn0 (switch, CPUs 0); cuda1 hsn1 (switch, CPUs 1)$' <<<"$output")" -eq 3 ]
 }
 
 @test "--nics refuses a bad count or rate, naming it" {
