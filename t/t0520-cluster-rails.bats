@@ -7,7 +7,9 @@
 # reaching another rail through the spine; traffic not bound to an address
 # takes the destination's rail; Slurm stays on eth0.  Each node's tasks
 # see it as a GPU node whose NIC k is hsn k (--hwloc, an lstopo export),
-# and the probe's --inside reads those GPU slots.  down removes it all.
+# and the probe's --inside reads those GPU slots.  MPI ranks held to two
+# rails (Open MPI's btl_tcp_if_include, UCX_NET_DEVICES) meet through the
+# spine.  down removes it all.
 
 load lib/cluster
 load lib/probe
@@ -16,6 +18,26 @@ setup_file() {
 	need_cluster
 	cluster_up --nodes 3 --nics 2,100mbit,20mbit --cpus 2 --hwloc "$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-2.xml"
 	stage "$PROBE" "$TOPOMAP"
+	stage_mpi pingpong
+	# on-rail R0 R1 PROGRAM...: rank 0 held to hsnR0, the others to
+	# hsnR1, as each MPI reads it (Open MPI's TCP transport, UCX's)
+	cat >"$SHARE/on-rail" <<'EOF2' || return 1
+#!/bin/sh
+r=$2
+[ "${SLURM_PROCID:-0}" = 0 ] && r=$1
+shift 2
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=hsn$r
+export UCX_NET_DEVICES=hsn$r UCX_TLS=tcp,self
+exec "$@"
+EOF2
+	chmod 755 "$SHARE/on-rail"
+}
+
+# rail_bw R0 R1: a 256 KiB ping-pong's MB/s between n1 held to hsnR0 and
+# n2 held to hsnR1.
+rail_bw() {
+	srun --mpi=$MPI_TYPE -w n1,n2 -N2 -n2 "$SHARE/on-rail" "$1" "$2" "$SHARE/pingpong" -s 262144 -n 10 |
+		sed -n 's/.* bw_MBps=\([0-9.]*\).*/\1/p'
 }
 
 teardown_file() {
@@ -82,6 +104,16 @@ spine() {
 	run "$SHARE/topomap" netmap show "$SHARE/rails.json"
 	echo "$output"
 	[ "$(grep -c '^n[1-3] slots: cuda0 hsn0 (switch, CPUs 0); cuda1 hsn1 (switch, CPUs 1)$' <<<"$output")" -eq 3 ]
+}
+
+@test "MPI ranks held to one rail each: across rails through the 5x slower spine" {
+	local same cross
+	same=$(rail_bw 1 1)
+	cross=$(rail_bw 0 1)
+	echo "same rail ${same} MB/s, across ${cross} MB/s"
+	[ -n "$same" ] && [ -n "$cross" ]
+	# 100 Mbit/s against a 20 Mbit/s spine: at least 3x
+	awk -v a="$same" -v b="$cross" 'BEGIN { exit !(a > 3 * b) }'
 }
 
 @test "--nics refuses a bad count or rate, naming it" {
