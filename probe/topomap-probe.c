@@ -1026,19 +1026,23 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
     return nd;
 }
 
-/* --inside: every host's GPU slots as hwloc sees them on its leader
- * (slots_hw_read), to rank 0 as JSON text, into slots[0..m) (NULL where
- * not read, with a line saying why).  Every rank calls it. */
+/* Each host's GPU slots as hwloc sees them on its leader (slots_hw_read),
+ * to rank 0 as JSON text: a new array of m (NULL where not read, with a
+ * line saying why; all NULL without --inside).  Every rank calls it. */
 #define SLOTS_TEXT_MAX (256 << 10)
-static void gather_slots (int m, const int *leader, const char *names, slots_t **slots)
+static slots_t **gather_slots (int m, const int *leader, const char *names)
 {
     int mine = 0, len = 0, keep = 1, *counts = NULL, *displs = NULL;
     const char *text = "";
     char *all = NULL;
     json_object *o = NULL;
-    slots_t *s = NULL;
+    slots_t *s = NULL, **slots = calloc ((size_t)m, sizeof (*slots));
     tm_error_t e;
 
+    if (!slots)
+        leave_nomem ();
+    if (!inside)
+        return slots;
     for (int h = 0; h < m; h++)
         mine |= leader[h] == rank;
     if (mine && !(s = slots_hw_read (NULL, &e)))
@@ -1094,6 +1098,17 @@ static void gather_slots (int m, const int *leader, const char *names, slots_t *
     free (counts);
     free (displs);
     free (all);
+    return slots;
+}
+
+static void free_nodes (int m, inside_t **insides, slots_t **slots)
+{
+    for (int h = 0; h < m; h++) {
+        inside_destroy (insides[h]);
+        slots_free (slots[h]);
+    }
+    free (insides);
+    free (slots);
 }
 
 /* What rank 0 measured, for the netmap it writes. */
@@ -1660,13 +1675,11 @@ int main (int argc, char **argv)
     /* The nodes' insides, apart from measure_s: the netmap's bound counts
      * the pairs of nodes only. */
     inside_t **insides = calloc ((size_t)m, sizeof (*insides));
-    slots_t **slots = calloc ((size_t)m, sizeof (*slots));
-    if (!insides || !slots)
+    if (!insides)
         leave_nomem ();
-    if (inside) {
+    if (inside)
         measure_inside (m, leader, second, names, &p, t_start, buf, stream, rtt, insides);
-        gather_slots (m, leader, names, slots);
-    }
+    slots_t **slots = gather_slots (m, leader, names);
 
     measured_t r = {.m = m,
                     .nmeasured = nmeasured,
@@ -1692,12 +1705,7 @@ int main (int argc, char **argv)
     free (all);
     free (peer);
     free (measured);
-    for (int h = 0; h < m; h++) {
-        inside_destroy (insides[h]);
-        slots_free (slots[h]);
-    }
-    free (insides);
-    free (slots);
+    free_nodes (m, insides, slots);
     topo_destroy (topo);
     topo_destroy (site);
     doorbell_close (bell);
