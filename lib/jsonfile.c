@@ -56,6 +56,21 @@ int jsonfile_inline (json_object *jso, struct printbuf *pb, int level, int flags
         return -1;
     return 0;
 }
+json_object *jsonfile_ints (const int *v, size_t n)
+{
+    json_object *a = json_object_new_array ();
+
+    if (!a)
+        return NULL;
+    json_object_set_serializer (a, jsonfile_inline, NULL, NULL);
+    for (size_t k = 0; k < n; k++)
+        if (jsonfile_add (a, NULL, json_object_new_int (v[k]), false) < 0) {
+            json_object_put (a);
+            return NULL;
+        }
+    return a;
+}
+
 /* A double written in the fewest digits that read back exactly. */
 json_object *jsonfile_double (double d)
 {

@@ -28,6 +28,10 @@ int jsonfile_inline (json_object *jso, struct printbuf *pb, int level, int flags
 /* A double written in the fewest digits that read back exactly. */
 json_object *jsonfile_double (double d);
 
+/* An array of the n ints v[] on one line (jsonfile_inline); NULL on
+ * ENOMEM. */
+json_object *jsonfile_ints (const int *v, size_t n);
+
 /* Add val to an array or, with key, an object.  Takes val even on
  * failure; a NULL val is a failure (out of memory) unless null_ok, when it
  * stands for JSON null.

@@ -490,21 +490,15 @@ static json_object *netmap_json_list (const double *d, const int *iv, size_t len
 {
     json_object *a;
 
+    if (iv)
+        return jsonfile_ints (iv, len);
     if (!(a = json_object_new_array ()))
         return NULL;
     json_object_set_serializer (a, jsonfile_inline, NULL, NULL);
     for (size_t k = 0; k < len; k++) {
-        json_object *e;
-        bool null_ok = false;
+        bool null_ok = isnan (d[k]);
 
-        if (iv)
-            e = json_object_new_int (iv[k]);
-        else if (isnan (d[k])) {
-            e = NULL;
-            null_ok = true;
-        } else
-            e = jsonfile_double (d[k]);
-        if (jsonfile_add (a, NULL, e, null_ok) < 0) {
+        if (jsonfile_add (a, NULL, null_ok ? NULL : jsonfile_double (d[k]), null_ok) < 0) {
             json_object_put (a);
             return NULL;
         }
@@ -1069,15 +1063,24 @@ error:
     return -1;
 }
 
+/* The array key of o, an entry a host, into *ap. */
+static int netmap_json_per_host (json_object *o, const char *key, int n, json_object **ap,
+                                 tm_error_t *errp)
+{
+    if (jsonfile_get (o, "", key, json_type_array, ap, errp) < 0)
+        return -1;
+    if (json_object_array_length (*ap) != (size_t)n)
+        return errprintf (errp, "%s: %zu entries, expected %d", key, json_object_array_length (*ap),
+                          n);
+    return 0;
+}
+
 static int netmap_json_slots_list (json_object *o, netmap_t *nm, tm_error_t *errp)
 {
     json_object *a;
 
-    if (jsonfile_get (o, "", "slots", json_type_array, &a, errp) < 0)
+    if (netmap_json_per_host (o, "slots", nm->n, &a, errp) < 0)
         return -1;
-    if (json_object_array_length (a) != (size_t)nm->n)
-        return errprintf (errp, "slots: %zu entries, expected %d", json_object_array_length (a),
-                          nm->n);
     for (int i = 0; i < nm->n; i++) {
         json_object *e = json_object_array_get_idx (a, (size_t)i);
         char pre[32];
@@ -1093,11 +1096,8 @@ static int netmap_json_inside_list (json_object *o, netmap_t *nm, tm_error_t *er
 {
     json_object *a;
 
-    if (jsonfile_get (o, "", "inside", json_type_array, &a, errp) < 0)
+    if (netmap_json_per_host (o, "inside", nm->n, &a, errp) < 0)
         return -1;
-    if (json_object_array_length (a) != (size_t)nm->n)
-        return errprintf (errp, "inside: %zu entries, expected %d", json_object_array_length (a),
-                          nm->n);
     for (int i = 0; i < nm->n; i++)
         if (netmap_json_inside_read (json_object_array_get_idx (a, (size_t)i), i, &nm->inside[i],
                                      errp) < 0)

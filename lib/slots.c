@@ -218,22 +218,19 @@ out:
     return rc;
 }
 
+static int slots_cmp_int (const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+
+    return (x > y) - (x < y);
+}
+
 /* Where x is in v (n ascending), -1 when it is not. */
 static int slots_find (const int *v, int n, int x)
 {
-    int lo = 0, hi = n;
+    const int *at = n > 0 ? bsearch (&x, v, (size_t)n, sizeof (int), slots_cmp_int) : NULL;
 
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-
-        if (v[mid] == x)
-            return mid;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return at ? (int)(at - v) : -1;
 }
 
 /* Into out: the node's CPUs near device a and, when b is not NULL, in b
@@ -286,10 +283,10 @@ static int slots_share_cpus (const slots_node_t *node, slots_t *s)
     int *near = malloc ((size_t)s->nslots * nc * sizeof (int) + 1);
     int *nnear = calloc ((size_t)s->nslots + 1, sizeof (int));
     int *tmp = malloc (nc * sizeof (int));
-    int *cores = malloc (nc * sizeof (int));
+    int *cores = malloc (nc * sizeof (int)), *at = malloc (nc * sizeof (int));
     int rc = -1;
 
-    if (!near || !nnear || !tmp || !cores)
+    if (!near || !nnear || !tmp || !cores || !at)
         goto out;
     for (int g = 0; g < s->nslots; g++)
         nnear[g] = slots_near_cpus (node, s, g, near + (size_t)g * nc, tmp);
@@ -305,13 +302,15 @@ static int slots_share_cpus (const slots_node_t *node, slots_t *s)
                     j++;
                 k++;
             }
+        /* at[c]: the place of CPU c's core among the set's, in order */
         for (int c = 0; c < nnear[g]; c++) {
-            int core = node->core[slots_find (node->cpu, node->ncpus, set[c])], seen = 0;
+            int core = node->core[slots_find (node->cpu, node->ncpus, set[c])], q = 0;
 
-            for (int q = 0; q < ncores && !seen; q++)
-                seen = cores[q] == core;
-            if (!seen)
+            while (q < ncores && cores[q] != core)
+                q++;
+            if (q == ncores)
                 cores[ncores++] = core;
+            at[c] = q;
         }
         if (ncores >= k) {
             lo = j * ncores / k;
@@ -322,15 +321,9 @@ static int slots_share_cpus (const slots_node_t *node, slots_t *s)
         }
         if (!(sl->cpu = malloc ((size_t)nnear[g] * sizeof (int))))
             goto out;
-        for (int c = 0; c < nnear[g]; c++) {
-            int core = node->core[slots_find (node->cpu, node->ncpus, set[c])];
-
-            for (int q = lo; q < hi; q++)
-                if (cores[q] == core) {
-                    sl->cpu[n++] = set[c];
-                    break;
-                }
-        }
+        for (int c = 0; c < nnear[g]; c++)
+            if (at[c] >= lo && at[c] < hi)
+                sl->cpu[n++] = set[c];
         sl->ncpus = n;
     }
     rc = 0;
@@ -339,6 +332,7 @@ out:
     free (nnear);
     free (tmp);
     free (cores);
+    free (at);
     return rc;
 }
 
@@ -476,21 +470,6 @@ int slots_check (const slots_t *s, const char *what, tm_error_t *errp)
     return 0;
 }
 
-static json_object *slots_json_ints (const int *v, int n)
-{
-    json_object *a = json_object_new_array ();
-
-    if (!a)
-        return NULL;
-    json_object_set_serializer (a, jsonfile_inline, NULL, NULL);
-    for (int k = 0; k < n; k++)
-        if (jsonfile_add (a, NULL, json_object_new_int (v[k]), false) < 0) {
-            json_object_put (a);
-            return NULL;
-        }
-    return a;
-}
-
 json_object *slots_to_json (const slots_t *s)
 {
     json_object *o = json_object_new_object (), *gpus, *nics;
@@ -505,11 +484,12 @@ json_object *slots_to_json (const slots_t *s)
         if (jsonfile_add (gpus, NULL, g, false) < 0 ||
             jsonfile_add (g, "busid", json_object_new_string (s->gpu[k].busid), false) < 0 ||
             jsonfile_add (g, "name", json_object_new_string (s->gpu[k].name), false) < 0 ||
-            jsonfile_add (g, "nics", slots_json_ints (s->slot[k].nic, s->slot[k].nnics), false) <
-                0 ||
+            jsonfile_add (g, "nics", jsonfile_ints (s->slot[k].nic, (size_t)s->slot[k].nnics),
+                          false) < 0 ||
             jsonfile_add (g, "near", json_object_new_string (slots_near_name (s->slot[k].near)),
                           false) < 0 ||
-            jsonfile_add (g, "cpus", slots_json_ints (s->slot[k].cpu, s->slot[k].ncpus), false) < 0)
+            jsonfile_add (g, "cpus", jsonfile_ints (s->slot[k].cpu, (size_t)s->slot[k].ncpus),
+                          false) < 0)
             goto error;
     }
     for (int n = 0; n < s->nnics; n++) {
@@ -571,16 +551,15 @@ static int slots_json_read_ints (json_object *o, const char *pre, const char *ke
     return 0;
 }
 
-/* A device entry k of array key of o into d. */
-static int slots_json_dev (json_object *o, const char *pre, const char *key, size_t k,
-                           slots_dev_t *d, tm_error_t *errp)
+/* Entry k of a, a device of the array gpus or nics of the slots pre
+ * names, into d. */
+static int slots_json_dev (json_object *a, const char *pre, bool gpu, size_t k, slots_dev_t *d,
+                           tm_error_t *errp)
 {
-    json_object *a, *e;
+    json_object *e = json_object_array_get_idx (a, k);
+    const char *key = gpu ? "gpus" : "nics";
     char what[64];
-    bool gpu = strcmp (key, "gpus") == 0;
 
-    jsonfile_get (o, pre, key, json_type_array, &a, NULL);
-    e = json_object_array_get_idx (a, k);
     snprintf (what, sizeof (what), "%s%s[%zu].", pre, key, k);
     if (!json_object_is_type (e, json_type_object))
         return errprintf (errp, "%s%s[%zu]: not an object", pre, key, k);
@@ -599,13 +578,14 @@ slots_t *slots_from_json (json_object *o, const char *pre, tm_error_t *errp)
     json_object *gpus, *nics;
     slots_t *s;
     size_t ng, nn;
-    char what[64];
+    char name[64], what[64];
 
-    snprintf (what, sizeof (what), "%s", pre);
-    if (what[0] && what[strlen (what) - 1] == '.')
-        what[strlen (what) - 1] = '\0';
+    /* pre without its dot names the whole */
+    snprintf (name, sizeof (name), "%s", pre);
+    if (name[0] && name[strlen (name) - 1] == '.')
+        name[strlen (name) - 1] = '\0';
     if (!json_object_is_type (o, json_type_object)) {
-        errprintf (errp, "%s: neither an object nor null", what);
+        errprintf (errp, "%s: neither an object nor null", name);
         return NULL;
     }
     if (jsonfile_keys (o, pre, slots_keys, errp) < 0 ||
@@ -628,7 +608,7 @@ slots_t *slots_from_json (json_object *o, const char *pre, tm_error_t *errp)
     if (slots_json_string (o, pre, "note", s->note, sizeof (s->note), errp) < 0)
         goto error;
     for (size_t k = 0; k < nn; k++)
-        if (slots_json_dev (o, pre, "nics", k, &s->nic[k], errp) < 0)
+        if (slots_json_dev (nics, pre, false, k, &s->nic[k], errp) < 0)
             goto error;
     for (size_t k = 0; k < ng; k++) {
         json_object *e = json_object_array_get_idx (gpus, k);
@@ -636,7 +616,7 @@ slots_t *slots_from_json (json_object *o, const char *pre, tm_error_t *errp)
         char near[16];
         int m;
 
-        if (slots_json_dev (o, pre, "gpus", k, &s->gpu[k], errp) < 0)
+        if (slots_json_dev (gpus, pre, true, k, &s->gpu[k], errp) < 0)
             goto error;
         snprintf (what, sizeof (what), "%sgpus[%zu].", pre, k);
         sl->gpu = (int)k;
@@ -656,10 +636,7 @@ slots_t *slots_from_json (json_object *o, const char *pre, tm_error_t *errp)
         }
         sl->near = (slots_near_t)m;
     }
-    snprintf (what, sizeof (what), "%s", pre);
-    if (what[0] && what[strlen (what) - 1] == '.')
-        what[strlen (what) - 1] = '\0';
-    if (slots_check (s, what, errp) < 0)
+    if (slots_check (s, name, errp) < 0)
         goto error;
     return s;
 error:

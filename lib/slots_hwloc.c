@@ -160,8 +160,8 @@ slots_t *slots_hw_read (const char *xml, tm_error_t *errp)
     }
     for (hwloc_obj_t pci = hwloc_get_next_pcidev (topo, NULL); pci;
          pci = hwloc_get_next_pcidev (topo, pci)) {
-        slots_dev_t *d = &dev[ndev], one;
         hwloc_obj_t up = hwloc_get_non_io_ancestor_obj (topo, pci);
+        slots_dev_t one, *d;
 
         if (!slots_hw_dev (pci, &one))
             continue;
@@ -170,6 +170,7 @@ slots_t *slots_hw_read (const char *xml, tm_error_t *errp)
                        SLOTS_MAX_DEVICES);
             goto out;
         }
+        d = &dev[ndev];
         *d = one;
         if (slots_hw_path (pci, d) < 0) {
             errprintf (errp, "%s: %s lies deeper than %d objects", errsafe (what, 200), d->busid,
