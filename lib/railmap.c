@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* railmap.c: each rank's slot, so that heavy partners on different nodes
+ * share a rail (railmap.h). */
+#include "config.h"
+
+#include "lib/railmap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The NIC a slot's rank uses: its first. */
+static const slots_dev_t *slot_nic (const slots_t *s, int k)
+{
+    return s->slot[k].nnics > 0 ? &s->nic[s->slot[k].nic[0]] : NULL;
+}
+
+static const char *nic_rail_name (const slots_dev_t *d)
+{
+    return d->name[0] ? d->name : d->netdev;
+}
+
+/* Index of (name, netdev) in m->nics, added when new; -1 on ENOMEM. */
+static int nic_index (railmap_t *m, const slots_dev_t *d)
+{
+    railmap_nic_t *more;
+
+    for (int i = 0; i < m->nnics; i++)
+        if (!strcmp (m->nics[i].name, d->name) && !strcmp (m->nics[i].netdev, d->netdev))
+            return i;
+    if (!(more = realloc (m->nics, (size_t)(m->nnics + 1) * sizeof (*more))))
+        return -1;
+    m->nics = more;
+    snprintf (more[m->nnics].name, sizeof (more->name), "%s", d->name);
+    snprintf (more[m->nnics].netdev, sizeof (more->netdev), "%s", d->netdev);
+    return m->nnics++;
+}
+
+/* The work: each rank's rail, the ranks of each host, the symmetric
+ * bytes between ranks (CSR). */
+typedef struct {
+    int n;
+    const int *node;
+    int *rail;      /* [n] of the slot each rank is on */
+    int **slotrail; /* [nhosts] each slot's rail, -1 for a slot without NIC */
+    int *first;     /* [nhosts + 1] host h's ranks: byhost[first[h] .. first[h + 1]) */
+    int *byhost;    /* [n] in rank order */
+    size_t *adj;    /* [n + 1] */
+    int *to;        /* [adj[n]] */
+    double *w;      /* [adj[n]] */
+} work_t;
+
+static int work_adjacency (work_t *k, const profile_t *p)
+{
+    size_t *fill;
+
+    if (!(k->adj = calloc ((size_t)k->n + 1, sizeof (*k->adj))))
+        return -1;
+    for (size_t i = 0; i < p->nentries; i++) {
+        const profile_entry_t *e = &p->entries[i];
+
+        if (e->src != e->dst && k->node[e->src] != k->node[e->dst] && e->bytes > 0) {
+            k->adj[e->src + 1]++;
+            k->adj[e->dst + 1]++;
+        }
+    }
+    for (int r = 0; r < k->n; r++)
+        k->adj[r + 1] += k->adj[r];
+    if (!(k->to = malloc ((k->adj[k->n] + 1) * sizeof (*k->to))) ||
+        !(k->w = malloc ((k->adj[k->n] + 1) * sizeof (*k->w))) ||
+        !(fill = malloc ((size_t)k->n * sizeof (*fill))))
+        return -1;
+    memcpy (fill, k->adj, (size_t)k->n * sizeof (*fill));
+    for (size_t i = 0; i < p->nentries; i++) {
+        const profile_entry_t *e = &p->entries[i];
+
+        if (e->src != e->dst && k->node[e->src] != k->node[e->dst] && e->bytes > 0) {
+            k->to[fill[e->src]] = e->dst;
+            k->w[fill[e->src]++] = (double)e->bytes;
+            k->to[fill[e->dst]] = e->src;
+            k->w[fill[e->dst]++] = (double)e->bytes;
+        }
+    }
+    free (fill);
+    return 0;
+}
+
+/* Bytes between nodes on different rails (each pair's both directions). */
+static uint64_t cross_bytes (const profile_t *p, const work_t *k, const int *rail)
+{
+    uint64_t sum = 0;
+
+    for (size_t i = 0; i < p->nentries; i++) {
+        const profile_entry_t *e = &p->entries[i];
+
+        if (k->node[e->src] != k->node[e->dst] && rail[e->src] != rail[e->dst])
+            sum += e->bytes;
+    }
+    return sum;
+}
+
+/* One host's ranks swapped between slots, or moved to a slot with room,
+ * while that takes bytes off the spine: their partners are all on other
+ * hosts, whose rails stay as they are meanwhile, so each rank's bytes to
+ * each rail (W) hold for the whole visit.  Whether anything moved.
+ */
+static int refine_host (work_t *k, int h, const slots_t *s, int nrails, int *slot, double *W,
+                        int *count)
+{
+    int m = k->first[h + 1] - k->first[h], nsl = 0, cap, moved = 0;
+    const int *rk = k->byhost + k->first[h], *sr = k->slotrail[h];
+
+    for (int t = 0; t < s->nslots; t++)
+        nsl += sr[t] >= 0;
+    cap = (m + nsl - 1) / nsl;
+
+    for (int i = 0; i < m; i++) {
+        double *wi = W + (size_t)i * (size_t)nrails;
+
+        memset (wi, 0, (size_t)nrails * sizeof (*wi));
+        for (size_t e = k->adj[rk[i]]; e < k->adj[rk[i] + 1]; e++)
+            wi[k->rail[k->to[e]]] += k->w[e];
+    }
+    memset (count, 0, (size_t)s->nslots * sizeof (*count));
+    for (int i = 0; i < m; i++)
+        count[slot[rk[i]]]++;
+    for (int better = 1; better;) {
+        better = 0;
+        for (int i = 0; i < m; i++) {
+            const double *wi = W + (size_t)i * (size_t)nrails;
+            int a = rk[i], ra = sr[slot[a]];
+
+            for (int t = 0; t < s->nslots; t++)
+                if (sr[t] >= 0 && count[t] < cap && wi[sr[t]] > wi[ra]) {
+                    count[slot[a]]--;
+                    count[t]++;
+                    slot[a] = t;
+                    k->rail[a] = ra = sr[t];
+                    better = moved = 1;
+                }
+            for (int j = i + 1; j < m; j++) {
+                const double *wj = W + (size_t)j * (size_t)nrails;
+                int b = rk[j], rb = sr[slot[b]], t;
+
+                if (ra != rb && wi[rb] + wj[ra] > wi[ra] + wj[rb]) {
+                    t = slot[a], slot[a] = slot[b], slot[b] = t;
+                    k->rail[a] = rb, k->rail[b] = ra, ra = rb;
+                    better = moved = 1;
+                }
+            }
+        }
+    }
+    return moved;
+}
+
+/* Hosts' slots and rails; 1 with why when a host cannot choose. */
+static int work_rails (work_t *k, railmap_t *out, int nhosts, slots_t *const *slots,
+                       const char *const *hosts, char (**rails)[SLOTS_NAME_MAX], char *why,
+                       size_t whylen)
+{
+    for (int h = 0; h < nhosts; h++) {
+        const slots_t *s = slots[h];
+        int any = 0;
+
+        if (k->first[h + 1] == k->first[h])
+            continue;
+        if (!s || s->nslots == 0) {
+            snprintf (why, whylen, "%s has no GPU slots%s", hosts[h], s ? "" : " read");
+            return 1;
+        }
+        if (!(k->slotrail[h] = malloc ((size_t)s->nslots * sizeof (int))))
+            return -1;
+        for (int t = 0; t < s->nslots; t++) {
+            const slots_dev_t *d = slot_nic (s, t);
+            int r = 0;
+
+            k->slotrail[h][t] = -1;
+            if (!d)
+                continue;
+            while (r < out->nrails && strcmp ((*rails)[r], nic_rail_name (d)))
+                r++;
+            if (r == out->nrails) {
+                char (*more)[SLOTS_NAME_MAX] = realloc (*rails, (size_t)(r + 1) * sizeof (*more));
+
+                if (!more)
+                    return -1;
+                *rails = more;
+                snprintf (more[r], sizeof (more[r]), "%s", nic_rail_name (d));
+                out->nrails++;
+            }
+            k->slotrail[h][t] = r;
+            any = 1;
+        }
+        if (!any) {
+            snprintf (why, whylen, "%s has no NIC near a GPU", hosts[h]);
+            return 1;
+        }
+    }
+    if (out->nrails < 2) {
+        snprintf (why, whylen, "one rail (%s)", (*rails)[0]);
+        return 1;
+    }
+    return 0;
+}
+
+/* Each host's ranks on its slots in local order, as without topomap
+ * (a slot without NIC passed over). */
+static void work_default (work_t *k, int nhosts, slots_t *const *slots, int *slot)
+{
+    for (int h = 0; h < nhosts; h++) {
+        int m = k->first[h + 1] - k->first[h], nsl = 0, t;
+
+        if (m == 0)
+            continue;
+        for (t = 0; t < slots[h]->nslots; t++)
+            nsl += k->slotrail[h][t] >= 0;
+        for (int i = 0; i < m; i++) {
+            int want = (int)((long)i * nsl / m), seen = -1;
+
+            for (t = 0; t < slots[h]->nslots; t++)
+                if (k->slotrail[h][t] >= 0 && ++seen == want)
+                    break;
+            slot[k->byhost[k->first[h] + i]] = t;
+            k->rail[k->byhost[k->first[h] + i]] = k->slotrail[h][t];
+        }
+    }
+}
+
+static int work_hosts (work_t *k, int nhosts)
+{
+    int *fill;
+
+    if (!(k->first = calloc ((size_t)nhosts + 1, sizeof (*k->first))) ||
+        !(k->byhost = malloc ((size_t)k->n * sizeof (*k->byhost))) ||
+        !(k->slotrail = calloc ((size_t)nhosts, sizeof (*k->slotrail))) ||
+        !(k->rail = malloc ((size_t)k->n * sizeof (*k->rail))))
+        return -1;
+    for (int r = 0; r < k->n; r++)
+        k->first[k->node[r] + 1]++;
+    for (int h = 0; h < nhosts; h++)
+        k->first[h + 1] += k->first[h];
+    if (!(fill = malloc ((size_t)nhosts * sizeof (*fill))))
+        return -1;
+    memcpy (fill, k->first, (size_t)nhosts * sizeof (*fill));
+    for (int r = 0; r < k->n; r++)
+        k->byhost[fill[k->node[r]]++] = r;
+    free (fill);
+    return 0;
+}
+
+static void work_free (work_t *k, int nhosts)
+{
+    for (int h = 0; k->slotrail && h < nhosts; h++)
+        free (k->slotrail[h]);
+    free (k->slotrail);
+    free (k->first);
+    free (k->byhost);
+    free (k->rail);
+    free (k->adj);
+    free (k->to);
+    free (k->w);
+}
+
+static int refine (work_t *k, int nhosts, slots_t *const *slots, int nrails, int *slot)
+{
+    int mmax = 0, smax = 0;
+    double *W;
+    int *count;
+
+    for (int h = 0; h < nhosts; h++)
+        if (k->first[h + 1] > k->first[h]) {
+            if (k->first[h + 1] - k->first[h] > mmax)
+                mmax = k->first[h + 1] - k->first[h];
+            if (slots[h]->nslots > smax)
+                smax = slots[h]->nslots;
+        }
+    W = malloc ((size_t)mmax * (size_t)nrails * sizeof (*W));
+    count = malloc ((size_t)smax * sizeof (*count));
+    if (!W || !count) {
+        free (W);
+        free (count);
+        return -1;
+    }
+    for (int pass = 0, moved = 1; moved && pass < RAILMAP_PASSES; pass++) {
+        moved = 0;
+        for (int h = 0; h < nhosts; h++)
+            if (k->first[h + 1] > k->first[h])
+                moved |= refine_host (k, h, slots[h], nrails, slot, W, count);
+    }
+    free (W);
+    free (count);
+    return 0;
+}
+
+int railmap_choose (const profile_t *p, const int *node, int nhosts, slots_t *const *slots,
+                    const char *const *hosts, railmap_t *out, char *why, size_t whylen,
+                    tm_error_t *errp)
+{
+    work_t k = {.n = p->ntasks, .node = node};
+    char (*rails)[SLOTS_NAME_MAX] = NULL;
+    int rc;
+
+    memset (out, 0, sizeof (*out));
+    out->nranks = p->ntasks;
+    if (work_hosts (&k, nhosts) < 0 ||
+        (rc = work_rails (&k, out, nhosts, slots, hosts, &rails, why, whylen)) < 0)
+        goto nomem;
+    if (rc == 1)
+        goto none;
+    if (work_adjacency (&k, p) < 0 || !(out->slot = malloc ((size_t)k.n * sizeof (int))) ||
+        !(out->nic = malloc ((size_t)k.n * sizeof (int))))
+        goto nomem;
+    work_default (&k, nhosts, slots, out->slot);
+    out->default_bytes = cross_bytes (p, &k, k.rail);
+    for (size_t i = 0; i < p->nentries; i++)
+        if (node[p->entries[i].src] != node[p->entries[i].dst])
+            out->node_bytes += p->entries[i].bytes;
+    if (out->node_bytes == 0) {
+        snprintf (why, whylen, "no bytes between nodes");
+        rc = 1;
+        goto none;
+    }
+    if (refine (&k, nhosts, slots, out->nrails, out->slot) < 0)
+        goto nomem;
+    out->cross_bytes = cross_bytes (p, &k, k.rail);
+    /* the NICs in the hosts' order, each slot's */
+    for (int h = 0; h < nhosts; h++)
+        for (int t = 0; k.first[h + 1] > k.first[h] && t < slots[h]->nslots; t++)
+            if (slot_nic (slots[h], t) && nic_index (out, slot_nic (slots[h], t)) < 0)
+                goto nomem;
+    for (int r = 0; r < k.n; r++)
+        if ((out->nic[r] = nic_index (out, slot_nic (slots[node[r]], out->slot[r]))) < 0)
+            goto nomem;
+    work_free (&k, nhosts);
+    free (rails);
+    return 0;
+nomem:
+    errprintf (errp, "out of memory choosing each rank's NIC");
+    errno = ENOMEM;
+    rc = -1;
+none:
+    work_free (&k, nhosts);
+    free (rails);
+    railmap_free (out);
+    return rc;
+}
+
+void railmap_free (railmap_t *m)
+{
+    free (m->slot);
+    free (m->nic);
+    free (m->nics);
+    m->slot = m->nic = NULL;
+    m->nics = NULL;
+    m->nnics = 0;
+}
+
+int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp)
+{
+    size_t at = 0;
+    int n;
+
+    for (int i = 0; i < m->nnics; i++) {
+        n = snprintf (buf + at, at < len ? len - at : 0, "%s%s/%s", i ? "," : "",
+                      m->nics[i].name[0] ? m->nics[i].name : "-",
+                      m->nics[i].netdev[0] ? m->nics[i].netdev : "-");
+        at += (size_t)n;
+    }
+    for (int r = 0; r < m->nranks; r++) {
+        n = snprintf (buf + at, at < len ? len - at : 0, "%s%d", r ? "," : ";", m->nic[r]);
+        at += (size_t)n;
+    }
+    if (at >= len) {
+        errprintf (errp, "each rank's NIC takes %zu bytes, more than %zu", at, len - 1);
+        errno = E2BIG;
+        return -1;
+    }
+    return 0;
+}
+
+/* One "name/netdev" of val at *s, into nic. */
+static int env_nic (const char **s, railmap_nic_t *nic, tm_error_t *errp)
+{
+    char *parts[2] = {nic->name, nic->netdev};
+
+    for (int i = 0; i < 2; i++) {
+        size_t n = strcspn (*s, i ? ",;" : "/,;");
+
+        if (n == 0 || n >= SLOTS_NAME_MAX || (i == 0 && (*s)[n] != '/')) {
+            errprintf (errp, "not NAME/NETDEV at '%.40s'", *s);
+            return -1;
+        }
+        memcpy (parts[i], *s, n);
+        parts[i][n] = '\0';
+        if (!strcmp (parts[i], "-"))
+            parts[i][0] = '\0';
+        else if (!slots_name_ok (parts[i])) {
+            errprintf (errp, "'%s' is not a device name", parts[i]);
+            return -1;
+        }
+        *s += n + (i == 0);
+    }
+    if (!nic->name[0] && !nic->netdev[0]) {
+        errprintf (errp, "a NIC without a name");
+        return -1;
+    }
+    return 0;
+}
+
+int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, tm_error_t *errp)
+{
+    const char *s = val;
+    int nnics = 0, want = -1;
+    railmap_nic_t one;
+
+    do {
+        if (env_nic (&s, &one, errp) < 0)
+            return -1;
+        nnics++;
+    } while (*s == ',' && s++);
+    if (*s++ != ';') {
+        errprintf (errp, "no ';' after the NICs");
+        return -1;
+    }
+    for (int r = 0; *s; r++) {
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol (s, &end, 10);
+        if (end == s || errno || v < 0 || v >= nnics || (*end && (*end != ',' || !end[1]))) {
+            errprintf (errp, "rank %d's NIC is not one of the %d", r, nnics);
+            return -1;
+        }
+        if (r == rank)
+            want = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    if (want < 0) {
+        errprintf (errp, "no NIC for rank %d", rank);
+        return -1;
+    }
+    s = val;
+    for (int i = 0; i <= want; i++) {
+        env_nic (&s, nic, errp);
+        s++;
+    }
+    return 0;
+}
