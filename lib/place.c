@@ -28,6 +28,7 @@
 #include "lib/planfile.h"
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
+#include "lib/railmap.h"
 #include "lib/recorder.h"
 #include "lib/topology_links.h"
 
@@ -1111,6 +1112,8 @@ typedef struct {
     char history[NAME_MAX + 1]; /* the profile's runs in the user's cache */
     history_verdict_t learned;  /* what they say of placed runs */
     char nopmi[384];            /* why pmi2 cannot take the plan */
+    char *nics;                 /* each rank's NIC (out->nics), NULL for none */
+    double nic_gain;
     double t0;
 } place_run_t;
 
@@ -1476,6 +1479,65 @@ static int decide_pmi (place_run_t *r)
     return 0;
 }
 
+/* Each rank's node, slot and NIC in one -v line (the first ranks). */
+static void say_nics (const place_in_t *in, const railmap_t *m, const int *node, const netmap_t *nm)
+{
+    char list[640];
+    int len = 0, r;
+
+    for (r = 0; r < m->nranks && len < (int)sizeof (list) - 80; r++) {
+        const railmap_nic_t *c = &m->nics[m->nic[r]];
+
+        len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%d %s %s", r ? ", " : "", r,
+                         nm->hosts[node[r]], c->name[0] ? c->name : c->netdev);
+    }
+    SAY (in, "topomap: rank, node and NIC: %s%s", list, r < m->nranks ? ", ..." : "");
+}
+
+/* 5b. Each rank's NIC, on the layout that runs (the plan's when it is
+ * applied, else srun's): on nodes of several rails, the slot choice that
+ * takes the most bytes between nodes off the spine (railmap.h), kept when
+ * it takes min_gain of those that cross rails in Slurm's order.  Nothing
+ * here fails a step: without a choice the MPI picks its NICs.
+ */
+static int decide_nics (place_run_t *r)
+{
+    const place_in_t *in = r->in;
+    const int *node = r->apply ? r->plan->node : r->base->node;
+    railmap_t m;
+    char why[256], env[PLACE_NICS_MAX + 1];
+    tm_error_t e;
+    int rc;
+
+    if (!r->nm->slots) {
+        SAY (in, "topomap: no NIC chosen: the nodes' GPU slots not read (%s)",
+             r->nobind ? r->nobind : "netmap of an older schema");
+        return 0;
+    }
+    rc = railmap_choose (r->from, node, r->nm->n, r->nm->slots, (const char *const *)r->nm->hosts,
+                         &m, why, sizeof (why), &e);
+    if (rc != 0) {
+        SAY (in, "topomap: no NIC chosen: %s", rc < 0 ? e.text : why);
+        return 0;
+    }
+    r->nic_gain = m.default_bytes ? 1.0 - (double)m.cross_bytes / (double)m.default_bytes : 0;
+    SAY (in,
+         "topomap: bytes between nodes crossing rails (%d): %.1f%% in Slurm's order, %.1f%% by "
+         "rail, gain %.1f%%",
+         m.nrails, 100.0 * (double)m.default_bytes / (double)m.node_bytes,
+         100.0 * (double)m.cross_bytes / (double)m.node_bytes, 100 * r->nic_gain);
+    if (m.default_bytes == 0 || r->nic_gain < in->conf->min_gain)
+        SAY (in, "topomap: no NIC chosen: below min_gain (%.1f%%)", 100 * in->conf->min_gain);
+    else if (railmap_env (&m, env, sizeof (env), &e) < 0)
+        SAY (in, "topomap: no NIC chosen: %s", e.text);
+    else if (!(r->nics = strdup (env)))
+        SAY (in, "topomap: no NIC chosen: out of memory");
+    else
+        say_nics (in, &m, node, r->nm);
+    railmap_free (&m);
+    return 0;
+}
+
 /* 6. The binding inside the nodes (made before step 5: a dry run reports
  * it too), then the verdict: a dry run's line, or srun's layout kept. */
 static int decide_bind (place_run_t *r)
@@ -1594,16 +1656,17 @@ static int decide_hostfile (place_run_t *r)
     out->action = PLACE_APPLY;
     place_gains_text (out, gt, lt, sizeof (gt));
     snprintf (out->reason, sizeof (out->reason),
-              "placed %d ranks on %d nodes%s, predicted gain %s, %s at the busiest link (%.2f s)",
+              "placed %d ranks on %d nodes%s, predicted gain %s, %s at the busiest link%s (%.2f s)",
               r->res.ntasks, r->nslots, out->cpu_bind[0] ? " and bound them inside" : "", gt, lt,
-              place_now () - r->t0);
+              r->nics ? ", each rank's NIC by rail" : "", place_now () - r->t0);
     return 1;
 }
 
 void place_decide (const place_in_t *in, place_out_t *out)
 {
     static int (*const steps[]) (place_run_t *) = {
-        decide_step, decide_profile, decide_plan, decide_pmi, decide_bind, decide_hostfile,
+        decide_step, decide_profile, decide_plan,     decide_pmi,
+        decide_nics, decide_bind,    decide_hostfile,
     };
     place_run_t r = {.in = in, .out = out, .t0 = place_now ()};
     int n = in->alloc->nnodes;
@@ -1626,6 +1689,12 @@ void place_decide (const place_in_t *in, place_out_t *out)
     else
         for (size_t k = 0; k < sizeof (steps) / sizeof (steps[0]) && steps[k](&r) == 0; k++)
             ;
+    /* NICs for a plan applied, or srun's layout kept for what it gains. */
+    if (r.nics && (out->action == PLACE_APPLY || (out->action == PLACE_DEFAULT && !out->failed))) {
+        snprintf (out->nics, sizeof (out->nics), "%s", r.nics);
+        out->nic_gain = r.nic_gain;
+    }
+    free (r.nics);
     /* Every run under srun's layout or a plan joins the profile's runs. */
     if (r.history[0] && in->args && in->user_cache_fd >= 0 && out->action != PLACE_DRYRUN)
         snprintf (out->history, sizeof (out->history), "%s", r.history);

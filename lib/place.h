@@ -54,11 +54,13 @@
 #define PLACE_ENV_REASON   "TOPOMAP_REASON"      /* tasks: why the default placement */
 #define PLACE_ENV_RECORDER "TOPOMAP_RECORDER"    /* slurmstepd: preload this into the tasks */
 #define PLACE_ENV_PMI      "TOPOMAP_PMI_MAPPING" /* slurmstepd: the plan's PMI_process_mapping */
+#define PLACE_ENV_NICS     "TOPOMAP_NICS"        /* task_init: each rank's NIC (railmap_env) */
 #define PLACE_ENV_RUNS                                                                             \
     "TOPOMAP_RUNS" /* the re-executed srun: "NAME ARGS", the                                       \
                       profile's runs to add its run to */
 
 #define PLACE_CPU_BIND_MAX 32767 /* the longest --cpu-bind value a plan sets */
+#define PLACE_NICS_MAX     32767 /* the longest PLACE_ENV_NICS */
 
 typedef enum {
     PLACE_DEFAULT = 0, /* leave srun's placement (reason says why) */
@@ -155,6 +157,11 @@ typedef struct {
      * "map_cpu:C0,C1,..." or "mask_cpu:0xM0,..."
      * (one CPU a task, or several), one entry a
      * local task id; else "" */
+    char nics[PLACE_NICS_MAX + 1];
+    /* PLACE_APPLY, or PLACE_DEFAULT not failed: each rank's NIC
+     * (PLACE_ENV_NICS) on a rail-optimised fabric; else "" */
+    double nic_gain;     /* the share of the bytes between nodes crossing
+                          * rails that nics takes off */
     double bind_gain;    /* the binding's predicted gain over Slurm's own
                           * (map_inside_t.cyclic_s) for the pairs inside
                           * the nodes */

@@ -12,6 +12,7 @@
 # spine.  down removes it all.
 
 load lib/cluster
+load lib/plugin
 load lib/probe
 
 setup_file() {
@@ -31,6 +32,46 @@ export UCX_NET_DEVICES=hsn$r UCX_TLS=tcp,self
 exec "$@"
 EOF2
 	chmod 755 "$SHARE/on-rail"
+	plugin_setup || return 1
+	# nic: each task's rank, node and the NIC variables it was given
+	cat >"$SHARE/nic" <<'EOF2' || return 1
+#!/bin/sh
+echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME ucx=${UCX_NET_DEVICES-} tcp=${OMPI_MCA_btl_tcp_if_include-} nccl=${NCCL_SOCKET_IFNAME-} hca=${NCCL_IB_HCA-} fi=${FI_TCP_IFACE-} left=${TOPOMAP_NICS-}"
+EOF2
+	chmod 755 "$SHARE/nic"
+	# 4 ranks, 2 a node, placed as srun does (no plan gains): a ring,
+	# whose edges between the nodes join opposite local ranks (ring4);
+	# pairs inside the nodes three times heavier than pairs between them
+	# at the same local rank (same4)
+	profile4 ring4 '[0, 1, 10, 1000000], [0, 3, 10, 1000000], [1, 0, 10, 1000000],
+		[1, 2, 10, 1000000], [2, 1, 10, 1000000], [2, 3, 10, 1000000], [3, 0, 10, 1000000],
+		[3, 2, 10, 1000000]' 8000000
+	profile4 same4 '[0, 1, 10, 3000000], [0, 2, 10, 1000000], [1, 0, 10, 3000000],
+		[1, 3, 10, 1000000], [2, 0, 10, 1000000], [2, 3, 10, 3000000], [3, 1, 10, 1000000],
+		[3, 2, 10, 3000000]' 16000000
+}
+
+# profile4 NAME ENTRIES BYTES: a 4-rank profile in $SHARE/NAME.json.
+profile4() {
+	cat >"$SHARE/$1.json" <<EOF2
+{"kind": "topomap-profile", "schema": 1, "ntasks": 4, "exe": {"id": "", "path": ""},
+ "mpi": "", "source": "recorder", "collectives": false, "record_s": 0, "jobid": "",
+ "timestamp": "2026-12-05T00:00:00Z", "totals": {"msgs": 80, "bytes": $3},
+ "entries": [$2]}
+EOF2
+}
+
+# nic_step PROFILE [ENV...]: a 4-rank step on n1 and n2 under --topo-map -v.
+nic_step() {
+	local prof=$1
+	shift
+	in_alloc -w n1,n2 -N2 --ntasks-per-node=2 -- \
+		"$* srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/$prof.json $SHARE/nic 2>&1"
+}
+
+# nic_of RANK: that rank's line's field ucx.
+nic_of() {
+	sed -n "s/^rank=$1 .* ucx=\([^ ]*\) .*/\1/p" <<<"$output"
 }
 
 # rail_bw R0 R1: a 256 KiB ping-pong's MB/s between n1 held to hsnR0 and
@@ -123,6 +164,42 @@ spine() {
 	run "$CLUSTER" up --nodes 3 --nics 2,fast
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--nics: '2,fast': bad rate"* ]]
+}
+
+@test "--topo-map gives partners across nodes one rail, every NIC used" {
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	run nic_step ring4
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "topomap: bytes between nodes crossing rails (2): 100.0% in Slurm's order, 0.0% by rail, gain 100.0%" <<<"$output"
+	grep -q "^srun: topomap: each rank's NIC by rail, 100.0% fewer bytes crossing rails; srun's own placement: " <<<"$output"
+	[ "$(grep -c '^rank=' <<<"$output")" -eq 4 ]
+	# ring partners across nodes (3 and 0, 1 and 2) on one rail; each node's two ranks on its two NICs; every
+	# variable names the rank's NIC, none left over
+	[ -n "$(nic_of 0)" ] && [ "$(nic_of 0)" = "$(nic_of 3)" ] && [ "$(nic_of 1)" = "$(nic_of 2)" ]
+	[ "$(nic_of 0)" != "$(nic_of 1)" ] && [ "$(nic_of 2)" != "$(nic_of 3)" ]
+	[ "$(printf '%s\n' "$(nic_of 0)" "$(nic_of 1)" | sort | tr '\n' ' ')" = "hsn0 hsn1 " ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx=(hsn[01]) tcp=\1 nccl==\1 hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
+	grep -q "topomap: rank, node and NIC: 0 n1 $(nic_of 0), 1 n1 $(nic_of 1), 2 n2 $(nic_of 2), 3 n2 $(nic_of 3)$" <<<"$output"
+}
+
+@test "partners already on one rail, or a user's own NIC: the MPI's choice stands" {
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	run nic_step same4
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "topomap: no NIC chosen: below min_gain" <<<"$output"
+	[ "$(grep -c '^rank=[0-3] .* ucx= tcp= nccl= hca= fi= left=$' <<<"$output")" -eq 4 ]
+	# the user's variables stand; Open MPI's include only where no exclude
+	run nic_step ring4 UCX_NET_DEVICES=eth0 OMPI_MCA_btl_tcp_if_exclude=lo
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -Ec '^rank=[0-3] .* ucx=eth0 tcp= nccl==hsn[01] hca= fi=hsn[01] left=$' <<<"$output")" -eq 4 ]
+	# a value srun's plugin did not set never reaches the tasks
+	run in_alloc -w n1,n2 -N2 --ntasks-per-node=2 -- \
+		"TOPOMAP_NICS='x\$/y;0,0,0,0' srun --mpi=$MPI_TYPE $SHARE/nic 2>&1"
+	echo "$output"
+	[ "$(grep -c '^rank=[0-3] .* ucx= tcp= .* left=$' <<<"$output")" -eq 4 ]
 }
 
 @test "down removes the rails, the spine and their links" {
