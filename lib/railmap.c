@@ -5,6 +5,8 @@
 
 #include "lib/railmap.h"
 
+#include "lib/heap.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,31 +102,39 @@ static uint64_t cross_bytes (const profile_t *p, const work_t *k, const int *rai
     return sum;
 }
 
-/* One host's ranks swapped between slots, or moved to a slot with room,
- * while that takes bytes off the spine: their partners are all on other
- * hosts, whose rails stay as they are meanwhile, so each rank's bytes to
- * each rail (W) hold for the whole visit.  Whether anything moved.
+/* One host's ranks swapped between slots, or moved to a slot with room
+ * on a NIC with room, while that takes bytes off the spine: their
+ * partners are all on other hosts, whose rails stay as they are
+ * meanwhile, so each rank's bytes to each rail (W) hold for the whole
+ * visit.  A slot takes at most ceil(ranks / slots), a NIC (a rail) at most
+ * ceil(ranks / NICs).  count: the slots' and the rails' counts.  Whether
+ * anything moved.
  */
 static int refine_host (work_t *k, int h, const slots_t *s, int nrails, int *slot, double *W,
                         int *count)
 {
-    int m = k->first[h + 1] - k->first[h], nsl = 0, cap, moved = 0;
+    int m = k->first[h + 1] - k->first[h], nsl = 0, nr = 0, cap, rcap, moved = 0;
     const int *rk = k->byhost + k->first[h], *sr = k->slotrail[h];
+    int *rcount = count + s->nslots;
 
+    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
     for (int t = 0; t < s->nslots; t++)
-        nsl += sr[t] >= 0;
+        if (sr[t] >= 0) {
+            nsl++;
+            nr += rcount[sr[t]]++ == 0;
+        }
     cap = (m + nsl - 1) / nsl;
-
+    rcap = (m + nr - 1) / nr;
+    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
     for (int i = 0; i < m; i++) {
         double *wi = W + (size_t)i * (size_t)nrails;
 
         memset (wi, 0, (size_t)nrails * sizeof (*wi));
         for (size_t e = k->adj[rk[i]]; e < k->adj[rk[i] + 1]; e++)
             wi[k->rail[k->to[e]]] += k->w[e];
-    }
-    memset (count, 0, (size_t)s->nslots * sizeof (*count));
-    for (int i = 0; i < m; i++)
         count[slot[rk[i]]]++;
+        rcount[k->rail[rk[i]]]++;
+    }
     for (int better = 1; better;) {
         better = 0;
         for (int i = 0; i < m; i++) {
@@ -132,9 +142,9 @@ static int refine_host (work_t *k, int h, const slots_t *s, int nrails, int *slo
             int a = rk[i], ra = sr[slot[a]];
 
             for (int t = 0; t < s->nslots; t++)
-                if (sr[t] >= 0 && count[t] < cap && wi[sr[t]] > wi[ra]) {
-                    count[slot[a]]--;
-                    count[t]++;
+                if (sr[t] >= 0 && count[t] < cap && rcount[sr[t]] < rcap && wi[sr[t]] > wi[ra]) {
+                    count[slot[a]]--, rcount[ra]--;
+                    count[t]++, rcount[sr[t]]++;
                     slot[a] = t;
                     k->rail[a] = ra = sr[t];
                     better = moved = 1;
@@ -276,7 +286,7 @@ static int refine (work_t *k, int nhosts, slots_t *const *slots, int nrails, int
                 smax = slots[h]->nslots;
         }
     W = malloc ((size_t)mmax * (size_t)nrails * sizeof (*W));
-    count = malloc ((size_t)smax * sizeof (*count));
+    count = malloc ((size_t)(smax + nrails) * sizeof (*count));
     if (!W || !count) {
         free (W);
         free (count);
@@ -293,13 +303,139 @@ static int refine (work_t *k, int nhosts, slots_t *const *slots, int nrails, int
     return 0;
 }
 
+/* A rank's pull toward a rail, from its partners on hosts placed. */
+typedef struct {
+    double w;
+    int i, r;
+} pull_t;
+
+static int pull_cmp (const void *a, const void *b)
+{
+    const pull_t *x = a, *y = b;
+
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return x->i != y->i ? (x->i < y->i ? -1 : 1) : (x->r > y->r) - (x->r < y->r);
+}
+
+/* Host h's ranks on slots, each pulled to its placed partners' rails,
+ * heaviest pulls first, where its slots and NICs have room; the rest in
+ * local order on what is left.  count as refine_host's. */
+static int place_host (work_t *k, int h, const slots_t *s, int nrails, const char *done, int *slot,
+                       int *count)
+{
+    int m = k->first[h + 1] - k->first[h], nsl = 0, nr = 0, cap, rcap, np = 0;
+    const int *rk = k->byhost + k->first[h], *sr = k->slotrail[h];
+    int *rcount = count + s->nslots;
+    pull_t *pull;
+    size_t npull = 0;
+
+    for (int i = 0; i < m; i++)
+        npull += k->adj[rk[i] + 1] - k->adj[rk[i]];
+    if (!(pull = malloc ((npull + 1) * sizeof (*pull))))
+        return -1;
+    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
+    for (int t = 0; t < s->nslots; t++)
+        if (sr[t] >= 0) {
+            nsl++;
+            nr += rcount[sr[t]]++ == 0;
+        }
+    cap = (m + nsl - 1) / nsl;
+    rcap = (m + nr - 1) / nr;
+    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
+    for (int i = 0; i < m; i++) {
+        slot[rk[i]] = -1;
+        for (size_t e = k->adj[rk[i]]; e < k->adj[rk[i] + 1]; e++)
+            if (done[k->node[k->to[e]]])
+                pull[np++] = (pull_t){k->w[e], i, k->rail[k->to[e]]};
+    }
+    qsort (pull, (size_t)np, sizeof (*pull), pull_cmp);
+    for (int q = 0; q < np; q++) {
+        int a = rk[pull[q].i], t = 0;
+
+        while (t < s->nslots && (sr[t] != pull[q].r || count[t] >= cap || rcount[sr[t]] >= rcap))
+            t++;
+        if (slot[a] < 0 && t < s->nslots) {
+            slot[a] = t, k->rail[a] = sr[t];
+            count[t]++, rcount[sr[t]]++;
+        }
+    }
+    /* the others in local order: a slot with room on a NIC with room, else
+     * a slot with room (there is one: cap * nsl >= m) */
+    for (int i = 0; i < m; i++) {
+        int a = rk[i], t, any = -1;
+
+        for (t = 0; slot[a] < 0 && t < s->nslots; t++)
+            if (sr[t] >= 0 && count[t] < cap) {
+                any = any < 0 ? t : any;
+                if (rcount[sr[t]] < rcap)
+                    break;
+            }
+        if (slot[a] >= 0)
+            continue;
+        t = t < s->nslots ? t : any;
+        slot[a] = t, k->rail[a] = sr[t];
+        count[t]++, rcount[sr[t]]++;
+    }
+    free (pull);
+    return 0;
+}
+
+/* A start that follows the traffic: hosts in turn, each the one of most
+ * bytes to those placed (a heap of stale-checked entries), placed by
+ * place_host; a host with none placed near, as without topomap would. */
+static int construct (work_t *k, int nhosts, slots_t *const *slots, int nrails, int *slot)
+{
+    double *acc = calloc ((size_t)nhosts, sizeof (*acc));
+    char *done = calloc ((size_t)nhosts, 1);
+    int smax = 0, *count = NULL, rc = -1;
+    heap_t hp = {0};
+
+    for (int h = 0; h < nhosts; h++)
+        if (k->first[h + 1] > k->first[h] && slots[h]->nslots > smax)
+            smax = slots[h]->nslots;
+    if (!acc || !done || !(count = malloc ((size_t)(smax + nrails) * sizeof (*count))) ||
+        heap_reserve (&hp, (size_t)nhosts) < 0)
+        goto out;
+    for (int h = 0; h < nhosts; h++)
+        if (k->first[h + 1] > k->first[h])
+            heap_push (&hp, (heap_item_t){.key = 0, .id = h});
+    while (hp.n > 0) {
+        heap_item_t x = heap_pop (&hp);
+        int h = x.id;
+
+        if (done[h] || x.key != -acc[h])
+            continue;
+        if (place_host (k, h, slots[h], nrails, done, slot, count) < 0)
+            goto out;
+        done[h] = 1;
+        for (int r = k->first[h]; r < k->first[h + 1]; r++)
+            for (size_t e = k->adj[k->byhost[r]]; e < k->adj[k->byhost[r] + 1]; e++) {
+                int g = k->node[k->to[e]];
+
+                if (!done[g]) {
+                    acc[g] += k->w[e];
+                    if (heap_push (&hp, (heap_item_t){.key = -acc[g], .id = g}) < 0)
+                        goto out;
+                }
+            }
+    }
+    rc = 0;
+out:
+    heap_free (&hp);
+    free (acc);
+    free (done);
+    free (count);
+    return rc;
+}
+
 int railmap_choose (const profile_t *p, const int *node, int nhosts, slots_t *const *slots,
                     const char *const *hosts, railmap_t *out, char *why, size_t whylen,
                     tm_error_t *errp)
 {
     work_t k = {.n = p->ntasks, .node = node};
     char (*rails)[SLOTS_NAME_MAX] = NULL;
-    int rc;
+    int rc, *other = NULL;
 
     memset (out, 0, sizeof (*out));
     out->nranks = p->ntasks;
@@ -324,6 +460,21 @@ int railmap_choose (const profile_t *p, const int *node, int nhosts, slots_t *co
     if (refine (&k, nhosts, slots, out->nrails, out->slot) < 0)
         goto nomem;
     out->cross_bytes = cross_bytes (p, &k, k.rail);
+    /* a second start, the traffic's, refined too: the better kept */
+    if (out->cross_bytes > 0) {
+        uint64_t b;
+
+        if (!(other = malloc ((size_t)k.n * sizeof (*other))) ||
+            construct (&k, nhosts, slots, out->nrails, other) < 0 ||
+            refine (&k, nhosts, slots, out->nrails, other) < 0)
+            goto nomem;
+        if ((b = cross_bytes (p, &k, k.rail)) < out->cross_bytes) {
+            int *t = out->slot;
+
+            out->slot = other, other = t;
+            out->cross_bytes = b;
+        }
+    }
     /* the NICs in the hosts' order, each slot's */
     for (int h = 0; h < nhosts; h++)
         for (int t = 0; k.first[h + 1] > k.first[h] && t < slots[h]->nslots; t++)
@@ -334,6 +485,7 @@ int railmap_choose (const profile_t *p, const int *node, int nhosts, slots_t *co
             goto nomem;
     work_free (&k, nhosts);
     free (rails);
+    free (other);
     return 0;
 nomem:
     errprintf (errp, "out of memory choosing each rank's NIC");
@@ -342,6 +494,7 @@ nomem:
 none:
     work_free (&k, nhosts);
     free (rails);
+    free (other);
     railmap_free (out);
     return rc;
 }

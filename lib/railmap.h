@@ -8,12 +8,15 @@
  * no fabric device, on every node alike, as rail-optimised fabrics are
  * cabled.
  *
- * The choice starts from what a step gets without topomap (Slurm's
- * --gpu-bind=closest under block binding: local rank i on slot
- * i * slots / ranks; the MPI then takes the NIC near the GPU) and swaps
- * ranks of a node between slots while that lowers the bytes between
- * nodes that change rails.  Each slot takes at most ceil(ranks / slots)
- * of its node's ranks, so every NIC keeps its share.
+ * The choice starts twice: from what a step gets without topomap
+ * (Slurm's --gpu-bind=closest under block binding: local rank i on slot
+ * i * slots / ranks; the MPI then takes the NIC near the GPU), and from
+ * the traffic (hosts in turn, each the one of most bytes to those placed,
+ * its ranks on their placed partners' rails, heaviest first).  Each start
+ * then swaps ranks of a node between slots while that lowers the bytes
+ * between nodes that change rails; the better is kept.  Each slot takes at
+ * most ceil(ranks / slots) of its node's ranks and each NIC ceil(ranks /
+ * NICs), so every NIC keeps its share.
  */
 #ifndef TOPOMAP_RAILMAP_H
 #define TOPOMAP_RAILMAP_H

@@ -15,6 +15,8 @@
 #include <hwloc.h>
 
 #include "lib/error.h"
+#include "lib/profile.h"
+#include "lib/railmap.h"
 #include "lib/slots.h"
 #include "lib/slots_hwloc.h"
 #include "lib/test/tap.h"
@@ -425,6 +427,96 @@ static void test_fixtures (void)
     ok (!s && strstr (e.text, "no-such.xml"), "a missing export is named: %s", e.text);
 }
 
+/* Ranks' NICs by rail (railmap.c) on 4 nodes of a fixture, ppn ranks
+ * each: local rank i of node n sends to local rank (i + 1) % ppn of node
+ * n + 1, each partner across nodes at another local rank than its own.
+ * Whether partners all share a rail, every node's ranks are on distinct
+ * GPUs (as many as it has), use as many of its NICs as they can, as
+ * evenly as they can, and lie on the CPUs near their GPU (the slot's).
+ */
+static bool railmap_fixture (const slots_t *s, int ppn, char *why, size_t len)
+{
+    enum { NODES = 4 };
+    int n = NODES * ppn, node[NODES * 8], np = 0;
+    profile_entry_t t[NODES * 8];
+    slots_t *const sl[NODES] = {(slots_t *)s, (slots_t *)s, (slots_t *)s, (slots_t *)s};
+    const char *hosts[NODES] = {"n1", "n2", "n3", "n4"};
+    profile_t *p;
+    railmap_t m;
+    tm_error_t e;
+    bool good;
+
+    for (int r = 0; r < n; r++) {
+        node[r] = r / ppn;
+        if (r / ppn < NODES - 1)
+            t[np++] = (profile_entry_t){.src = r,
+                                        .dst = (r / ppn + 1) * ppn + (r % ppn + 1) % ppn,
+                                        .msgs = 1,
+                                        .bytes = 1000};
+    }
+    if (!(p = profile_create (n, (size_t)np, t, &e)) ||
+        railmap_choose (p, node, NODES, sl, hosts, &m, why, len, &e) != 0) {
+        if (!p)
+            snprintf (why, len, "%s", e.text);
+        profile_destroy (p);
+        return false;
+    }
+    good = m.cross_bytes == 0 && (ppn == 1) == (m.default_bytes == 0);
+    for (int h = 0; good && h < NODES; h++) {
+        int used[SLOTS_MAX_DEVICES] = {0}, gpus = 0, nics = 0, lo = n, hi = 0;
+
+        for (int r = h * ppn; r < (h + 1) * ppn; r++) {
+            gpus += used[m.slot[r]]++ == 0;
+            good &= s->slot[m.slot[r]].ncpus > 0;
+        }
+        good &= gpus == (ppn < s->nslots ? ppn : s->nslots);
+        for (int j = 0; j < s->nnics; j++) {
+            int c = 0;
+
+            for (int r = h * ppn; r < (h + 1) * ppn; r++)
+                c += s->slot[m.slot[r]].nic[0] == j;
+            nics += c > 0;
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+        good &= nics == (ppn < s->nnics ? ppn : s->nnics) && hi - lo <= 1;
+    }
+    snprintf (why, len, "%llu of %llu bytes between nodes crossing rails, %llu in Slurm's order",
+              (unsigned long long)m.cross_bytes, (unsigned long long)m.node_bytes,
+              (unsigned long long)m.default_bytes);
+    railmap_free (&m);
+    profile_destroy (p);
+    return good;
+}
+
+static void test_railmap_fixtures (void)
+{
+    static const char *const fixtures[] = {"eas-tioga.xml",     "coral-lassen.xml",
+                                           "dgx-h100-like.xml", "dgx-h100-miscabled.xml",
+                                           "rail-2.xml",        "rail-4.xml"};
+    char xml[4096], why[256];
+    tm_error_t e = {""};
+
+    for (size_t f = 0; f < sizeof (fixtures) / sizeof (fixtures[0]); f++) {
+        slots_t *s = read_fixture (fixtures[f], xml, sizeof (xml), &e);
+
+        for (int ppn = 1; ppn <= 8; ppn *= 2) {
+            why[0] = '\0';
+            ok (s && railmap_fixture (s, ppn, why, sizeof (why)),
+                "%s, %d ranks a node: partners on one rail, distinct GPUs, every NIC its share "
+                "(%s)",
+                fixtures[f], ppn, s ? why : e.text);
+        }
+        slots_free (s);
+    }
+    slots_t *s = read_fixture ("nvidiaDGX2.xml", xml, sizeof (xml), &e);
+
+    ok (s && !railmap_fixture (s, 2, why, sizeof (why)) &&
+            !strcmp (why, "n1 has no NIC near a GPU"),
+        "DGX-2 (no NIC): no choice, saying why: %s", why);
+    slots_free (s);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -432,5 +524,6 @@ int main (void)
     test_choose ();
     test_fixtures ();
     test_hwloc_edges ();
+    test_railmap_fixtures ();
     return done_testing ();
 }
