@@ -158,8 +158,8 @@ static int place_probe (const place_in_t *in, const char *probe, const char *mpi
         argv[argc++] = "--topology";
         argv[argc++] = (char *)topology;
     }
-    if (inside_cpus > 0)
-        argv[argc++] = "--inside";
+    /* the nodes' GPU slots always: the NICs are chosen on any step */
+    argv[argc++] = inside_cpus > 0 ? "--inside" : "--slots";
     argv[argc] = NULL;
 
     if ((pid = fork ()) < 0)

@@ -81,6 +81,8 @@ static const char *topology;
 #define TOPOLOGY_PAIRS 3
 /* --inside: read each node with hwloc and measure its levels */
 static int inside;
+/* --slots (or --inside): read each node's GPU slots with hwloc */
+static int slots_read;
 /* --no-doorbell: wait between measurements in timed naps alone */
 static int no_doorbell;
 /* --uplink-s: each stream of the uplink measurement (lib/topology_links.h)
@@ -126,7 +128,9 @@ static void usage (FILE *f)
              "                         figures or a slow link's (no --plan, no --doubt)\n"
              "      --inside           read each node's CPUs, L3 domains and packages\n"
              "                         (hwloc), and, with two ranks on a node, measure\n"
-             "                         between two CPUs of each level\n"
+             "                         between two CPUs of each level; and --slots\n"
+             "      --slots            read each node's GPUs and the NICs nearest them\n"
+             "                         (hwloc), the node's GPU slots\n"
              "      --no-doorbell      wait for a turn in timed naps only, without the\n"
              "                         doorbells that wake a rank when its turn comes\n"
              "      --uplink-s SECONDS measure each uplink of the tree with every node\n"
@@ -144,16 +148,27 @@ static void usage (FILE *f)
 
 /* The options usage () describes. */
 static const struct option probe_opts[] = {
-    {"output", required_argument, 0, 'o'},      {"lat-size", required_argument, 0, 's'},
-    {"bw-size", required_argument, 0, 'b'},     {"bw-messages", required_argument, 0, 'm'},
-    {"min-samples", required_argument, 0, 1},   {"max-samples", required_argument, 0, 2},
-    {"ci", required_argument, 0, 'c'},          {"budget", required_argument, 0, 't'},
-    {"concurrency", required_argument, 0, 'j'}, {"bw-enough", required_argument, 0, 'e'},
-    {"doubt", required_argument, 0, 3},         {"plan", required_argument, 0, 4},
-    {"topology", required_argument, 0, 5},      {"inside", no_argument, 0, 6},
-    {"no-doorbell", no_argument, 0, 7},         {"uplink-s", required_argument, 0, 8},
-    {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
-    {"version", no_argument, 0, 'V'},           {0, 0, 0, 0},
+    {"output", required_argument, 0, 'o'},
+    {"lat-size", required_argument, 0, 's'},
+    {"bw-size", required_argument, 0, 'b'},
+    {"bw-messages", required_argument, 0, 'm'},
+    {"min-samples", required_argument, 0, 1},
+    {"max-samples", required_argument, 0, 2},
+    {"ci", required_argument, 0, 'c'},
+    {"budget", required_argument, 0, 't'},
+    {"concurrency", required_argument, 0, 'j'},
+    {"bw-enough", required_argument, 0, 'e'},
+    {"doubt", required_argument, 0, 3},
+    {"plan", required_argument, 0, 4},
+    {"topology", required_argument, 0, 5},
+    {"inside", no_argument, 0, 6},
+    {"no-doorbell", no_argument, 0, 7},
+    {"uplink-s", required_argument, 0, 8},
+    {"slots", no_argument, 0, 9},
+    {"verbose", no_argument, 0, 'v'},
+    {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},
+    {0, 0, 0, 0},
 };
 
 /* Report a usage or setup error once (from rank 0) and leave. */
@@ -261,7 +276,10 @@ static const char *parse_args (int argc, char **argv, netmap_params_t *p, int *v
             topology = optarg;
             break;
         case 6:
-            inside = 1;
+            inside = slots_read = 1;
+            break;
+        case 9:
+            slots_read = 1;
             break;
         case 7:
             no_doorbell = 1;
@@ -1028,7 +1046,7 @@ static int remeasure (int m, int nmeasured, int sampled, double measure_s, doubl
 
 /* Each host's GPU slots as hwloc sees them on its leader (slots_hw_read),
  * to rank 0 as JSON text: a new array of m (NULL where not read, with a
- * line saying why; all NULL without --inside).  Every rank calls it. */
+ * line saying why; all NULL without --slots).  Every rank calls it. */
 #define SLOTS_TEXT_MAX (256 << 10)
 static slots_t **gather_slots (int m, const int *leader, const char *names)
 {
@@ -1041,7 +1059,7 @@ static slots_t **gather_slots (int m, const int *leader, const char *names)
 
     if (!slots)
         leave_nomem ();
-    if (!inside)
+    if (!slots_read)
         return slots;
     for (int h = 0; h < m; h++)
         mine |= leader[h] == rank;
