@@ -156,6 +156,32 @@ static json_object *candidates (const json_explain_t *x, const map_candidate_t *
     return done (a, bad);
 }
 
+/* Each rank's NIC by rail, and the bytes between nodes crossing rails. */
+static json_object *nics (const json_explain_t *x, int *bad)
+{
+    const railmap_t *m = x->nics;
+    const int *node = x->res->cand[x->res->chosen].node;
+    json_object *o = json_object_new_object (), *a = json_object_new_array ();
+
+    *bad |= !o || jsonfile_add (o, "ranks", a, false) < 0;
+    add_int (o, "rails", m->nrails, bad);
+    add_int (o, "node_bytes", (int64_t)m->node_bytes, bad);
+    add_int (o, "default_bytes", (int64_t)m->default_bytes, bad);
+    add_int (o, "cross_bytes", (int64_t)m->cross_bytes, bad);
+    for (int r = 0; a && !*bad && r < m->nranks; r++) {
+        json_object *e = json_object_new_object ();
+        const railmap_nic_t *c = &m->nics[m->nic[r]];
+
+        *bad |= !e || jsonfile_add (a, NULL, e, false) < 0;
+        add_int (e, "rank", r, bad);
+        add_str (e, "node", x->nm->hosts[node[r]], bad);
+        add_int (e, "slot", m->slot[r], bad);
+        add_str (e, "name", c->name[0] ? c->name : NULL, bad);
+        add_str (e, "netdev", c->netdev[0] ? c->netdev : NULL, bad);
+    }
+    return o;
+}
+
 /* The chosen plan's ranks a node, in the netmap's host order. */
 static json_object *nodes (const json_explain_t *x)
 {
@@ -266,6 +292,8 @@ json_object *json_plan_explain (const json_explain_t *x)
         bad |= jsonfile_add (o, "binding", NULL, true) < 0;
     bad |= jsonfile_add (o, "odds", x->odds && x->odds->draws ? odds (x, &bad) : NULL,
                          !(x->odds && x->odds->draws)) < 0;
+    bad |= jsonfile_add (o, "nics", x->nics ? nics (x, &bad) : NULL, !x->nics) < 0;
+    add_str (o, "nics_why", x->nics ? NULL : x->nics_why, &bad);
     return done (o, bad);
 }
 

@@ -10,6 +10,7 @@
 #include "lib/mapper.h"
 #include "lib/netmap.h"
 #include "lib/profile_cache.h"
+#include "lib/railmap.h"
 
 /* Bumped when a key changes meaning or goes; new keys keep it. */
 #define JSON_SCHEMA 1
@@ -39,6 +40,8 @@ typedef struct {
     const char *cpu_bind;         /* its --cpu-bind value, or NULL */
     const map_odds_t *odds;       /* the odds against block, or NULL */
     double min_gain;
+    const railmap_t *nics; /* each rank's NIC by rail, or NULL */
+    const char *nics_why;  /* why none (nics NULL), or NULL */
 } json_explain_t;
 
 json_object *json_plan_explain (const json_explain_t *x);

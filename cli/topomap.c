@@ -35,6 +35,7 @@
 #include "lib/mapper.h"
 #include "lib/netmap.h"
 #include "lib/planfile.h"
+#include "lib/railmap.h"
 #include "lib/profile.h"
 #include "lib/profile_cache.h"
 #include "lib/recorder.h"
@@ -1213,6 +1214,67 @@ static void explain_inside (const profile_t *p, const netmap_t *nm, const int *n
     map_inside_free (&b);
 }
 
+/* The plugin's default min_gain, for --explain's verdicts. */
+#define PLAN_MIN_GAIN 0.05
+
+/* --explain: each rank's NIC by rail on the chosen layout, as the plugin
+ * would choose it (railmap.h), m filled when it would (0), else why says
+ * why not (1; -1 out of memory). */
+static int plan_nics (const profile_t *p, const netmap_t *nm, const int *node, railmap_t *m,
+                      char *why, size_t len)
+{
+    tm_error_t e;
+    int rc;
+
+    if (!nm->slots) {
+        snprintf (why, len, "the netmap has no GPU slots (schema 5 or older)");
+        return 1;
+    }
+    if ((rc = railmap_choose (p, node, nm->n, nm->slots, (const char *const *)nm->hosts, m, why,
+                              len, &e)) != 0)
+        return rc < 0 ? (fprintf (stderr, "%s: plan: %s\n", prog, e.text), -1) : 1;
+    if (m->default_bytes == 0 ||
+        1.0 - (double)m->cross_bytes / (double)m->default_bytes < PLAN_MIN_GAIN) {
+        snprintf (why, len,
+                  "%.1f%% of the bytes between nodes cross rails in Slurm's order, %.1f%% by "
+                  "rail: below min_gain",
+                  100.0 * (double)m->default_bytes / (double)m->node_bytes,
+                  100.0 * (double)m->cross_bytes / (double)m->node_bytes);
+        railmap_free (m);
+        return 1;
+    }
+    return 0;
+}
+
+/* --explain's NICs as text: the shares, then rank, node and NIC (the
+ * first PLAN_NICS_SHOWN ranks). */
+#define PLAN_NICS_SHOWN 64
+static int explain_nics (const profile_t *p, const netmap_t *nm, const int *node)
+{
+    char why[256];
+    railmap_t m;
+    int rc = plan_nics (p, nm, node, &m, why, sizeof (why));
+
+    if (rc != 0) {
+        if (rc > 0)
+            printf ("NICs: the MPI's own: %s\n", why);
+        return rc < 0 ? -1 : 0;
+    }
+    printf ("NICs by rail (%d rails): %.1f%% of the bytes between nodes cross rails in Slurm's "
+            "order, %.1f%% by rail\nrank node NIC:",
+            m.nrails, 100.0 * (double)m.default_bytes / (double)m.node_bytes,
+            100.0 * (double)m.cross_bytes / (double)m.node_bytes);
+    for (int r = 0; r < m.nranks && r < PLAN_NICS_SHOWN; r++) {
+        const railmap_nic_t *c = &m.nics[m.nic[r]];
+
+        printf ("%s %d %s %s", r ? "," : "", r, nm->hosts[node[r]],
+                c->name[0] ? c->name : c->netdev);
+    }
+    printf ("%s\n", m.nranks > PLAN_NICS_SHOWN ? ", ..." : "");
+    railmap_free (&m);
+    return 0;
+}
+
 /* topomap plan's arguments. */
 typedef struct {
     const char *pfile, *nfile, *slotarg, *out, *svg, *prices[PLAN_PRICES];
@@ -1396,7 +1458,6 @@ static int plan_output (const plan_args_t *a, const map_result_t *res, const net
  * prices a plan against srun's layout, with the plugin's default
  * min_gain.  1 when priced, 0 when there is no plan or block to price.
  */
-#define PLAN_MIN_GAIN 0.05
 static int plan_odds (const profile_t *p, const profile_t *from, netmap_t *nm,
                       const netmap_spread_t *s, const map_result_t *res, map_metric_t metric,
                       map_odds_t *o)
@@ -1449,9 +1510,10 @@ static int plan_explain_json (const plan_args_t *a, const profile_t *p, const pr
                         .min_gain = PLAN_MIN_GAIN};
     map_candidate_t *on = NULL;
     map_inside_t b;
-    char bind[8192];
+    railmap_t m;
+    char bind[8192], why[256];
     tm_error_t e;
-    int rc = EXIT_FAIL, inside;
+    int rc = EXIT_FAIL, inside, nics = 1;
 
     x.recurring = from != p ? profile_recurring (p, p->recheck) : NAN;
     if (p->recheck) {
@@ -1470,10 +1532,17 @@ static int plan_explain_json (const plan_args_t *a, const profile_t *p, const pr
         x.inside = &b;
         x.cpu_bind = map_inside_cpu_bind (&b, bind, sizeof (bind)) == 0 ? bind : NULL;
     }
+    if ((nics = plan_nics (from, nm, res->cand[res->chosen].node, &m, why, sizeof (why))) < 0)
+        goto out;
+    x.nics = nics == 0 ? &m : NULL;
+    x.nics_why = why;
     if (json_put (stdout, json_plan_explain (&x)) < 0)
         fprintf (stderr, "%s: plan: %s\n", prog, strerror (errno));
     else
         rc = finish_output ("plan");
+out:
+    if (nics == 0)
+        railmap_free (&m);
     if (inside == 0)
         map_inside_free (&b);
     free (on);
@@ -1503,6 +1572,8 @@ static int plan_explain (const plan_args_t *a, const profile_t *p, const profile
     if (map_explain (stdout, res, nm) < 0 || explain_recordings (p, nm, res) < 0)
         return EXIT_FAIL;
     explain_inside (from, nm, res->cand[res->chosen].node, &a->params);
+    if (explain_nics (from, nm, res->cand[res->chosen].node) < 0)
+        return EXIT_FAIL;
     for (int i = 0; i < a->nprices; i++)
         if (overfull[i] > 0)
             printf ("%s puts more ranks than their slots on %d of %d nodes: it cannot run\n",

@@ -379,3 +379,31 @@ figure() {
 	[ "$status" -eq 0 ]
 	! grep -q '^inside the nodes' <<<"$output"
 }
+
+@test "--explain gives each rank's NIC by rail where the nodes have GPU slots, and --json too" {
+	# a ring of 8 ranks on 4 nodes of two rails (hsn0, hsn1): in local rank
+	# order every edge between nodes joins hsn1 to hsn0; by rail none does
+	local nm=$TOPOMAP_SRCDIR/t/fixtures/net-rails.json ring=$TOPOMAP_SRCDIR/t/fixtures/ring-8.json
+	run "$TOPOMAP" plan --profile "$ring" --netmap "$nm" --explain -o "$D/h"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "NICs by rail (2 rails): 100.0% of the bytes between nodes cross rails in Slurm's order, 0.0% by rail" <<<"$output"
+	line=$(sed -n 's/^rank node NIC: //p' <<<"$output")
+	[ "$(tr ',' '\n' <<<"$line" | awk '{ print $2 }' | paste -sd' ')" = "$(cut -d' ' -f1-8 "$D/h" | paste -sd' ')" ]
+	# each edge between nodes on one NIC name; each node both NICs
+	run "$TOPOMAP" plan --profile "$ring" --netmap "$nm" --explain --json -o "$D/h"
+	[ "$status" -eq 0 ]
+	jq -e '.nics.rails == 2 and .nics.cross_bytes == 0 and .nics.default_bytes == .nics.node_bytes and
+		(.nics.ranks | length) == 8 and .nics_why == null' <<<"$output"
+	jq -e '[.nics.ranks[] | {node, netdev}] as $r |
+		all(range(0; 8); . as $i | ($r[$i].node == $r[($i + 1) % 8].node) or
+			($r[$i].netdev == $r[($i + 1) % 8].netdev)) and
+		([$r | group_by(.node)[] | map(.netdev) | sort] | unique) == [["hsn0", "hsn1"]]' <<<"$output"
+	# no slots in the netmap: the MPI's own, saying why
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain -o "$D/h"
+	[ "$status" -eq 0 ]
+	grep -qx "NICs: the MPI's own: n1 has no GPU slots read" <<<"$output"
+	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain --json -o "$D/h"
+	[ "$status" -eq 0 ]
+	jq -e '.nics == null and .nics_why == "n1 has no GPU slots read"' <<<"$output"
+}
