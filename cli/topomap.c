@@ -1226,10 +1226,6 @@ static int plan_nics (const profile_t *p, const netmap_t *nm, const int *node, r
     tm_error_t e;
     int rc;
 
-    if (!nm->slots) {
-        snprintf (why, len, "the netmap has no GPU slots (schema 5 or older)");
-        return 1;
-    }
     if ((rc = railmap_choose (p, node, nm->n, nm->slots, (const char *const *)nm->hosts, m, why,
                               len, &e)) != 0)
         return rc < 0 ? (fprintf (stderr, "%s: plan: %s\n", prog, e.text), -1) : 1;

@@ -1509,11 +1509,6 @@ static int decide_nics (place_run_t *r)
     tm_error_t e;
     int rc;
 
-    if (!r->nm->slots) {
-        SAY (in, "topomap: no NIC chosen: the nodes' GPU slots not read (%s)",
-             r->nobind ? r->nobind : "netmap of an older schema");
-        return 0;
-    }
     rc = railmap_choose (r->from, node, r->nm->n, r->nm->slots, (const char *const *)r->nm->hosts,
                          &m, why, sizeof (why), &e);
     if (rc != 0) {

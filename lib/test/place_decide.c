@@ -82,6 +82,8 @@
 #define NET    TOPOMAP_FIXTURES "/net-2sw8.json"
 #define INSIDE TOPOMAP_FIXTURES "/net-inside.json"
 #define PAIRS  TOPOMAP_FIXTURES "/pairs-128.json"
+#define RAILS  TOPOMAP_FIXTURES "/net-rails.json"
+#define RING8  TOPOMAP_FIXTURES "/ring-8.json"
 
 #define OTHER_UID 65534
 #define JOB       "42"
@@ -1435,6 +1437,35 @@ static void test_bind (void)
     unlink (path);
 }
 
+/* Each rank's NIC by rail: a ring of 8 ranks on 4 nodes of two rails,
+ * where no node plan gains (every pair alike): srun's layout stays, its
+ * ranks' NICs chosen, partners across nodes on one rail; a netmap
+ * without slots: the plan alone. */
+static void test_nics (void)
+{
+    step ();
+    set_alloc (4, "2(x4)");
+    req.ntasks = 8, req.nodes_min = 4;
+    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
+    put_netmap (RAILS);
+    decide ();
+    ok (out.action == PLACE_DEFAULT && !out.failed &&
+            !strcmp (out.nics, "-/hsn0,-/hsn1;1,0,0,1,1,0,0,1") && out.nic_gain == 1 &&
+            has_line (said, "topomap: bytes between nodes crossing rails (2): 100.0% in Slurm's "
+                            "order, 0.0% by rail, gain 100.0%") &&
+            has_line (said, "topomap: rank, node and NIC: 0 n1 hsn1, 1 n1 hsn0, 2 n2 hsn0, 3 n2 "
+                            "hsn1, 4 n3 hsn1, 5 n3 hsn0, 6 n4 hsn0, 7 n4 hsn1"),
+        "a ring on two rails, srun's layout kept: each rank's NIC by rail (%s; %s)", out.nics,
+        out.reason);
+
+    step ();
+    decide ();
+    ok (out.action == PLACE_APPLY && !out.nics[0] &&
+            has_line (said, "topomap: no NIC chosen: n1 has no GPU slots read") &&
+            !strstr (out.reason, "NIC"),
+        "a netmap without GPU slots: the plan alone, saying why under -v");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1471,6 +1502,7 @@ int main (void)
     test_record ();
     test_pmi2 ();
     test_bind ();
+    test_nics ();
 
     layout_alloc_destroy (alloc);
     close (netmap_fd);
