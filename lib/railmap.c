@@ -102,6 +102,25 @@ static uint64_t cross_bytes (const profile_t *p, const work_t *k, const int *rai
     return sum;
 }
 
+/* A host's m ranks on the slots of rails sr[0..nslots) (-1: no NIC): at
+ * most *cap a slot and *rcap a NIC (a rail), ceil(m / slots) and
+ * ceil(m / NICs); count (the slots' counts, then the rails') zeroed. */
+static void host_caps (const int *sr, int nslots, int nrails, int m, int *count, int *cap,
+                       int *rcap)
+{
+    int nsl = 0, nr = 0, *rcount = count + nslots;
+
+    memset (count, 0, (size_t)(nslots + nrails) * sizeof (*count));
+    for (int t = 0; t < nslots; t++)
+        if (sr[t] >= 0) {
+            nsl++;
+            nr += rcount[sr[t]]++ == 0;
+        }
+    *cap = (m + nsl - 1) / nsl;
+    *rcap = (m + nr - 1) / nr;
+    memset (count, 0, (size_t)(nslots + nrails) * sizeof (*count));
+}
+
 /* One host's ranks swapped between slots, or moved to a slot with room
  * on a NIC with room, while that takes bytes off the spine: their
  * partners are all on other hosts, whose rails stay as they are
@@ -113,19 +132,11 @@ static uint64_t cross_bytes (const profile_t *p, const work_t *k, const int *rai
 static int refine_host (work_t *k, int h, const slots_t *s, int nrails, int *slot, double *W,
                         int *count)
 {
-    int m = k->first[h + 1] - k->first[h], nsl = 0, nr = 0, cap, rcap, moved = 0;
+    int m = k->first[h + 1] - k->first[h], cap, rcap, moved = 0;
     const int *rk = k->byhost + k->first[h], *sr = k->slotrail[h];
     int *rcount = count + s->nslots;
 
-    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
-    for (int t = 0; t < s->nslots; t++)
-        if (sr[t] >= 0) {
-            nsl++;
-            nr += rcount[sr[t]]++ == 0;
-        }
-    cap = (m + nsl - 1) / nsl;
-    rcap = (m + nr - 1) / nr;
-    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
+    host_caps (sr, s->nslots, nrails, m, count, &cap, &rcap);
     for (int i = 0; i < m; i++) {
         double *wi = W + (size_t)i * (size_t)nrails;
 
@@ -324,7 +335,7 @@ static int pull_cmp (const void *a, const void *b)
 static int place_host (work_t *k, int h, const slots_t *s, int nrails, const char *done, int *slot,
                        int *count)
 {
-    int m = k->first[h + 1] - k->first[h], nsl = 0, nr = 0, cap, rcap, np = 0;
+    int m = k->first[h + 1] - k->first[h], cap, rcap, np = 0;
     const int *rk = k->byhost + k->first[h], *sr = k->slotrail[h];
     int *rcount = count + s->nslots;
     pull_t *pull;
@@ -334,15 +345,7 @@ static int place_host (work_t *k, int h, const slots_t *s, int nrails, const cha
         npull += k->adj[rk[i] + 1] - k->adj[rk[i]];
     if (!(pull = malloc ((npull + 1) * sizeof (*pull))))
         return -1;
-    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
-    for (int t = 0; t < s->nslots; t++)
-        if (sr[t] >= 0) {
-            nsl++;
-            nr += rcount[sr[t]]++ == 0;
-        }
-    cap = (m + nsl - 1) / nsl;
-    rcap = (m + nr - 1) / nr;
-    memset (count, 0, (size_t)(s->nslots + nrails) * sizeof (*count));
+    host_caps (sr, s->nslots, nrails, m, count, &cap, &rcap);
     for (int i = 0; i < m; i++) {
         slot[rk[i]] = -1;
         for (size_t e = k->adj[rk[i]]; e < k->adj[rk[i] + 1]; e++)
