@@ -163,16 +163,29 @@ static json_object *nics (const json_explain_t *x, int *bad)
     const int *node = x->res->cand[x->res->chosen].node;
     json_object *o = json_object_new_object (), *a = json_object_new_array ();
 
-    *bad |= !o || jsonfile_add (o, "ranks", a, false) < 0;
+    if (!o || !a) {
+        json_object_put (o);
+        json_object_put (a);
+        *bad = 1;
+        return NULL;
+    }
+    if (jsonfile_add (o, "ranks", a, false) < 0) {
+        json_object_put (o);
+        *bad = 1;
+        return NULL;
+    }
     add_int (o, "rails", m->nrails, bad);
     add_int (o, "node_bytes", (int64_t)m->node_bytes, bad);
     add_int (o, "default_bytes", (int64_t)m->default_bytes, bad);
     add_int (o, "cross_bytes", (int64_t)m->cross_bytes, bad);
-    for (int r = 0; a && !*bad && r < m->nranks; r++) {
+    for (int r = 0; !*bad && r < m->nranks; r++) {
         json_object *e = json_object_new_object ();
         const railmap_nic_t *c = &m->nics[m->nic[r]];
 
-        *bad |= !e || jsonfile_add (a, NULL, e, false) < 0;
+        if (!e || jsonfile_add (a, NULL, e, false) < 0) {
+            *bad = 1;
+            break;
+        }
         add_int (e, "rank", r, bad);
         add_str (e, "node", x->nm->hosts[node[r]], bad);
         add_int (e, "slot", m->slot[r], bad);

@@ -219,7 +219,8 @@ static int work_rails (work_t *k, railmap_t *out, int nhosts, slots_t *const *sl
         }
     }
     if (out->nrails < 2) {
-        snprintf (why, whylen, "one rail (%s)", (*rails)[0]);
+        snprintf (why, whylen, out->nrails ? "one rail (%s)" : "no ranks",
+                  *rails ? (*rails)[0] : "");
         return 1;
     }
     return 0;
@@ -518,13 +519,14 @@ int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp)
     int n;
 
     for (int i = 0; i < m->nnics; i++) {
-        n = snprintf (buf + at, at < len ? len - at : 0, "%s%s/%s", i ? "," : "",
+        n = snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%s/%s", i ? "," : "",
                       m->nics[i].name[0] ? m->nics[i].name : "-",
                       m->nics[i].netdev[0] ? m->nics[i].netdev : "-");
         at += (size_t)n;
     }
     for (int r = 0; r < m->nranks; r++) {
-        n = snprintf (buf + at, at < len ? len - at : 0, "%s%d", r ? "," : ";", m->nic[r]);
+        n = snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%d", r ? "," : ";",
+                      m->nic[r]);
         at += (size_t)n;
     }
     if (at >= len) {

@@ -14,9 +14,10 @@
  * the traffic (hosts in turn, each the one of most bytes to those placed,
  * its ranks on their placed partners' rails, heaviest first).  Each start
  * then swaps ranks of a node between slots while that lowers the bytes
- * between nodes that change rails; the better is kept.  Each slot takes at
- * most ceil(ranks / slots) of its node's ranks and each NIC ceil(ranks /
- * NICs), so every NIC keeps its share.
+ * between nodes that change rails; the better is kept.  A rank moves only
+ * to a slot under ceil(ranks / slots) of its node's ranks on a NIC under
+ * ceil(ranks / NICs), and swaps keep the counts: every NIC keeps its share
+ * (a node whose slots load a NIC more in Slurm's order may keep that).
  */
 #ifndef TOPOMAP_RAILMAP_H
 #define TOPOMAP_RAILMAP_H
