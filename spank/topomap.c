@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1099,30 +1101,88 @@ static char *task_getenv (spank_t sp, const char *name, int *toolong)
     }
 }
 
-/* name=value in the task, unless the user set name (theirs stands); one
- * of keep (may be NULL) also stands when set, as Open MPI refuses both
- * btl_tcp_if_include and _exclude. */
-static void task_set_nic (spank_t sp, const char *name, const char *keep, const char *fmt,
-                          const char *dev)
+/* name=value in the task, unless the task has name (the user's stands). */
+static void task_set_nic (spank_t sp, const char *name, const char *fmt, const char *dev)
 {
     char val[2 * SLOTS_NAME_MAX + 8], cur[8];
 
-    if (!dev[0] || spank_getenv (sp, name, cur, sizeof (cur)) != ESPANK_ENV_NOEXIST ||
-        (keep && spank_getenv (sp, keep, cur, sizeof (cur)) != ESPANK_ENV_NOEXIST))
+    if (spank_getenv (sp, name, cur, sizeof (cur)) != ESPANK_ENV_NOEXIST)
         return;
     snprintf (val, sizeof (val), fmt, dev);
     if (spank_setenv (sp, name, val, 1) != ESPANK_SUCCESS)
         log_error ("topomap: cannot set %s=%s", name, val);
 }
 
-/* Remote: the task's NIC, as each communication library reads it (UCX,
- * Open MPI's TCP, NCCL, libfabric's TCP).  Port 1: a multi-port HCA shows
- * each port as a device of its own (mlx5_N). */
+/* Whether the NIC is up on this node: its fabric device's port 1 ACTIVE,
+ * else its interface up with an address.  A netmap of another day, or a
+ * rail down, leaves the MPI its own choice. */
+static int task_nic_up (const railmap_nic_t *nic)
+{
+    struct ifaddrs *ifa;
+    int up = 0;
+
+    if (nic->name[0]) {
+        char path[96], state[64] = "";
+        ssize_t n = -1;
+        int fd;
+
+        snprintf (path, sizeof (path), "/sys/class/infiniband/%s/ports/1/state", nic->name);
+        if ((fd = open (path, O_RDONLY | O_CLOEXEC)) >= 0) {
+            n = read (fd, state, sizeof (state) - 1);
+            close (fd);
+        }
+        return n > 0 && strstr (state, "ACTIVE") != NULL;
+    }
+    if (getifaddrs (&ifa) < 0)
+        return 0;
+    for (const struct ifaddrs *i = ifa; i && !up; i = i->ifa_next)
+        up = !strcmp (i->ifa_name, nic->netdev) && (i->ifa_flags & IFF_UP) && i->ifa_addr &&
+             (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6);
+    freeifaddrs (ifa);
+    return up;
+}
+
+/* Whether Open MPI's btl_tcp_if_exclude is set for the task, in its
+ * environment or in the parameter files Open MPI reads by default (the
+ * system's, Debian's path, and the user's): Open MPI refuses it beside
+ * btl_tcp_if_include from any source. */
+static int task_ompi_excludes (spank_t sp)
+{
+    char home[PATH_MAX], user[PATH_MAX + 32], cur[8];
+    const char *files[] = {"/etc/openmpi/openmpi-mca-params.conf", user};
+
+    if (spank_getenv (sp, "OMPI_MCA_btl_tcp_if_exclude", cur, sizeof (cur)) != ESPANK_ENV_NOEXIST)
+        return 1;
+    user[0] = '\0';
+    if (spank_getenv (sp, "HOME", home, sizeof (home)) == ESPANK_SUCCESS && home[0] == '/')
+        snprintf (user, sizeof (user), "%s/.openmpi/mca-params.conf", home);
+    for (size_t f = 0; f < sizeof (files) / sizeof (files[0]); f++) {
+        char line[512];
+        FILE *fp;
+        int found = 0;
+
+        if (!files[f][0] || !(fp = fopen (files[f], "re")))
+            continue;
+        for (int k = 0; !found && k < 4096 && fgets (line, sizeof (line), fp); k++)
+            found = !strncmp (line + strspn (line, " \t"), "btl_tcp_if_exclude",
+                              sizeof ("btl_tcp_if_exclude") - 1);
+        fclose (fp);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* Remote: the task's NIC, as UCX reads it, and for a NIC without fabric
+ * device (TCP the data path) as Open MPI's TCP transport and libfabric's
+ * read it.  Port 1: a multi-port HCA shows each port as a device of its
+ * own (mlx5_N).  NCCL keeps its own choice: it aligns rails itself, by
+ * the rank's GPU, which topomap does not choose yet. */
 static void task_nics (spank_t sp)
 {
     railmap_nic_t nic;
     uint32_t rank;
-    tm_error_t e;
+    tm_error_t e = {""};
     char *val;
     int toolong;
 
@@ -1131,21 +1191,22 @@ static void task_nics (spank_t sp)
     spank_unsetenv (sp, PLACE_ENV_NICS);
     if (!val)
         errprintf (&e, "longer than a variable may be");
-    if (!val || spank_get_item (sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS ||
-        railmap_env_nic (val, (int)rank, &nic, &e) < 0) {
-        log_error ("topomap: %s: %s: the MPI chooses the NIC", PLACE_ENV_NICS,
-                   val ? e.text : "no task id");
-        free (val);
+    else if (spank_get_item (sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
+        errprintf (&e, "no task id");
+    else if (railmap_env_nic (val, (int)rank, &nic, &e) == 0 && !task_nic_up (&nic))
+        errprintf (&e, "%s is not up here", nic.name[0] ? nic.name : nic.netdev);
+    free (val);
+    if (e.text[0]) {
+        log_error ("topomap: %s: %s: the MPI chooses the NIC", PLACE_ENV_NICS, e.text);
         return;
     }
-    free (val);
-    task_set_nic (sp, "UCX_NET_DEVICES", NULL, nic.name[0] ? "%s:1" : "%s",
+    task_set_nic (sp, "UCX_NET_DEVICES", nic.name[0] ? "%s:1" : "%s",
                   nic.name[0] ? nic.name : nic.netdev);
-    task_set_nic (sp, "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_btl_tcp_if_exclude", "%s",
-                  nic.netdev);
-    task_set_nic (sp, "NCCL_IB_HCA", NULL, "=%s", nic.name);
-    task_set_nic (sp, "NCCL_SOCKET_IFNAME", NULL, "=%s", nic.netdev);
-    task_set_nic (sp, "FI_TCP_IFACE", NULL, "%s", nic.netdev);
+    if (!nic.name[0]) {
+        if (!task_ompi_excludes (sp))
+            task_set_nic (sp, "OMPI_MCA_btl_tcp_if_include", "%s", nic.netdev);
+        task_set_nic (sp, "FI_TCP_IFACE", "%s", nic.netdev);
+    }
 }
 
 /* Remote: preload the recorder into the tasks of a recording step, before

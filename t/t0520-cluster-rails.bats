@@ -17,7 +17,8 @@ load lib/probe
 
 setup_file() {
 	need_cluster
-	cluster_up --nodes 3 --nics 2,100mbit,20mbit --cpus 2 --hwloc "$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-2.xml"
+	cluster_up --nodes 3 --nics 2,100mbit,20mbit --cpus 2 --hwloc "$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-2.xml" \
+		--hwloc "n3=$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-4.xml"
 	stage "$PROBE" "$TOPOMAP"
 	stage_mpi pingpong
 	# on-rail R0 R1 PROGRAM...: rank 0 held to hsnR0, the others to
@@ -45,18 +46,18 @@ EOF2
 	# at the same local rank (same4)
 	profile4 ring4 '[0, 1, 10, 1000000], [0, 3, 10, 1000000], [1, 0, 10, 1000000],
 		[1, 2, 10, 1000000], [2, 1, 10, 1000000], [2, 3, 10, 1000000], [3, 0, 10, 1000000],
-		[3, 2, 10, 1000000]' 8000000
+		[3, 2, 10, 1000000]' 8000000 80
 	profile4 same4 '[0, 1, 10, 3000000], [0, 2, 10, 1000000], [1, 0, 10, 3000000],
 		[1, 3, 10, 1000000], [2, 0, 10, 1000000], [2, 3, 10, 3000000], [3, 1, 10, 1000000],
-		[3, 2, 10, 3000000]' 16000000
+		[3, 2, 10, 3000000]' 16000000 80
 }
 
-# profile4 NAME ENTRIES BYTES: a 4-rank profile in $SHARE/NAME.json.
+# profile4 NAME ENTRIES BYTES MSGS: a 4-rank profile in $SHARE/NAME.json.
 profile4() {
 	cat >"$SHARE/$1.json" <<EOF2
 {"kind": "topomap-profile", "schema": 1, "ntasks": 4, "exe": {"id": "", "path": ""},
  "mpi": "", "source": "recorder", "collectives": false, "record_s": 0, "jobid": "",
- "timestamp": "2026-12-05T00:00:00Z", "totals": {"msgs": 80, "bytes": $3},
+ "timestamp": "2026-12-05T00:00:00Z", "totals": {"msgs": $4, "bytes": $3},
  "entries": [$2]}
 EOF2
 }
@@ -144,7 +145,8 @@ spine() {
 	[ "$status" -eq 0 ]
 	run "$SHARE/topomap" netmap show "$SHARE/rails.json"
 	echo "$output"
-	[ "$(grep -c '^n[1-3] slots: cuda0 hsn0 (switch, CPUs 0); cuda1 hsn1 (switch, CPUs 1)$' <<<"$output")" -eq 3 ]
+	[ "$(grep -c '^n[12] slots: cuda0 hsn0 (switch, CPUs 0); cuda1 hsn1 (switch, CPUs 1)$' <<<"$output")" -eq 2 ]
+	grep -q '^n3 slots: cuda0 hsn0 (switch, CPUs 0); cuda1 hsn1 (switch, CPUs 1); cuda2 hsn2 (switch, CPUs 0); cuda3 hsn3 (switch, CPUs 1)$' <<<"$output"
 }
 
 @test "MPI ranks held to one rail each: across rails through the 5x slower spine" {
@@ -179,7 +181,7 @@ spine() {
 	[ -n "$(nic_of 0)" ] && [ "$(nic_of 0)" = "$(nic_of 3)" ] && [ "$(nic_of 1)" = "$(nic_of 2)" ]
 	[ "$(nic_of 0)" != "$(nic_of 1)" ] && [ "$(nic_of 2)" != "$(nic_of 3)" ]
 	[ "$(printf '%s\n' "$(nic_of 0)" "$(nic_of 1)" | sort | tr '\n' ' ')" = "hsn0 hsn1 " ]
-	[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx=(hsn[01]) tcp=\1 nccl==\1 hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx=(hsn[01]) tcp=\1 nccl= hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
 	grep -q "topomap: rank, node and NIC: 0 n1 $(nic_of 0), 1 n1 $(nic_of 1), 2 n2 $(nic_of 2), 3 n2 $(nic_of 3)$" <<<"$output"
 }
 
@@ -194,12 +196,28 @@ spine() {
 	run nic_step ring4 UCX_NET_DEVICES=eth0 OMPI_MCA_btl_tcp_if_exclude=lo
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -Ec '^rank=[0-3] .* ucx=eth0 tcp= nccl==hsn[01] hca= fi=hsn[01] left=$' <<<"$output")" -eq 4 ]
+	[ "$(grep -Ec '^rank=[0-3] .* ucx=eth0 tcp= nccl= hca= fi=hsn[01] left=$' <<<"$output")" -eq 4 ]
 	# a value srun's plugin did not set never reaches the tasks
 	run in_alloc -w n1,n2 -N2 --ntasks-per-node=2 -- \
 		"TOPOMAP_NICS='x\$/y;0,0,0,0' srun --mpi=$MPI_TYPE $SHARE/nic 2>&1"
 	echo "$output"
 	[ "$(grep -c '^rank=[0-3] .* ucx= tcp= .* left=$' <<<"$output")" -eq 4 ]
+}
+
+@test "a NIC the netmap has but the node lacks is not set: one line, the MPI's choice" {
+	# n3 is described with four NICs and has two: its rank without a
+	# partner stays on its slot in local order, hsn2 (1 and 2 talk across
+	# the nodes, 0 and 1 three times as much inside n1: srun's layout)
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	profile4 lone4 '[0, 1, 10, 3000000], [1, 0, 10, 3000000], [1, 2, 10, 1000000], [2, 1, 10, 1000000]' 8000000 40
+	run in_alloc -w n1,n3 -N2 --ntasks-per-node=2 -- \
+		"srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/lone4.json $SHARE/nic 2>&1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "topomap: rank, node and NIC: 0 n1 hsn[01], 1 n1 hsn[01], 2 n3 hsn[01], 3 n3 hsn2$" <<<"$output"
+	grep -q "topomap: TOPOMAP_NICS: hsn2 is not up here: the MPI chooses the NIC$" <<<"$output"
+	grep -Eq '^rank=3 node=n3 ucx= tcp= nccl= hca= fi= left=$' <<<"$output"
+	[ "$(grep -Ec '^rank=[0-2] node=n[13] ucx=(hsn[01]) tcp=\1 nccl= hca= fi=\1 left=$' <<<"$output")" -eq 3 ]
 }
 
 @test "down removes the rails, the spine and their links" {
