@@ -323,7 +323,17 @@ int netmap_show (FILE *f, const netmap_t *nm, const char *name, int matrices)
     for (int h = 0; h < nm->n; h++)
         if (nm->inside[h])
             show_inside (f, nm->hosts[h], nm->inside[h]);
+    /* each host's GPU slots; where none has a GPU, one line says so */
+    int read = 0, gpus = 0;
+
     for (int h = 0; h < nm->n; h++)
+        if (nm->slots[h]) {
+            read++;
+            gpus += nm->slots[h]->nslots > 0;
+        }
+    if (read && !gpus)
+        fprintf (f, "slots: no GPU on the %d host%s read\n", read, read > 1 ? "s" : "");
+    for (int h = 0; gpus && h < nm->n; h++)
         if (nm->slots[h])
             show_slots (f, nm->hosts[h], nm->slots[h]);
     return ferror (f) ? -1 : 0;
