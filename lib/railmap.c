@@ -43,6 +43,7 @@ static int nic_index (railmap_t *m, const slots_dev_t *d)
  * bytes between ranks (CSR). */
 typedef struct {
     int n;
+    int smax; /* slots of the largest host with ranks */
     const int *node;
     int *rail;      /* [n] of the slot each rank is on */
     int **slotrail; /* [nhosts] each slot's rail, -1 for a slot without NIC */
@@ -192,6 +193,8 @@ static int work_rails (work_t *k, railmap_t *out, int nhosts, slots_t *const *sl
         }
         if (!(k->slotrail[h] = malloc ((size_t)s->nslots * sizeof (int))))
             return -1;
+        if (s->nslots > k->smax)
+            k->smax = s->nslots;
         for (int t = 0; t < s->nslots; t++) {
             const slots_dev_t *d = slot_nic (s, t);
             int r = 0;
@@ -286,19 +289,15 @@ static void work_free (work_t *k, int nhosts)
 
 static int refine (work_t *k, int nhosts, slots_t *const *slots, int nrails, int *slot)
 {
-    int mmax = 0, smax = 0;
+    int mmax = 0;
     double *W;
     int *count;
 
     for (int h = 0; h < nhosts; h++)
-        if (k->first[h + 1] > k->first[h]) {
-            if (k->first[h + 1] - k->first[h] > mmax)
-                mmax = k->first[h + 1] - k->first[h];
-            if (slots[h]->nslots > smax)
-                smax = slots[h]->nslots;
-        }
+        if (k->first[h + 1] - k->first[h] > mmax)
+            mmax = k->first[h + 1] - k->first[h];
     W = malloc ((size_t)mmax * (size_t)nrails * sizeof (*W));
-    count = malloc ((size_t)(smax + nrails) * sizeof (*count));
+    count = malloc ((size_t)(k->smax + nrails) * sizeof (*count));
     if (!W || !count) {
         free (W);
         free (count);
@@ -392,13 +391,10 @@ static int construct (work_t *k, int nhosts, slots_t *const *slots, int nrails, 
 {
     double *acc = calloc ((size_t)nhosts, sizeof (*acc));
     char *done = calloc ((size_t)nhosts, 1);
-    int smax = 0, *count = NULL, rc = -1;
+    int *count = NULL, rc = -1;
     heap_t hp = {0};
 
-    for (int h = 0; h < nhosts; h++)
-        if (k->first[h + 1] > k->first[h] && slots[h]->nslots > smax)
-            smax = slots[h]->nslots;
-    if (!acc || !done || !(count = malloc ((size_t)(smax + nrails) * sizeof (*count))) ||
+    if (!acc || !done || !(count = malloc ((size_t)(k->smax + nrails) * sizeof (*count))) ||
         heap_reserve (&hp, (size_t)nhosts) < 0)
         goto out;
     for (int h = 0; h < nhosts; h++)
