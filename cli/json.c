@@ -189,6 +189,7 @@ static json_object *nics (const json_explain_t *x, int *bad)
         add_int (e, "rank", r, bad);
         add_str (e, "node", x->nm->hosts[node[r]], bad);
         add_int (e, "slot", m->slot[r], bad);
+        add_str (e, "gpu", railmap_gpu (x->nm->slots[node[r]], m->slot[r]), bad);
         add_str (e, "name", c->name[0] ? c->name : NULL, bad);
         add_str (e, "netdev", c->netdev[0] ? c->netdev : NULL, bad);
     }

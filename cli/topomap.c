@@ -1242,8 +1242,8 @@ static int plan_nics (const profile_t *p, const netmap_t *nm, const int *node, r
     return 0;
 }
 
-/* --explain's NICs as text: the shares, then rank, node and NIC (the
- * first PLAN_NICS_SHOWN ranks). */
+/* --explain's NICs as text: the shares, then rank, node, GPU and NIC
+ * (the first PLAN_NICS_SHOWN ranks). */
 #define PLAN_NICS_SHOWN 64
 static int explain_nics (const profile_t *p, const netmap_t *nm, const int *node)
 {
@@ -1257,14 +1257,14 @@ static int explain_nics (const profile_t *p, const netmap_t *nm, const int *node
         return rc < 0 ? -1 : 0;
     }
     printf ("NICs by rail (%d rails): %.1f%% of the bytes between nodes cross rails in Slurm's "
-            "order, %.1f%% by rail\nrank node NIC:",
+            "order, %.1f%% by rail\nrank node GPU NIC:",
             m.nrails, 100.0 * (double)m.default_bytes / (double)m.node_bytes,
             100.0 * (double)m.cross_bytes / (double)m.node_bytes);
     for (int r = 0; r < m.nranks && r < PLAN_NICS_SHOWN; r++) {
         const railmap_nic_t *c = &m.nics[m.nic[r]];
 
-        printf ("%s %d %s %s", r ? "," : "", r, nm->hosts[node[r]],
-                c->name[0] ? c->name : c->netdev);
+        printf ("%s %d %s %s %s", r ? "," : "", r, nm->hosts[node[r]],
+                railmap_gpu (nm->slots[node[r]], m.slot[r]), c->name[0] ? c->name : c->netdev);
     }
     printf ("%s\n", m.nranks > PLAN_NICS_SHOWN ? ", ..." : "");
     railmap_free (&m);

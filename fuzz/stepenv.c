@@ -3,15 +3,18 @@
  * environment the user's srun passes to the step: the plan's
  * PMI_process_mapping (TOPOMAP_PMI_MAPPING) checked against
  * SLURM_TASKS_PER_NODE, as pmi_mapping_remote in spank/topomap.c does;
- * and SLURM_JOB_CPUS_PER_NODE's reader, which srun's part uses.
+ * each task's NIC and slot (TOPOMAP_NICS, read as task_nics does); and
+ * SLURM_JOB_CPUS_PER_NODE's reader, which srun's part uses.
  *
  * Input: two bytes of task count (1..4096), one of node count (1..256, at
- * most the tasks), then SLURM_TASKS_PER_NODE, a newline, the mapping.
+ * most the tasks), then SLURM_TASKS_PER_NODE, a newline, the mapping,
+ * which is also read as TOPOMAP_NICS for the last task.
  */
 #include "config.h"
 
 #include "fuzz/fuzz.h"
 #include "lib/layout.h"
+#include "lib/railmap.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -51,6 +54,15 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             abort ();
         free (node2);
     }
+    /* A NIC taken is one task_nics may name in the task's environment. */
+    railmap_nic_t nic;
+    int slot;
+
+    if (railmap_env_nic (nl + 1, ntasks - 1, &nic, &slot, &e) == 0 &&
+        (slot < 0 || slot >= SLOTS_MAX_DEVICES || (!nic.name[0] && !nic.netdev[0]) ||
+         (nic.name[0] && !slots_name_ok (nic.name)) ||
+         (nic.netdev[0] && !slots_name_ok (nic.netdev))))
+        abort ();
     free (counts);
     free (node);
     free (text);

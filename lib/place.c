@@ -1479,19 +1479,25 @@ static int decide_pmi (place_run_t *r)
     return 0;
 }
 
-/* Each rank's node, slot and NIC in one -v line (the first ranks). */
+/* Each rank's node, GPU and NIC in one -v line (the ranks that fit). */
 static void say_nics (const place_in_t *in, const railmap_t *m, const int *node, const netmap_t *nm)
 {
     char list[640];
     int len = 0, r;
 
-    for (r = 0; r < m->nranks && len < (int)sizeof (list) - 80; r++) {
+    for (r = 0; r < m->nranks; r++) {
         const railmap_nic_t *c = &m->nics[m->nic[r]];
+        int n = snprintf (list + len, sizeof (list) - (size_t)len, "%s%d %s %s %s", r ? ", " : "",
+                          r, nm->hosts[node[r]], railmap_gpu (nm->slots[node[r]], m->slot[r]),
+                          c->name[0] ? c->name : c->netdev);
 
-        len += snprintf (list + len, sizeof (list) - (size_t)len, "%s%d %s %s", r ? ", " : "", r,
-                         nm->hosts[node[r]], c->name[0] ? c->name : c->netdev);
+        if (n < 0 || n >= (int)sizeof (list) - len) {
+            list[len] = '\0';
+            break;
+        }
+        len += n;
     }
-    SAY (in, "topomap: rank, node and NIC: %s%s", list, r < m->nranks ? ", ..." : "");
+    SAY (in, "topomap: rank, node, GPU and NIC: %s%s", list, r < m->nranks ? ", ..." : "");
 }
 
 /* 5b. Each rank's NIC, on the layout that runs (the plan's when it is
@@ -1509,6 +1515,13 @@ static int decide_nics (place_run_t *r)
     tm_error_t e;
     int rc;
 
+    if (in->gpu_bind) {
+        SAY (in,
+             "topomap: no NIC chosen: Slurm binds each task's GPU (--%s), the MPI takes the NIC "
+             "near it",
+             in->gpu_bind);
+        return 0;
+    }
     rc = railmap_choose (r->from, node, r->nm->n, r->nm->slots, (const char *const *)r->nm->hosts,
                          &m, why, sizeof (why), &e);
     if (rc != 0) {

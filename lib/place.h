@@ -131,6 +131,9 @@ typedef struct {
                            * runs are kept or judged */
     int task_affinity;    /* Slurm's TaskPlugin binds tasks
                            * (task/affinity): 1, 0 not, -1 unknown */
+    const char *gpu_bind; /* the option by which Slurm binds each task's
+                           * GPUs ("gpus-per-task"): their NICs are the
+                           * MPI's; NULL when none */
 } place_in_t;
 
 typedef struct {

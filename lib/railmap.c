@@ -509,6 +509,13 @@ void railmap_free (railmap_t *m)
     m->nnics = 0;
 }
 
+const char *railmap_gpu (const slots_t *s, int slot)
+{
+    const slots_dev_t *g = &s->gpu[s->slot[slot].gpu];
+
+    return g->name[0] ? g->name : g->busid;
+}
+
 int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp)
 {
     size_t at = 0;
@@ -521,8 +528,8 @@ int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp)
         at += (size_t)n;
     }
     for (int r = 0; r < m->nranks; r++) {
-        n = snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%d", r ? "," : ";",
-                      m->nic[r]);
+        n = snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%d:%d", r ? "," : ";",
+                      m->nic[r], m->slot[r]);
         at += (size_t)n;
     }
     if (at >= len) {
@@ -562,7 +569,7 @@ static int env_nic (const char **s, railmap_nic_t *nic, tm_error_t *errp)
     return 0;
 }
 
-int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, tm_error_t *errp)
+int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, tm_error_t *errp)
 {
     const char *s = val;
     int nnics = 0, want = -1;
@@ -578,18 +585,23 @@ int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, tm_error_t *
         return -1;
     }
     for (int r = 0; *s; r++) {
-        char *end;
-        long v;
+        char *end, *end2 = NULL;
+        long v, t = -1;
 
         errno = 0;
         v = strtol (s, &end, 10);
-        if (end == s || errno || v < 0 || v >= nnics || (*end && (*end != ',' || !end[1]))) {
-            errprintf (errp, "rank %d's NIC is not one of the %d", r, nnics);
+        if (end > s && *end == ':' && end[1] >= '0' && end[1] <= '9')
+            t = strtol (end + 1, &end2, 10);
+        if (end == s || errno || v < 0 || v >= nnics || t < 0 || t >= SLOTS_MAX_DEVICES ||
+            (*end2 && (*end2 != ',' || !end2[1]))) {
+            errprintf (errp, "rank %d's entry is not NIC:SLOT, NIC one of the %d", r, nnics);
             return -1;
         }
-        if (r == rank)
+        if (r == rank) {
             want = (int)v;
-        s = *end ? end + 1 : end;
+            *slot = (int)t;
+        }
+        s = *end2 ? end2 + 1 : end2;
     }
     if (want < 0) {
         errprintf (errp, "no NIC for rank %d", rank);

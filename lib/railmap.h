@@ -58,15 +58,19 @@ int railmap_choose (const profile_t *p, const int *node, int nhosts, slots_t *co
                     tm_error_t *errp);
 void railmap_free (railmap_t *m);
 
-/* The tasks' variable (PLACE_ENV_NICS): the NICs, then each rank's, as
- * "name/netdev,...;i,j,..." with "-" for an empty name.  -1 with E2BIG
- * when it passes len - 1 bytes.
+/* The GPU of slot of s, for people: its device name, else its bus id. */
+const char *railmap_gpu (const slots_t *s, int slot);
+
+/* The tasks' variable (PLACE_ENV_NICS): the NICs, then each rank's NIC
+ * and slot (its GPU's index on the node), as "name/netdev,...;i:s,j:t,..."
+ * with "-" for an empty name.  -1 with E2BIG when it passes len - 1 bytes.
  */
 int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp);
 
-/* Rank's NIC in such a value, checked as untrusted input: every name one
- * slots_name_ok accepts or empty, indexes in range.  -1 naming the fault.
+/* Rank's NIC and slot in such a value, checked as untrusted input: every
+ * name one slots_name_ok accepts or empty, indexes in range.  -1 naming
+ * the fault.
  */
-int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, tm_error_t *errp);
+int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, tm_error_t *errp);
 
 #endif

@@ -869,6 +869,25 @@ static int take_outcome (conf_map_mode_t mode, const place_out_t *out, int dirfd
     return rc;
 }
 
+/* The option by which Slurm binds each task of the step to its GPUs, or
+ * NULL: --gpus-per-task and --ntasks-per-gpu imply a binding (21.08+;
+ * 24.11+ show it as --tres-bind too), --gpu-bind and --tres-bind (23.11+)
+ * ask one; a binding of none in either binds none. */
+static const char *step_gpu_bind (void)
+{
+    static const char *const opts[] = {"gpus-per-task", "ntasks-per-gpu", "gpu-bind", "tres-bind"};
+    char val[256];
+
+    for (size_t i = 2; i < sizeof (opts) / sizeof (opts[0]); i++)
+        if (compat_srun_isset (opts[i]) && compat_srun_get (opts[i], val, sizeof (val)) &&
+            strstr (val, "none"))
+            return NULL;
+    for (size_t i = 0; i < sizeof (opts) / sizeof (opts[0]); i++)
+        if (compat_srun_isset (opts[i]))
+            return opts[i];
+    return NULL;
+}
+
 static int post_opt_local (void)
 {
     conf_map_mode_t mode = tm.conf.map;
@@ -879,6 +898,7 @@ static int post_opt_local (void)
     char order_unknown[300] = "";
     int *node_rank = NULL;
     int affinity = -1, user_bind;
+    const char *gpu_bind;
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
     place_in_t in;
@@ -943,6 +963,7 @@ static int post_opt_local (void)
      * keeps only a map's list of its value after parsing it, so whether
      * it is set is what can be known). */
     user_bind = compat_srun_isset ("cpu-bind");
+    gpu_bind = step_gpu_bind ();
     if (tm.conf.bind && !user_bind && slurm_ctl ())
         affinity = ctl->task_plugin && strstr (ctl->task_plugin, "affinity") != NULL;
 
@@ -975,6 +996,7 @@ static int post_opt_local (void)
         .cpu_bind = user_bind ? "--cpu-bind given" : NULL,
         .args = tm.args[0] ? tm.args : NULL,
         .task_affinity = affinity,
+        .gpu_bind = gpu_bind,
     };
     place_decide (&in, &out);
     tm.set_vars = 1; /* each outcome sets some */
@@ -1173,18 +1195,78 @@ static int task_ompi_excludes (spank_t sp)
     return 0;
 }
 
-/* Remote: the task's NIC, as UCX reads it, and for a NIC without fabric
- * device (TCP the data path) as Open MPI's TCP transport and libfabric's
- * read it.  Port 1: a multi-port HCA shows each port as a device of its
- * own (mlx5_N).  NCCL keeps its own choice: it aligns rails itself, by
- * the rank's GPU, which topomap does not choose yet. */
+/* Entry j of the comma-separated list into one[len] (untouched when the
+ * list is shorter); the list's count of entries. */
+static int list_entry (const char *list, int j, char *one, size_t len)
+{
+    for (int n = 0;; n++) {
+        size_t k = strcspn (list, ",");
+
+        if (n == j)
+            snprintf (one, len, "%.*s", (int)k, list);
+        if (!list[k])
+            return n + 1;
+        list += k + 1;
+    }
+}
+
+/* The rank's GPU.  Slot k is its node's GPU k in PCI order, Slurm's GPU
+ * index k (gres.conf's order; AutoDetect lists GPUs in PCI order).  Where
+ * the task sees several of the step's GPUs (no per-task binding: --gpus,
+ * --gpus-per-node), Slurm's GPU variables are narrowed to that one, each
+ * in its own numbering (local indexes under ConstrainDevices), so that the
+ * rank's GPU and NIC go together.  A task without GPUs has none to narrow.
+ * 0 to go on to the NIC; -1 with e when the slot's GPU is not the task's.
+ */
+static int task_gpu (spank_t sp, int slot, tm_error_t *e)
+{
+    static const char *const vars[] = {
+        "SLURM_STEP_GPUS",  "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+        "ZE_AFFINITY_MASK", "GPU_DEVICE_ORDINAL",
+    };
+    char global[1024], want[16], one[64], val[1024];
+    int n, j;
+
+    if (spank_getenv (sp, vars[0], global, sizeof (global)) != ESPANK_SUCCESS || !global[0])
+        return 0;
+    snprintf (want, sizeof (want), "%d", slot);
+    n = list_entry (global, -1, one, sizeof (one));
+    for (j = 0; j < n; j++) {
+        list_entry (global, j, one, sizeof (one));
+        if (!strcmp (one, want))
+            break;
+    }
+    if (j == n)
+        return errprintf (e, "GPU %d is not among the task's (%s=%.100s)", slot, vars[0], global);
+    if (n == 1)
+        return 0;
+    /* all or none: a list of another length is not Slurm's for these GPUs */
+    for (size_t v = 1; v < sizeof (vars) / sizeof (vars[0]); v++)
+        if (spank_getenv (sp, vars[v], val, sizeof (val)) == ESPANK_SUCCESS &&
+            list_entry (val, j, one, sizeof (one)) != n)
+            return errprintf (e, "%s=%.100s does not list the GPUs of %s one for one", vars[v], val,
+                              vars[0]);
+    for (size_t v = 0; v < sizeof (vars) / sizeof (vars[0]); v++)
+        if (spank_getenv (sp, vars[v], val, sizeof (val)) == ESPANK_SUCCESS) {
+            list_entry (val, j, one, sizeof (one));
+            if (spank_setenv (sp, vars[v], one, 1) != ESPANK_SUCCESS)
+                log_error ("topomap: cannot set %s=%s", vars[v], one);
+        }
+    return 0;
+}
+
+/* Remote: the task's GPU (task_gpu) and NIC, the NIC as UCX reads it, and
+ * for a NIC without fabric device (TCP the data path) as Open MPI's TCP
+ * transport and libfabric's read it; neither when either cannot be.  Port
+ * 1: a multi-port HCA shows each port as a device of its own (mlx5_N).
+ * NCCL keeps its own choice: it takes the NIC near the rank's GPU. */
 static void task_nics (spank_t sp)
 {
     railmap_nic_t nic;
     uint32_t rank;
     tm_error_t e = {""};
     char *val;
-    int toolong;
+    int toolong, slot;
 
     if (!(val = task_getenv (sp, PLACE_ENV_NICS, &toolong)) && !toolong)
         return;
@@ -1193,8 +1275,12 @@ static void task_nics (spank_t sp)
         errprintf (&e, "longer than a variable may be");
     else if (spank_get_item (sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
         errprintf (&e, "no task id");
-    else if (railmap_env_nic (val, (int)rank, &nic, &e) == 0 && !task_nic_up (&nic))
-        errprintf (&e, "%s is not up here", nic.name[0] ? nic.name : nic.netdev);
+    else if (railmap_env_nic (val, (int)rank, &nic, &slot, &e) == 0) {
+        if (!task_nic_up (&nic))
+            errprintf (&e, "%s is not up here", nic.name[0] ? nic.name : nic.netdev);
+        else
+            task_gpu (sp, slot, &e);
+    }
     free (val);
     if (e.text[0]) {
         log_error ("topomap: %s: %s: the MPI chooses the NIC", PLACE_ENV_NICS, e.text);

@@ -388,13 +388,16 @@ figure() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -qx "NICs by rail (2 rails): 100.0% of the bytes between nodes cross rails in Slurm's order, 0.0% by rail" <<<"$output"
-	line=$(sed -n 's/^rank node NIC: //p' <<<"$output")
+	line=$(sed -n 's/^rank node GPU NIC: //p' <<<"$output")
 	[ "$(tr ',' '\n' <<<"$line" | awk '{ print $2 }' | paste -sd' ')" = "$(cut -d' ' -f1-8 "$D/h" | paste -sd' ')" ]
+	# each rank's GPU is its NIC's: cudaK with hsnK in this netmap
+	[ "$(tr ',' '\n' <<<"$line" | awk '{ print substr($3, 5) == substr($4, 4) }' | sort -u)" = 1 ]
 	# each edge between nodes on one NIC name; each node both NICs
 	run "$TOPOMAP" plan --profile "$ring" --netmap "$nm" --explain --json -o "$D/h"
 	[ "$status" -eq 0 ]
 	jq -e '.nics.rails == 2 and .nics.cross_bytes == 0 and .nics.default_bytes == .nics.node_bytes and
-		(.nics.ranks | length) == 8 and .nics_why == null' <<<"$output"
+		(.nics.ranks | length) == 8 and .nics_why == null and
+		all(.nics.ranks[]; .gpu == "cuda\(.slot)")' <<<"$output"
 	jq -e '[.nics.ranks[] | {node, netdev}] as $r |
 		all(range(0; 8); . as $i | ($r[$i].node == $r[($i + 1) % 8].node) or
 			($r[$i].netdev == $r[($i + 1) % 8].netdev)) and

@@ -7,7 +7,8 @@
 # reaching another rail through the spine; traffic not bound to an address
 # takes the destination's rail; Slurm stays on eth0.  Each node's tasks
 # see it as a GPU node whose NIC k is hsn k (--hwloc, an lstopo export),
-# and the probe's --inside reads those GPU slots.  MPI ranks held to two
+# and the probe's --inside reads those GPU slots; Slurm gives each node
+# two fake GPUs (--gpus), GPU k the slot of hsn k.  MPI ranks held to two
 # rails (Open MPI's btl_tcp_if_include, UCX_NET_DEVICES) meet through the
 # spine.  down removes it all.
 
@@ -17,7 +18,7 @@ load lib/probe
 
 setup_file() {
 	need_cluster
-	cluster_up --nodes 3 --nics 2,100mbit,20mbit --cpus 2 --hwloc "$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-2.xml" \
+	cluster_up --nodes 3 --nics 2,100mbit,20mbit --gpus 2 --cpus 2 --hwloc "$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-2.xml" \
 		--hwloc "n3=$TOPOMAP_SRCDIR/t/fixtures/hwloc/rail-4.xml"
 	stage "$PROBE" "$TOPOMAP"
 	stage_mpi pingpong
@@ -40,6 +41,12 @@ EOF2
 echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME ucx=${UCX_NET_DEVICES-} tcp=${OMPI_MCA_btl_tcp_if_include-} nccl=${NCCL_SOCKET_IFNAME-} hca=${NCCL_IB_HCA-} fi=${FI_TCP_IFACE-} left=${TOPOMAP_NICS-}"
 EOF2
 	chmod 755 "$SHARE/nic"
+	# gpu: each task's rank, node, Slurm's GPU variables and NIC
+	cat >"$SHARE/gpu" <<'EOF2' || return 1
+#!/bin/sh
+echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME gpu=${CUDA_VISIBLE_DEVICES-} step=${SLURM_STEP_GPUS-} ordinal=${GPU_DEVICE_ORDINAL-} ucx=${UCX_NET_DEVICES-}"
+EOF2
+	chmod 755 "$SHARE/gpu"
 	# 4 ranks, 2 a node, placed as srun does (no plan gains): a ring,
 	# whose edges between the nodes join opposite local ranks (ring4);
 	# pairs inside the nodes three times heavier than pairs between them
@@ -72,7 +79,7 @@ nic_step() {
 
 # nic_of RANK: that rank's line's field ucx.
 nic_of() {
-	sed -n "s/^rank=$1 .* ucx=\([^ ]*\) .*/\1/p" <<<"$output"
+	sed -n "s/^rank=$1 .* ucx=\([^ ]*\).*/\1/p" <<<"$output"
 }
 
 # rail_bw R0 R1: a 256 KiB ping-pong's MB/s between n1 held to hsnR0 and
@@ -182,7 +189,12 @@ spine() {
 	[ "$(nic_of 0)" != "$(nic_of 1)" ] && [ "$(nic_of 2)" != "$(nic_of 3)" ]
 	[ "$(printf '%s\n' "$(nic_of 0)" "$(nic_of 1)" | sort | tr '\n' ' ')" = "hsn0 hsn1 " ]
 	[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx=(hsn[01]) tcp=\1 nccl= hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
-	grep -q "topomap: rank, node and NIC: 0 n1 $(nic_of 0), 1 n1 $(nic_of 1), 2 n2 $(nic_of 2), 3 n2 $(nic_of 3)$" <<<"$output"
+	# each rank's GPU the one of its NIC: cudaK with hsnK
+	local want="" r
+	for r in 0 1 2 3; do
+		want+="${want:+, }$r n$((r / 2 + 1)) cuda$(nic_of $r | tr -d hsn) $(nic_of $r)"
+	done
+	grep -q "topomap: rank, node, GPU and NIC: $want$" <<<"$output"
 }
 
 @test "partners already on one rail, or a user's own NIC: the MPI's choice stands" {
@@ -199,7 +211,7 @@ spine() {
 	[ "$(grep -Ec '^rank=[0-3] .* ucx=eth0 tcp= nccl= hca= fi=hsn[01] left=$' <<<"$output")" -eq 4 ]
 	# a value srun's plugin did not set never reaches the tasks
 	run in_alloc -w n1,n2 -N2 --ntasks-per-node=2 -- \
-		"TOPOMAP_NICS='x\$/y;0,0,0,0' srun --mpi=$MPI_TYPE $SHARE/nic 2>&1"
+		"TOPOMAP_NICS='x\$/y;0:0,0:0,0:0,0:0' srun --mpi=$MPI_TYPE $SHARE/nic 2>&1"
 	echo "$output"
 	[ "$(grep -c '^rank=[0-3] .* ucx= tcp= .* left=$' <<<"$output")" -eq 4 ]
 }
@@ -214,10 +226,75 @@ spine() {
 		"srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/lone4.json $SHARE/nic 2>&1"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -q "topomap: rank, node and NIC: 0 n1 hsn[01], 1 n1 hsn[01], 2 n3 hsn[01], 3 n3 hsn2$" <<<"$output"
+	grep -q "topomap: rank, node, GPU and NIC: 0 n1 cuda[01] hsn[01], 1 n1 cuda[01] hsn[01], 2 n3 cuda[01] hsn[01], 3 n3 cuda2 hsn2$" <<<"$output"
 	grep -q "topomap: TOPOMAP_NICS: hsn2 is not up here: the MPI chooses the NIC$" <<<"$output"
 	grep -Eq '^rank=3 node=n3 ucx= tcp= nccl= hca= fi= left=$' <<<"$output"
 	[ "$(grep -Ec '^rank=[0-2] node=n[13] ucx=(hsn[01]) tcp=\1 nccl= hca= fi=\1 left=$' <<<"$output")" -eq 3 ]
+}
+
+# gpu_step PROFILE SRUN-OPTION...: a 4-rank step on n1 and n2 under
+# --topo-map -v, printing each task's GPU and NIC.
+gpu_step() {
+	local prof=$1
+	shift
+	in_alloc -w n1,n2 -N2 --ntasks-per-node=2 "$@" -- \
+		"srun -v --mpi=$MPI_TYPE $* --topo-map --topo-profile=$SHARE/$prof.json $SHARE/gpu 2>&1"
+}
+
+# gpu_of RANK: that rank's line's field gpu.
+gpu_of() {
+	sed -n "s/^rank=$1 .* gpu=\([^ ]*\) .*/\1/p" <<<"$output"
+}
+
+@test "Slurm's fake GPUs: per-task binding as Slurm gives it, the node's GPUs without" {
+	run srun -w n1,n2 -N2 -n4 --gpus-per-task=1 "$SHARE/gpu"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] gpu=([01]) step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
+	run srun -w n1,n2 -N2 -n4 --gpus-per-node=2 "$SHARE/gpu"
+	echo "$output"
+	[ "$(grep -c '^rank=[0-3] node=n[12] gpu=0,1 step=0,1 ordinal=0,1 ucx=$' <<<"$output")" -eq 4 ]
+	run "$CLUSTER" up --nodes 3 --gpus 9
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--gpus: '9' is not a number from 1 to 8"* ]]
+}
+
+@test "a step with its nodes' GPUs: each rank's GPU the one of its NIC, partners on one rail" {
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	run gpu_step ring4 --gpus-per-node=2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# GPU k is hsn k's slot: Slurm's variables narrowed to it, the NIC its own
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] gpu=([01]) step=\1 ordinal=\1 ucx=hsn\1$' <<<"$output")" -eq 4 ]
+	[ "$(gpu_of 0)" = "$(gpu_of 3)" ] && [ "$(gpu_of 1)" = "$(gpu_of 2)" ] && [ "$(gpu_of 0)" != "$(gpu_of 1)" ]
+	# a GPU each, but Slurm asked to bind none: the same where Slurm gives
+	# the tasks GPU variables (22.05 gives none: the NIC alone)
+	run gpu_step ring4 --gpus-per-task=1 --gpu-bind=none
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] (gpu=([01]) step=\2 ordinal=\2 ucx=hsn\2|gpu= step= ordinal= ucx=hsn[01])$' <<<"$output")" -eq 4 ]
+	[ "$(nic_of 0)" = "$(nic_of 3)" ] && [ "$(nic_of 1)" = "$(nic_of 2)" ] && [ "$(nic_of 0)" != "$(nic_of 1)" ]
+}
+
+@test "Slurm binds each task's GPU: its NIC the MPI's, the binding stands" {
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	run gpu_step ring4 --gpus-per-task=1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "topomap: no NIC chosen: Slurm binds each task's GPU (--gpus-per-task), the MPI takes the NIC near it$" <<<"$output"
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] gpu=([01]) step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
+	[ "$(gpu_of 0)" != "$(gpu_of 1)" ] && [ "$(gpu_of 2)" != "$(gpu_of 3)" ]
+}
+
+@test "a rank whose slot's GPU the step lacks: Slurm's GPU, the MPI's NIC, one line" {
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	run gpu_step ring4 --gpus-per-node=1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# each node's one GPU is GPU 0: the ranks on hsn1 keep it and their NIC is the MPI's
+	grep -q "topomap: TOPOMAP_NICS: GPU 1 is not among the task's (SLURM_STEP_GPUS=0): the MPI chooses the NIC$" <<<"$output"
+	[ "$(grep -c '^rank=[0-3] node=n[12] gpu=0 step=0 ordinal=0 ucx=hsn0$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^rank=[0-3] node=n[12] gpu=0 step=0 ordinal=0 ucx=$' <<<"$output")" -eq 2 ]
 }
 
 @test "down removes the rails, the spine and their links" {

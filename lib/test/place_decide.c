@@ -1450,13 +1450,27 @@ static void test_nics (void)
     put_netmap (RAILS);
     decide ();
     ok (out.action == PLACE_DEFAULT && !out.failed &&
-            !strcmp (out.nics, "-/hsn0,-/hsn1;1,0,0,1,1,0,0,1") && out.nic_gain == 1 &&
+            !strcmp (out.nics, "-/hsn0,-/hsn1;1:1,0:0,0:0,1:1,1:1,0:0,0:0,1:1") &&
+            out.nic_gain == 1 &&
             has_line (said, "topomap: bytes between nodes crossing rails (2): 100.0% in Slurm's "
                             "order, 0.0% by rail, gain 100.0%") &&
-            has_line (said, "topomap: rank, node and NIC: 0 n1 hsn1, 1 n1 hsn0, 2 n2 hsn0, 3 n2 "
-                            "hsn1, 4 n3 hsn1, 5 n3 hsn0, 6 n4 hsn0, 7 n4 hsn1"),
+            has_line (said, "topomap: rank, node, GPU and NIC: 0 n1 cuda1 hsn1, 1 n1 cuda0 hsn0, 2 "
+                            "n2 cuda0 hsn0, 3 n2 cuda1 hsn1, 4 n3 cuda1 hsn1, 5 n3 cuda0 hsn0, 6 "
+                            "n4 cuda0 hsn0, 7 n4 cuda1 hsn1"),
         "a ring on two rails, srun's layout kept: each rank's NIC by rail (%s; %s)", out.nics,
         out.reason);
+
+    step ();
+    set_alloc (4, "2(x4)");
+    req.ntasks = 8, req.nodes_min = 4;
+    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
+    put_netmap (RAILS);
+    in.gpu_bind = "gpus-per-task";
+    decide ();
+    ok (out.action == PLACE_DEFAULT && !out.failed && !out.nics[0] &&
+            has_line (said, "topomap: no NIC chosen: Slurm binds each task's GPU "
+                            "(--gpus-per-task), the MPI takes the NIC near it"),
+        "the same where Slurm binds each task's GPU: its NIC left to the MPI");
 
     step ();
     decide ();

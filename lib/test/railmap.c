@@ -233,17 +233,17 @@ static void test_env (void)
     char why[128], buf[256], small[16];
     railmap_nic_t nic;
     tm_error_t e;
-    int same = 1;
+    int same = 1, slot;
 
     railmap_choose (p, node, 2, sl, hosts, &m, why, sizeof (why), &e);
     ok (railmap_env (&m, buf, sizeof (buf), &e) == 0 &&
             !strncmp (buf, "mlx5_0/ib0,mlx5_1/ib1;", 22),
         "the variable: %s", buf);
     for (int r = 0; r < 4; r++)
-        same &= railmap_env_nic (buf, r, &nic, &e) == 0 &&
+        same &= railmap_env_nic (buf, r, &nic, &slot, &e) == 0 && slot == m.slot[r] &&
                 !strcmp (nic.name, m.nics[m.nic[r]].name) &&
                 !strcmp (nic.netdev, m.nics[m.nic[r]].netdev);
-    ok (same, "each rank reads back its NIC");
+    ok (same, "each rank reads back its NIC and slot");
     errno = 0;
     ok (railmap_env (&m, small, sizeof (small), &e) < 0 && errno == E2BIG,
         "too long for its buffer: %s", e.text);
@@ -252,17 +252,21 @@ static void test_env (void)
     slots_free (sl[0]);
     slots_free (sl[1]);
 
-    ok (railmap_env_nic ("-/hsn0,-/hsn1;1,0", 0, &nic, &e) == 0 && !nic.name[0] &&
-            !strcmp (nic.netdev, "hsn1"),
+    ok (railmap_env_nic ("-/hsn0,-/hsn1;1:3,0:0", 0, &nic, &slot, &e) == 0 && !nic.name[0] &&
+            !strcmp (nic.netdev, "hsn1") && slot == 3,
         "no fabric device: '-'");
     static const char *bad[] = {
-        "mlx5_0/ib0;1", "mlx5_0/ib0;0,", "mlx5_0/ib0",    "mlx5_0;0",
-        "-/-;0",        "a$b/ib0;0",     "mlx5_0/ib0;-1", "mlx5_0/ib0;0x",
-        "mlx5_0/ib0;",  "/ib0;0",        "mlx5_0/ib 0;0", "x/y;99999999999999999999",
+        "mlx5_0/ib0;1:0",  "mlx5_0/ib0;0:0,", "mlx5_0/ib0",
+        "mlx5_0;0:0",      "-/-;0:0",         "a$b/ib0;0:0",
+        "mlx5_0/ib0;-1:0", "mlx5_0/ib0;0x:0", "mlx5_0/ib0;",
+        "/ib0;0:0",        "mlx5_0/ib 0;0:0", "x/y;99999999999999999999:0",
+        "x/y;0",           "x/y;0:",          "x/y;0:-1",
+        "x/y;0:256",       "x/y;0:1x",        "x/y;0:99999999999999999999",
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
-        ok (railmap_env_nic (bad[i], 0, &nic, &e) < 0, "'%s' refused: %s", bad[i], e.text);
-    ok (railmap_env_nic ("a/b;0,0", 2, &nic, &e) < 0 && strstr (e.text, "no NIC for rank 2"),
+        ok (railmap_env_nic (bad[i], 0, &nic, &slot, &e) < 0, "'%s' refused: %s", bad[i], e.text);
+    ok (railmap_env_nic ("a/b;0:0,0:1", 2, &nic, &slot, &e) < 0 &&
+            strstr (e.text, "no NIC for rank 2"),
         "a rank past the list: %s", e.text);
 }
 
