@@ -592,8 +592,8 @@ int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, t
         v = strtol (s, &end, 10);
         if (end > s && *end == ':' && end[1] >= '0' && end[1] <= '9')
             t = strtol (end + 1, &end2, 10);
-        if (end == s || errno || v < 0 || v >= nnics || t < 0 || t >= SLOTS_MAX_DEVICES ||
-            (*end2 && (*end2 != ',' || !end2[1]))) {
+        if (end == s || *s < '0' || *s > '9' || errno || v >= nnics || t < 0 ||
+            t >= SLOTS_MAX_DEVICES || (*end2 && (*end2 != ',' || !end2[1]))) {
             errprintf (errp, "rank %d's entry is not NIC:SLOT, NIC one of the %d", r, nnics);
             return -1;
         }

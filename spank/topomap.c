@@ -869,21 +869,43 @@ static int take_outcome (conf_map_mode_t mode, const place_out_t *out, int dirfd
     return rc;
 }
 
+/* Whether a --gpu-bind or --tres-bind value binds no GPU: its GPU part
+ * (after "gres/gpu:" in a --tres-bind, up to a '+') says none, or only
+ * verbose. */
+static int bind_none (const char *val)
+{
+    const char *gpu = strstr (val, "gres/gpu:");
+    char part[256], *save = NULL;
+    int other = 0;
+
+    snprintf (part, sizeof (part), "%.*s", (int)strcspn (gpu ? gpu + 9 : val, "+"),
+              gpu ? gpu + 9 : val);
+    for (char *t = strtok_r (part, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        if (!strcmp (t, "none"))
+            return 1;
+        other |= strcmp (t, "verbose") != 0;
+    }
+    return !other;
+}
+
 /* The option by which Slurm binds each task of the step to its GPUs, or
- * NULL: --gpus-per-task and --ntasks-per-gpu imply a binding (21.08+;
- * 24.11+ show it as --tres-bind too), --gpu-bind and --tres-bind (23.11+)
- * ask one; a binding of none in either binds none. */
+ * NULL: --gpus-per-task, --ntasks-per-gpu and a --tres-per-task of GPUs
+ * imply a binding (21.08+, 23.11+; 24.11+ show it as --tres-bind too),
+ * --gpu-bind and --tres-bind ask one; a binding of none in either, or of
+ * verbose alone, binds none. */
 static const char *step_gpu_bind (void)
 {
-    static const char *const opts[] = {"gpus-per-task", "ntasks-per-gpu", "gpu-bind", "tres-bind"};
+    static const char *const opts[] = {"gpus-per-task", "ntasks-per-gpu", "tres-per-task",
+                                       "gpu-bind", "tres-bind"};
     char val[256];
 
-    for (size_t i = 2; i < sizeof (opts) / sizeof (opts[0]); i++)
+    for (size_t i = 3; i < sizeof (opts) / sizeof (opts[0]); i++)
         if (compat_srun_isset (opts[i]) && compat_srun_get (opts[i], val, sizeof (val)) &&
-            strstr (val, "none"))
+            bind_none (val))
             return NULL;
     for (size_t i = 0; i < sizeof (opts) / sizeof (opts[0]); i++)
-        if (compat_srun_isset (opts[i]))
+        if (compat_srun_isset (opts[i]) &&
+            (i != 2 || (compat_srun_get (opts[i], val, sizeof (val)), strstr (val, "gpu"))))
             return opts[i];
     return NULL;
 }
@@ -1195,64 +1217,111 @@ static int task_ompi_excludes (spank_t sp)
     return 0;
 }
 
-/* Entry j of the comma-separated list into one[len] (untouched when the
- * list is shorter); the list's count of entries. */
-static int list_entry (const char *list, int j, char *one, size_t len)
-{
-    for (int n = 0;; n++) {
-        size_t k = strcspn (list, ",");
+/* Slurm's GPU variables, in the order task_gpu reads them. */
+#define GPU_VARS 5
+static const char *const gpu_vars[GPU_VARS] = {
+    "SLURM_STEP_GPUS",  "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+    "ZE_AFFINITY_MASK", "GPU_DEVICE_ORDINAL",
+};
 
-        if (n == j)
-            snprintf (one, len, "%.*s", (int)k, list);
-        if (!list[k])
+/* list split in place at its commas into ent[max]: the count, or -1 when
+ * an entry is not a GPU index (1 to 9 digits) or there are over max. */
+static int gpu_list (char *list, char **ent, int max)
+{
+    int n = 0;
+
+    for (char *s = list;; n++) {
+        size_t k = strspn (s, "0123456789");
+
+        if (n == max || k == 0 || k > 9 || (s[k] && s[k] != ','))
+            return -1;
+        ent[n] = s;
+        if (!s[k])
             return n + 1;
-        list += k + 1;
+        s[k] = '\0';
+        s += k + 1;
     }
 }
 
 /* The rank's GPU.  Slot k is its node's GPU k in PCI order, Slurm's GPU
- * index k (gres.conf's order; AutoDetect lists GPUs in PCI order).  Where
- * the task sees several of the step's GPUs (no per-task binding: --gpus,
- * --gpus-per-node), Slurm's GPU variables are narrowed to that one, each
- * in its own numbering (local indexes under ConstrainDevices), so that the
- * rank's GPU and NIC go together.  A task without GPUs has none to narrow.
- * 0 to go on to the NIC; -1 with e when the slot's GPU is not the task's.
+ * index k in SLURM_STEP_GPUS (gres.conf's order; AutoDetect's is PCI
+ * order).  Where the task sees several of the step's GPUs (no per-task
+ * binding: --gpus, --gpus-per-node), each of Slurm's GPU variables is
+ * reordered so that the slot's GPU stands at the place of the task's
+ * local rank (modulo their count), where a program choosing the GPU of its
+ * local rank looks, as programs seeing a node's GPUs do; the others stay
+ * visible.  All or none: every variable present a list of as many
+ * indexes.  0 to go on to the NIC (also without GPUs); -1 with e when the
+ * slot's GPU is not the task's or the variables are not Slurm's lists.
  */
 static int task_gpu (spank_t sp, int slot, tm_error_t *e)
 {
-    static const char *const vars[] = {
-        "SLURM_STEP_GPUS",  "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-        "ZE_AFFINITY_MASK", "GPU_DEVICE_ORDINAL",
-    };
-    char global[1024], want[16], one[64], val[1024];
-    int n, j;
+    char *val[GPU_VARS] = {NULL}, *(*ent)[SLOTS_MAX_DEVICES] = NULL, *out = NULL;
+    int n = 0, j, at, toolong, rc = -1;
+    uint32_t local;
 
-    if (spank_getenv (sp, vars[0], global, sizeof (global)) != ESPANK_SUCCESS || !global[0])
-        return 0;
-    snprintf (want, sizeof (want), "%d", slot);
-    n = list_entry (global, -1, one, sizeof (one));
-    for (j = 0; j < n; j++) {
-        list_entry (global, j, one, sizeof (one));
-        if (!strcmp (one, want))
-            break;
+    if (!(val[0] = task_getenv (sp, gpu_vars[0], &toolong)) || !val[0][0]) {
+        free (val[0]);
+        return toolong ? errprintf (e, "%s is too long", gpu_vars[0]) : 0;
     }
-    if (j == n)
-        return errprintf (e, "GPU %d is not among the task's (%s=%.100s)", slot, vars[0], global);
-    if (n == 1)
-        return 0;
-    /* all or none: a list of another length is not Slurm's for these GPUs */
-    for (size_t v = 1; v < sizeof (vars) / sizeof (vars[0]); v++)
-        if (spank_getenv (sp, vars[v], val, sizeof (val)) == ESPANK_SUCCESS &&
-            list_entry (val, j, one, sizeof (one)) != n)
-            return errprintf (e, "%s=%.100s does not list the GPUs of %s one for one", vars[v], val,
-                              vars[0]);
-    for (size_t v = 0; v < sizeof (vars) / sizeof (vars[0]); v++)
-        if (spank_getenv (sp, vars[v], val, sizeof (val)) == ESPANK_SUCCESS) {
-            list_entry (val, j, one, sizeof (one));
-            if (spank_setenv (sp, vars[v], one, 1) != ESPANK_SUCCESS)
-                log_error ("topomap: cannot set %s=%s", vars[v], one);
+    if (!(ent = calloc (GPU_VARS, sizeof (*ent)))) {
+        errprintf (e, "out of memory");
+        goto out;
+    }
+    for (int v = 0; v < GPU_VARS; v++) {
+        int c;
+
+        if (v > 0 && !(val[v] = task_getenv (sp, gpu_vars[v], &toolong))) {
+            if (toolong) {
+                errprintf (e, "%s is too long", gpu_vars[v]);
+                goto out;
+            }
+            continue;
         }
-    return 0;
+        if ((c = gpu_list (val[v], ent[v], SLOTS_MAX_DEVICES)) < 0 || (v > 0 && c != n)) {
+            errprintf (e, "%s is not a list of %s GPU indexes", gpu_vars[v],
+                       v > 0 ? "as many" : "Slurm's");
+            goto out;
+        }
+        n = v > 0 ? n : c;
+    }
+    for (j = 0; j < n && strtol (ent[0][j], NULL, 10) != slot; j++)
+        ;
+    if (j == n) {
+        errprintf (e, "GPU %d is not among the task's %d", slot, n);
+        goto out;
+    }
+    if (spank_get_item (sp, S_TASK_ID, &local) != ESPANK_SUCCESS) {
+        errprintf (e, "no local task id");
+        goto out;
+    }
+    at = (int)(local % (uint32_t)n);
+    rc = 0;
+    if (at == j)
+        goto out;
+    for (int v = 0; v < GPU_VARS && rc == 0; v++) {
+        size_t len = 0;
+        char *t;
+
+        if (!val[v])
+            continue;
+        t = ent[v][j], ent[v][j] = ent[v][at], ent[v][at] = t;
+        free (out);
+        if (!(out = malloc ((size_t)n * 11))) {
+            rc = errprintf (e, "out of memory");
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            len += (size_t)sprintf (out + len, "%s%s", i ? "," : "", ent[v][i]);
+        if (spank_setenv (sp, gpu_vars[v], out, 1) != ESPANK_SUCCESS)
+            log_error ("topomap: cannot set %s=%s", gpu_vars[v], out);
+    }
+out:
+    for (int v = 0; v < GPU_VARS; v++)
+        free (val[v]);
+    free (ent);
+    free (out);
+    return rc;
 }
 
 /* Remote: the task's GPU (task_gpu) and NIC, the NIC as UCX reads it, and
@@ -1265,7 +1334,7 @@ static void task_nics (spank_t sp)
     railmap_nic_t nic;
     uint32_t rank;
     tm_error_t e = {""};
-    char *val;
+    char *val, cur[8];
     int toolong, slot;
 
     if (!(val = task_getenv (sp, PLACE_ENV_NICS, &toolong)) && !toolong)
@@ -1278,8 +1347,8 @@ static void task_nics (spank_t sp)
     else if (railmap_env_nic (val, (int)rank, &nic, &slot, &e) == 0) {
         if (!task_nic_up (&nic))
             errprintf (&e, "%s is not up here", nic.name[0] ? nic.name : nic.netdev);
-        else
-            task_gpu (sp, slot, &e);
+        else if (spank_getenv (sp, "UCX_NET_DEVICES", cur, sizeof (cur)) == ESPANK_ENV_NOEXIST)
+            task_gpu (sp, slot, &e); /* a NIC of the user's: their GPUs too */
     }
     free (val);
     if (e.text[0]) {

@@ -44,7 +44,7 @@ EOF2
 	# gpu: each task's rank, node, Slurm's GPU variables and NIC
 	cat >"$SHARE/gpu" <<'EOF2' || return 1
 #!/bin/sh
-echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME gpu=${CUDA_VISIBLE_DEVICES-} step=${SLURM_STEP_GPUS-} ordinal=${GPU_DEVICE_ORDINAL-} ucx=${UCX_NET_DEVICES-}"
+echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME local=$SLURM_LOCALID gpu=${CUDA_VISIBLE_DEVICES-} step=${SLURM_STEP_GPUS-} ordinal=${GPU_DEVICE_ORDINAL-} ucx=${UCX_NET_DEVICES-}"
 EOF2
 	chmod 755 "$SHARE/gpu"
 	# 4 ranks, 2 a node, placed as srun does (no plan gains): a ring,
@@ -241,19 +241,22 @@ gpu_step() {
 		"srun -v --mpi=$MPI_TYPE $* --topo-map --topo-profile=$SHARE/$prof.json $SHARE/gpu 2>&1"
 }
 
-# gpu_of RANK: that rank's line's field gpu.
+# gpu_of RANK: the GPU that rank's program takes, of those it sees the
+# one of its local rank (gpu's entry local % count).
 gpu_of() {
-	sed -n "s/^rank=$1 .* gpu=\([^ ]*\) .*/\1/p" <<<"$output"
+	awk -v r="rank=$1" '$1 == r { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		n = split(f["gpu"], g, ","); if (n) print g[f["local"] % n + 1] }' <<<"$output"
 }
 
 @test "Slurm's fake GPUs: per-task binding as Slurm gives it, the node's GPUs without" {
 	run srun -w n1,n2 -N2 -n4 --gpus-per-task=1 "$SHARE/gpu"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -Ec '^rank=[0-3] node=n[12] gpu=([01]) step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=([01]) gpu=\1 step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
 	run srun -w n1,n2 -N2 -n4 --gpus-per-node=2 "$SHARE/gpu"
 	echo "$output"
-	[ "$(grep -c '^rank=[0-3] node=n[12] gpu=0,1 step=0,1 ordinal=0,1 ucx=$' <<<"$output")" -eq 4 ]
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^rank=[0-3] node=n[12] local=[01] gpu=0,1 step=0,1 ordinal=0,1 ucx=$' <<<"$output")" -eq 4 ]
 	run "$CLUSTER" up --nodes 3 --gpus 9
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"--gpus: '9' is not a number from 1 to 8"* ]]
@@ -264,15 +267,18 @@ gpu_of() {
 	run gpu_step ring4 --gpus-per-node=2
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# GPU k is hsn k's slot: Slurm's variables narrowed to it, the NIC its own
-	[ "$(grep -Ec '^rank=[0-3] node=n[12] gpu=([01]) step=\1 ordinal=\1 ucx=hsn\1$' <<<"$output")" -eq 4 ]
+	# GPU k is hsn k's slot: Slurm's variables reordered alike, both GPUs
+	# visible, the rank's where its local rank takes it, the NIC its own
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] gpu=(0,1|1,0) step=\1 ordinal=\1 ucx=hsn[01]$' <<<"$output")" -eq 4 ]
+	for r in 0 1 2 3; do [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
 	[ "$(gpu_of 0)" = "$(gpu_of 3)" ] && [ "$(gpu_of 1)" = "$(gpu_of 2)" ] && [ "$(gpu_of 0)" != "$(gpu_of 1)" ]
 	# a GPU each, but Slurm asked to bind none: the same where Slurm gives
 	# the tasks GPU variables (22.05 gives none: the NIC alone)
 	run gpu_step ring4 --gpus-per-task=1 --gpu-bind=none
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(grep -Ec '^rank=[0-3] node=n[12] (gpu=([01]) step=\2 ordinal=\2 ucx=hsn\2|gpu= step= ordinal= ucx=hsn[01])$' <<<"$output")" -eq 4 ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] (gpu=(0,1|1,0) step=\2 ordinal=\2|gpu= step= ordinal=) ucx=hsn[01]$' <<<"$output")" -eq 4 ]
+	for r in 0 1 2 3; do [ -z "$(gpu_of $r)" ] || [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
 	[ "$(nic_of 0)" = "$(nic_of 3)" ] && [ "$(nic_of 1)" = "$(nic_of 2)" ] && [ "$(nic_of 0)" != "$(nic_of 1)" ]
 }
 
@@ -282,7 +288,7 @@ gpu_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "topomap: no NIC chosen: Slurm binds each task's GPU (--gpus-per-task), the MPI takes the NIC near it$" <<<"$output"
-	[ "$(grep -Ec '^rank=[0-3] node=n[12] gpu=([01]) step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
+	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] gpu=([01]) step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
 	[ "$(gpu_of 0)" != "$(gpu_of 1)" ] && [ "$(gpu_of 2)" != "$(gpu_of 3)" ]
 }
 
@@ -292,9 +298,9 @@ gpu_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# each node's one GPU is GPU 0: the ranks on hsn1 keep it and their NIC is the MPI's
-	grep -q "topomap: TOPOMAP_NICS: GPU 1 is not among the task's (SLURM_STEP_GPUS=0): the MPI chooses the NIC$" <<<"$output"
-	[ "$(grep -c '^rank=[0-3] node=n[12] gpu=0 step=0 ordinal=0 ucx=hsn0$' <<<"$output")" -eq 2 ]
-	[ "$(grep -c '^rank=[0-3] node=n[12] gpu=0 step=0 ordinal=0 ucx=$' <<<"$output")" -eq 2 ]
+	grep -q "topomap: TOPOMAP_NICS: GPU 1 is not among the task's 1: the MPI chooses the NIC$" <<<"$output"
+	[ "$(grep -c '^rank=[0-3] node=n[12] local=[01] gpu=0 step=0 ordinal=0 ucx=hsn0$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^rank=[0-3] node=n[12] local=[01] gpu=0 step=0 ordinal=0 ucx=$' <<<"$output")" -eq 2 ]
 }
 
 @test "down removes the rails, the spine and their links" {

@@ -262,6 +262,7 @@ static void test_env (void)
         "/ib0;0:0",        "mlx5_0/ib 0;0:0", "x/y;99999999999999999999:0",
         "x/y;0",           "x/y;0:",          "x/y;0:-1",
         "x/y;0:256",       "x/y;0:1x",        "x/y;0:99999999999999999999",
+        "x/y; 0:0",        "x/y;+0:0",        "x/y;0:0,,0:0",
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
         ok (railmap_env_nic (bad[i], 0, &nic, &slot, &e) < 0, "'%s' refused: %s", bad[i], e.text);
