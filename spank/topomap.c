@@ -920,7 +920,6 @@ static int post_opt_local (void)
     char order_unknown[300] = "";
     int *node_rank = NULL;
     int affinity = -1, user_bind;
-    const char *gpu_bind;
     const char *jobid = getenv ("SLURM_JOB_ID");
     place_out_t out;
     place_in_t in;
@@ -985,7 +984,6 @@ static int post_opt_local (void)
      * keeps only a map's list of its value after parsing it, so whether
      * it is set is what can be known). */
     user_bind = compat_srun_isset ("cpu-bind");
-    gpu_bind = step_gpu_bind ();
     if (tm.conf.bind && !user_bind && slurm_ctl ())
         affinity = ctl->task_plugin && strstr (ctl->task_plugin, "affinity") != NULL;
 
@@ -1018,7 +1016,7 @@ static int post_opt_local (void)
         .cpu_bind = user_bind ? "--cpu-bind given" : NULL,
         .args = tm.args[0] ? tm.args : NULL,
         .task_affinity = affinity,
-        .gpu_bind = gpu_bind,
+        .gpu_bind = step_gpu_bind (),
     };
     place_decide (&in, &out);
     tm.set_vars = 1; /* each outcome sets some */
