@@ -107,6 +107,25 @@ static bool slow_under_load (const topo_t *t, const int *below, int v)
     return t->uplink_MBps[v] * TOPO_LINK_SLOW < best;
 }
 
+static int desc_cmp (const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return (a < b) - (a > b);
+}
+
+/* The best of figures v[n] (reordered) that another confirms within
+ * TOPO_LINK_SLOW, NaN where none does: one link or pair measured faster
+ * than it can carry must not make its healthy peers look slow. */
+static double confirmed_best (double *v, int n)
+{
+    qsort (v, (size_t)n, sizeof (*v), desc_cmp);
+    for (int k = 0; k + 1 < n; k++)
+        if (v[k + 1] * TOPO_LINK_SLOW >= v[k])
+            return v[k];
+    return NAN;
+}
+
 /* The links of tree t (up[nvertices]) and its levels' medians (lat, bw) as nm's
  * measured pairs tell them, a level at a time from the hosts up: a pair
  * that crosses a slow link below its level tells nothing of the links
@@ -118,7 +137,7 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
     int *nkids = calloc ((size_t)nv, sizeof (*nkids)),
         *below = calloc ((size_t)nv, sizeof (*below));
     link_pair_t *pr = NULL;
-    double *vl = NULL, *vb = NULL;
+    double *vl = NULL, *vb = NULL, *vf = malloc (((size_t)nv + 1) * sizeof (*vf));
 
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
@@ -126,7 +145,7 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
     pr = malloc (((size_t)np + 1) * sizeof (*pr));
     vl = malloc (((size_t)np + 1) * sizeof (*vl));
     vb = malloc (((size_t)np + 1) * sizeof (*vb));
-    if (!nkids || !below || !pr || !vl || !vb)
+    if (!nkids || !below || !pr || !vl || !vb || !vf)
         goto done;
     for (int v = 0; v < nv; v++) {
         up[v] = (link_fig_t){NAN, NAN, NAN, NAN, 0, false};
@@ -162,12 +181,14 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
                 up[v].lat_us = up[v].lat2_us;
                 up[v].bw_MBps = up[v].bw2_MBps;
             }
-        /* against the best link of the level: a median is pulled down
-         * by the slow link's own pairs where a switch has few children */
-        double ref = NAN;
+        /* against the level's best link (a median is pulled down by the
+         * slow link's own pairs where a switch has few children) that
+         * another confirms */
+        int nl = 0;
         for (int v = 0; v < nv; v++)
             if (t->parent[v] >= 0 && (int)t->height[t->parent[v]] == l && !isnan (up[v].bw_MBps))
-                ref = isnan (ref) ? up[v].bw_MBps : fmax (ref, up[v].bw_MBps);
+                vf[nl++] = up[v].bw_MBps;
+        double ref = confirmed_best (vf, nl);
         for (int v = 0; v < nv; v++)
             if (t->parent[v] >= 0 && (int)t->height[t->parent[v]] == l)
                 up[v].slow =
@@ -198,6 +219,7 @@ done:
     free (pr);
     free (vl);
     free (vb);
+    free (vf);
     return rc;
 }
 

@@ -23,7 +23,9 @@
 #include "lib/topology.h"
 
 /* A link is slow where its figure is TOPO_LINK_SLOW times below the best
- * link of its level and its switch has three children or more:
+ * link of its level that another link confirms within TOPO_LINK_SLOW (one
+ * link measured faster than it carries names no healthy peer slow), and
+ * its switch has three children or more:
  * two pairs through different partners then say which link is slow (with
  * two children, one pair cannot tell which of the two it crossed).  Where
  * its uplink was measured under load (topo_t.uplink_MBps), it is slow as

@@ -505,6 +505,17 @@ static void test_slow_links (void)
             !strcmp (text, "n14's link: 3 MB/s against 12.5 at level 1; the link above n5..n8 "
                            "(4 nodes): 6.25 MB/s against 12.5 at level 2"),
         "the slow links named with their figures: %s", text);
+    /* n9's link measured past its rate: two of its three pairs at 20 */
+    double lat1[TOPOCONF_LEVELS], bw1[TOPOCONF_LEVELS];
+    for (int b = 9; b <= 10; b++) {
+        NETMAP_AT (nm, bw_MBps, 8, b) = NETMAP_AT (nm, bw_MBps, b, 8) = 20;
+        NETMAP_AT (nm, measured, 8, b) = NETMAP_AT (nm, measured, b, 8) = 1;
+    }
+    ok (rc == 0 && topo_links_fill (nm, nm->topo, TOPOCONF_LEVELS, lat1, bw1, &e) == 0 &&
+            topo_links_slow (nm, text, sizeof (text)) == 2 &&
+            !strcmp (text, "n14's link: 3 MB/s against 12.5 at level 1; the link above n5..n8 "
+                           "(4 nodes): 6.25 MB/s against 12.5 at level 2"),
+        "n9's link measured at 20 makes no healthy node link slow: %s", text);
 #undef TRUE_BW
 #undef LEAF_BW
 #undef NODE_BW
