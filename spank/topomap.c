@@ -1294,21 +1294,18 @@ static int task_gpu (spank_t sp, int slot, tm_error_t *e)
         goto out;
     }
     at = (int)(local % (uint32_t)n);
-    rc = 0;
-    if (at == j)
+    if (at != j && !(out = malloc ((size_t)n * 11))) {
+        errprintf (e, "out of memory");
         goto out;
-    for (int v = 0; v < GPU_VARS && rc == 0; v++) {
+    }
+    rc = 0;
+    for (int v = 0; v < GPU_VARS && at != j; v++) {
         size_t len = 0;
         char *t;
 
         if (!val[v])
             continue;
         t = ent[v][j], ent[v][j] = ent[v][at], ent[v][at] = t;
-        free (out);
-        if (!(out = malloc ((size_t)n * 11))) {
-            rc = errprintf (e, "out of memory");
-            break;
-        }
         for (int i = 0; i < n; i++)
             len += (size_t)sprintf (out + len, "%s%s", i ? "," : "", ent[v][i]);
         if (spank_setenv (sp, gpu_vars[v], out, 1) != ESPANK_SUCCESS)
