@@ -546,7 +546,8 @@ int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netma
     map_links_t links = {.rate = NULL};
     uint64_t *pairs = NULL, rng = 0x746f706f6d6170u; /* "topomap" */
     size_t nd = 0, entries = 0;
-    double *g = NULL, *lg;
+    double *g = NULL, *lg, *up = NULL; /* the uplinks as measured */
+    topo_t *t = nm->topo && nm->topo->model == TOPO_TREE ? nm->topo : NULL;
     long np;
     int draws, lose, rc = -1, n = nm->n;
 
@@ -574,8 +575,11 @@ int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netma
         goto done;
     }
     draws = map_odds_draws (entries);
-    if (!(g = malloc (2 * (size_t)draws * sizeof (*g))))
+    if (!(g = malloc (2 * (size_t)draws * sizeof (*g))) ||
+        (t && !(up = malloc ((size_t)t->nvertices * sizeof (*up)))))
         goto nomem;
+    if (t)
+        memcpy (up, t->uplink_MBps, (size_t)t->nvertices * sizeof (*up));
     lg = g + draws;
     for (int k = 0; k < draws; k++) {
         for (size_t i = 0; i < nd; i++) {
@@ -587,6 +591,8 @@ int map_odds (const profile_t *const *runs, int nruns, netmap_t *nm, const netma
             NETMAP_AT (nm, bw_MBps, d[i].a, d[i].b) = bw[0];
             NETMAP_AT (nm, bw_MBps, d[i].b, d[i].a) = bw[1];
         }
+        if (t)
+            netmap_spread_draw_uplinks (s, up, &rng, t->uplink_MBps);
         g[k] = lg[k] = INFINITY;
         for (int r = 0; r < nruns; r++) {
             map_candidate_t pc = {.node = (int *)node}, bc = {.node = (int *)base};
@@ -616,6 +622,8 @@ restore:
         NETMAP_AT (nm, bw_MBps, d[i].a, d[i].b) = d[i].bw[0];
         NETMAP_AT (nm, bw_MBps, d[i].b, d[i].a) = d[i].bw[1];
     }
+    if (t)
+        memcpy (t->uplink_MBps, up, (size_t)t->nvertices * sizeof (*up));
     if (rc < 0)
         goto nomem;
     goto done;
@@ -627,6 +635,7 @@ done:
     free (pairs);
     free (d);
     free (g);
+    free (up);
     return rc;
 }
 

@@ -122,7 +122,9 @@ double map_gain (double cost, double base);
 /* The odds that layout node beats base (both [ntasks], nm's hosts) as
  * the network really is, not only as it measured: both priced again on
  * netmaps drawn from nm's spread s (netmap_spread_draw: each pair the two
- * layouts use takes the figures of a measured pair alike), the same draws
+ * layouts use takes the figures of a measured pair alike;
+ * netmap_spread_draw_uplinks: each uplink measured under load the figure
+ * of an uplink alike), the same draws
  * for both, on each of runs (a profile's recordings; a draw's gain is the
  * least over them).  A gain is the share of base's cost node saves, in
  * total and at the busiest link.  nm's figures are changed while it

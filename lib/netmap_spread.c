@@ -32,6 +32,11 @@
  * every pair across it, and stays; so do the slow pairs of a stratum whose
  * figures spread wide (shared memory's noise, where slow pairs are part
  * of what a measurement gives).
+ *
+ * A tree's uplinks measured under load (topo_t.uplink_MBps) are drawn too,
+ * each from the figures of its siblings alike: the same switch above, as
+ * many hosts below, slow or not alike (NETMAP_ALIKE_MIN of them counting),
+ * so that the busiest link's gain has a range as the total's does.
  */
 #include "config.h"
 
@@ -61,6 +66,10 @@ struct netmap_spread {
     double *figs;       /* [4 * nentries] lat a-b, lat b-a, bw a-b, bw b-a */
     size_t nkeys;       /* those drawn, at both levels */
     spread_key_t *keys; /* [nkeys] sorted: each pair drawn at both levels */
+    int nups;           /* uplinks drawn */
+    int *ups;           /* [nups] vertices, siblings alike consecutive */
+    int *up_first;      /* [nups] the first of each one's alike in ups */
+    int *up_count;      /* [nups] how many alike */
 };
 
 #define SPREAD_LEVEL_SHIFT 56
@@ -224,6 +233,68 @@ static void spread_drop_noise (netmap_spread_t *s, const int *host, bool *slowes
     s->nkeys = kept;
 }
 
+/* What makes uplinks alike, for sorting them together. */
+typedef struct {
+    int parent, below, slow, v;
+} spread_up_t;
+
+static int spread_up_cmp (const void *x, const void *y)
+{
+    const spread_up_t *a = x, *b = y;
+
+    if (a->parent != b->parent)
+        return (a->parent > b->parent) - (a->parent < b->parent);
+    if (a->below != b->below)
+        return (a->below > b->below) - (a->below < b->below);
+    if (a->slow != b->slow)
+        return a->slow - b->slow;
+    return (a->v > b->v) - (a->v < b->v);
+}
+
+/* The uplinks of s->topo measured under load, siblings alike consecutive
+ * in s->ups; those with fewer than NETMAP_ALIKE_MIN alike left out.  -1
+ * on ENOMEM. */
+static int spread_uplinks (netmap_spread_t *s)
+{
+    const topo_t *t = s->topo;
+    int nv = t->nvertices, m = 0, kept = 0, rc = -1;
+    int *below = calloc ((size_t)nv, sizeof (*below));
+    spread_up_t *u = malloc ((size_t)nv * sizeof (*u));
+
+    if (!below || !u)
+        goto done;
+    for (int h = 0; h < t->nhosts; h++)
+        for (int v = h; v >= 0; v = t->parent[v])
+            below[v]++;
+    for (int v = 0; v < nv; v++)
+        if (t->parent[v] >= 0 && !isnan (t->uplink_MBps[v]))
+            u[m++] = (spread_up_t){t->parent[v], below[v], s->slow && s->slow[v], v};
+    qsort (u, (size_t)m, sizeof (*u), spread_up_cmp);
+    if (!(s->ups = malloc (((size_t)m + 1) * sizeof (*s->ups))) ||
+        !(s->up_first = malloc (((size_t)m + 1) * sizeof (*s->up_first))) ||
+        !(s->up_count = malloc (((size_t)m + 1) * sizeof (*s->up_count))))
+        goto done;
+    for (int i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && u[j].parent == u[i].parent && u[j].below == u[i].below &&
+                        u[j].slow == u[i].slow;
+             j++)
+            ;
+        if (j - i < NETMAP_ALIKE_MIN)
+            continue;
+        for (int k = i; k < j; k++) {
+            s->ups[kept] = u[k].v;
+            s->up_first[kept] = kept - (k - i);
+            s->up_count[kept++] = j - i;
+        }
+    }
+    s->nups = kept;
+    rc = 0;
+done:
+    free (below);
+    free (u);
+    return rc;
+}
+
 netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
 {
     netmap_spread_t *s = calloc (1, sizeof (*s));
@@ -243,6 +314,8 @@ netmap_spread_t *netmap_spread_new (const netmap_t *nm, tm_error_t *errp)
         /* a site's tree: its slow links, where its links were measured */
         if (t->model == TOPO_TREE && t->signal == TOPO_SIGNAL_SITE)
             s->slow = topo_links_flags (nm);
+        if (t->model == TOPO_TREE && spread_uplinks (s) < 0)
+            goto nomem;
     }
     for (int a = 0; a < nm->n; a++)
         for (int b = a + 1; b < nm->n; b++)
@@ -302,6 +375,9 @@ void netmap_spread_free (netmap_spread_t *s)
     free (s->slow);
     free (s->figs);
     free (s->keys);
+    free (s->ups);
+    free (s->up_first);
+    free (s->up_count);
     free (s);
 }
 
@@ -376,4 +452,12 @@ void netmap_spread_draw (const netmap_spread_t *s, uint32_t stratum, size_t coun
     lat[1] = f[1 - flip];
     bw[0] = f[2 + flip];
     bw[1] = f[3 - flip];
+}
+
+void netmap_spread_draw_uplinks (const netmap_spread_t *s, const double *measured, uint64_t *rng,
+                                 double *uplink_MBps)
+{
+    for (int i = 0; i < s->nups; i++)
+        uplink_MBps[s->ups[i]] =
+            measured[s->ups[s->up_first[i] + (int)(spread_next (rng) % (uint64_t)s->up_count[i])]];
 }

@@ -1633,6 +1633,80 @@ static void odds_case (netmap_t *nm, const char *what, bool structure)
     free (before);
 }
 
+/* Uplinks measured under load are drawn from their siblings alike: four
+ * leaves of three hosts whose pairs all read alike, uplinks of 15 to 30
+ * MB/s.  A ring laid across the leaves loads each uplink with 3 MB, so its
+ * busiest link is the slowest uplink drawn; in block order a host's link
+ * (0.08 s).  The busiest link's gain then has a range, the figures are
+ * given back, and an uplink with no sibling alike keeps its own. */
+static void test_odds_uplinks (void)
+{
+    int sw[12], block[12], across[12];
+    netmap_t *nm;
+    triplets_t t = {0};
+    profile_t *p;
+    netmap_spread_t *s;
+    map_odds_t o = {0};
+    tm_error_t err;
+    double up[17], drawn[17];
+    uint64_t rng = 1;
+    int seen[17][4] = {{0}}, lone = 1, all = 1;
+
+    for (int h = 0; h < 12; h++) {
+        sw[h] = h / 3;
+        block[h] = h;
+        across[h] = (h % 4) * 3 + h / 4;
+        add (&t, h, (h + 1) % 12, 1, 1000000);
+    }
+    nm = netmap_switches (12, sw, 10, 12.5, 20, 12.5);
+    for (int a = 0; a < 12; a++)
+        for (int b = 0; b < 12; b++)
+            NETMAP_AT (nm, measured, a, b) = a != b;
+    p = profile_of (12, &t);
+    set_groups (nm, 4, sw);
+    for (int g = 0; g < 4; g++)
+        nm->topo->uplink_MBps[12 + g] = 15 + 5 * g;
+    memcpy (up, nm->topo->uplink_MBps, sizeof (up));
+    s = netmap_spread_new (nm, &err);
+    int rc = s ? map_odds ((const profile_t *const[]){p}, 1, nm, s, MAP_BANDWIDTH, across, block,
+                           0.05, &o, &err)
+               : -1;
+    ok (rc == 0 && o.draws == MAP_ODDS_DRAWS && o.link_lo < o.link_hi && o.link_hi < 0,
+        "uplinks drawn: the ring across the leaves, %.1f%% to %.1f%% at the busiest link",
+        100 * o.link_lo, 100 * o.link_hi);
+    ok (!memcmp (up, nm->topo->uplink_MBps, sizeof (up)), "uplinks drawn: given back");
+    for (int k = 0; s && k < 400; k++) {
+        memcpy (drawn, up, sizeof (drawn));
+        netmap_spread_draw_uplinks (s, up, &rng, drawn);
+        for (int g = 0; g < 4; g++)
+            seen[12 + g][(int)(drawn[12 + g] - 15) / 5]++;
+    }
+    for (int g = 0; g < 4; g++)
+        for (int v = 0; v < 4; v++)
+            all &= seen[12 + g][v] > 0;
+    ok (all, "uplinks drawn: each leaf's takes every sibling's figure in 400 draws");
+    netmap_spread_free (s);
+    /* one leaf of two hosts: its uplink has no sibling alike */
+    sw[11] = 3;
+    sw[10] = 3;
+    sw[9] = 2;
+    set_groups (nm, 4, sw);
+    for (int g = 0; g < 4; g++)
+        nm->topo->uplink_MBps[12 + g] = 15 + 5 * g;
+    memcpy (up, nm->topo->uplink_MBps, sizeof (up));
+    s = netmap_spread_new (nm, &err);
+    for (int k = 0; s && k < 100; k++) {
+        memcpy (drawn, up, sizeof (drawn));
+        netmap_spread_draw_uplinks (s, up, &rng, drawn);
+        lone &= drawn[15] == 30 && drawn[14] == 25;
+    }
+    ok (s && lone, "uplinks drawn: leaves of four and of two hosts keep their own figures");
+    netmap_spread_free (s);
+    netmap_destroy (nm);
+    profile_destroy (p);
+    free (t.t);
+}
+
 /* A site's tree whose links the probe measured (lib/topology_links.h):
  * the pairs across a slow link are alike among themselves only, so a
  * draw keeps them slow. */
@@ -1843,6 +1917,7 @@ int main (void)
     test_consecutive ();
     test_odds ();
     test_odds_slow_link ();
+    test_odds_uplinks ();
     test_odds_noise ();
     test_validate ();
     test_random ();
