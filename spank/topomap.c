@@ -1155,6 +1155,30 @@ static void task_set_nic (spank_t sp, const char *name, const char *fmt, const c
         log_error ("topomap: cannot set %s=%s", name, val);
 }
 
+/* Whether the task's UCX may use shared memory (UCX_TLS unset, or a list
+ * naming a shared-memory transport, or excluding none).  Without it,
+ * UCX's TCP reaches a node mate held to another rail's interface by no
+ * route (the local table sends it by lo), and MPI_Init fails. */
+static bool task_ucx_shm (spank_t sp)
+{
+    static const char *const shm[] = {"all", "sm", "shm", "mm", "posix", "sysv", "xpmem", NULL};
+    int toolong, excl, named = 0;
+    char *tls = task_getenv (sp, "UCX_TLS", &toolong), *save = NULL;
+
+    if (!tls || !tls[0]) {
+        free (tls);
+        return !toolong;
+    }
+    excl = tls[0] == '^';
+    for (char *t = strtok_r (tls + excl, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        t += t[0] == '\\';
+        for (int k = excl ? 1 : 0; shm[k] && !named; k++)
+            named = !strcmp (t, shm[k]) && (!excl || k <= 3);
+    }
+    free (tls);
+    return excl ? !named : named;
+}
+
 /* Whether the NIC is up on this node: its fabric device's port 1 ACTIVE,
  * else its interface up with an address.  A netmap of another day, or a
  * rail down, leaves the MPI its own choice. */
@@ -1327,7 +1351,7 @@ out:
 static void task_nics (spank_t sp)
 {
     railmap_nic_t nic;
-    uint32_t rank;
+    uint32_t rank, local;
     tm_error_t e = {""};
     char *val, cur[8];
     int toolong, slot;
@@ -1350,8 +1374,12 @@ static void task_nics (spank_t sp)
         log_error ("topomap: %s: %s: the MPI chooses the NIC", PLACE_ENV_NICS, e.text);
         return;
     }
-    task_set_nic (sp, "UCX_NET_DEVICES", nic.name[0] ? "%s:1" : "%s",
-                  nic.name[0] ? nic.name : nic.netdev);
+    if (nic.name[0] || task_ucx_shm (sp))
+        task_set_nic (sp, "UCX_NET_DEVICES", nic.name[0] ? "%s:1" : "%s",
+                      nic.name[0] ? nic.name : nic.netdev);
+    else if (spank_get_item (sp, S_TASK_ID, &local) == ESPANK_SUCCESS && local == 0)
+        log_error ("topomap: UCX_TLS names no shared memory: UCX chooses the NIC (over TCP, ranks "
+                   "of a node on two rails cannot reach each other)");
     if (!nic.name[0]) {
         if (!task_ompi_excludes (sp))
             task_set_nic (sp, "OMPI_MCA_btl_tcp_if_include", "%s", nic.netdev);

@@ -216,6 +216,23 @@ spine() {
 	[ "$(grep -c '^rank=[0-3] .* ucx= tcp= .* left=$' <<<"$output")" -eq 4 ]
 }
 
+@test "UCX_TLS without shared memory: UCX keeps its NICs, a line a node; with it, the rank's" {
+	export XDG_CACHE_HOME=$SHARE/cache.$BATS_TEST_NUMBER
+	local tls
+	for tls in tcp,self '^sm' '\shm,tcp'; do
+		run nic_step ring4 "UCX_TLS='$tls'"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		if [ "$tls" = '\shm,tcp' ]; then
+			[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx=(hsn[01]) tcp=\1 nccl= hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
+			[ "$(grep -c "UCX_TLS names no shared memory" <<<"$output")" -eq 0 ]
+		else
+			[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx= tcp=(hsn[01]) nccl= hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
+			[ "$(grep -c "topomap: UCX_TLS names no shared memory: UCX chooses the NIC (over TCP, ranks of a node on two rails cannot reach each other)$" <<<"$output")" -eq 2 ]
+		fi
+	done
+}
+
 @test "a NIC the netmap has but the node lacks is not set: one line, the MPI's choice" {
 	# n3 is described with four NICs and has two: its rank without a
 	# partner stays on its slot in local order, hsn2 (1 and 2 talk across
