@@ -1155,14 +1155,18 @@ static void task_set_nic (spank_t sp, const char *name, const char *fmt, const c
         log_error ("topomap: cannot set %s=%s", name, val);
 }
 
-/* Whether the task's UCX may use shared memory (UCX_TLS unset, or a list
- * naming a shared-memory transport, or excluding none).  Without it,
- * UCX's TCP reaches a node mate held to another rail's interface by no
- * route (the local table sends it by lo), and MPI_Init fails. */
+/* Whether the task's UCX may use shared memory between a node's ranks:
+ * UCX_TLS unset, naming an alias that has it (all, sm, shm, mm) or a
+ * shared-memory transport (posix, sysv, xpmem; a backslash before a name takes
+ * the transport alone, never an alias), or a "^" list leaving it in (not
+ * sm, shm, mm, nor both posix and sysv).  Without it, UCX's TCP reaches a
+ * node mate held to another rail's interface by no route (the local
+ * table sends it by lo), and MPI_Init fails.  An unreadable value: no. */
 static bool task_ucx_shm (spank_t sp)
 {
-    static const char *const shm[] = {"all", "sm", "shm", "mm", "posix", "sysv", "xpmem", NULL};
-    int toolong, excl, named = 0;
+    static const char *const alias[] = {"all", "sm", "shm", "mm", NULL};
+    static const char *const tl[] = {"posix", "sysv", "xpmem", NULL};
+    int toolong, excl, any = 0, mapped = 0;
     char *tls = task_getenv (sp, "UCX_TLS", &toolong), *save = NULL;
 
     if (!tls || !tls[0]) {
@@ -1171,12 +1175,17 @@ static bool task_ucx_shm (spank_t sp)
     }
     excl = tls[0] == '^';
     for (char *t = strtok_r (tls + excl, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-        t += t[0] == '\\';
-        for (int k = excl ? 1 : 0; shm[k] && !named; k++)
-            named = !strcmp (t, shm[k]) && (!excl || k <= 3);
+        int exact = t[0] == '\\';
+
+        for (int k = excl; alias[k] && !exact; k++)
+            any |= !strcmp (t, alias[k]);
+        for (int k = 0; tl[k]; k++)
+            if (!strcmp (t + exact, tl[k]))
+                mapped |= 1 << k;
     }
     free (tls);
-    return excl ? !named : named;
+    /* excluded: an alias, or posix and sysv (xpmem is seldom there) */
+    return excl ? !any && (mapped & 3) != 3 : any || mapped;
 }
 
 /* Whether the NIC is up on this node: its fabric device's port 1 ACTIVE,
@@ -1377,9 +1386,10 @@ static void task_nics (spank_t sp)
     if (nic.name[0] || task_ucx_shm (sp))
         task_set_nic (sp, "UCX_NET_DEVICES", nic.name[0] ? "%s:1" : "%s",
                       nic.name[0] ? nic.name : nic.netdev);
-    else if (spank_get_item (sp, S_TASK_ID, &local) == ESPANK_SUCCESS && local == 0)
-        log_error ("topomap: UCX_TLS names no shared memory: UCX chooses the NIC (over TCP, ranks "
-                   "of a node on two rails cannot reach each other)");
+    else if (spank_getenv (sp, "UCX_NET_DEVICES", cur, sizeof (cur)) == ESPANK_ENV_NOEXIST &&
+             spank_get_item (sp, S_TASK_ID, &local) == ESPANK_SUCCESS && local == 0)
+        log_error ("topomap: UCX_TLS allows no shared memory, or cannot be read: UCX chooses the "
+                   "NIC (over TCP, ranks of a node on two rails cannot reach each other)");
     if (!nic.name[0]) {
         if (!task_ompi_excludes (sp))
             task_set_nic (sp, "OMPI_MCA_btl_tcp_if_include", "%s", nic.netdev);
