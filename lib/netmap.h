@@ -164,10 +164,10 @@ void netmap_spread_draw (const netmap_spread_t *s, uint32_t stratum, size_t coun
                          double lat[2], double bw[2]);
 
 /* Each uplink of the tree's measured under load (topo_t.uplink_MBps) that
- * has NETMAP_ALIKE_MIN siblings alike or more (the same switch above, as
- * many hosts below, slow or not alike) takes the figure of one of them,
- * chosen by *rng, from measured[nvertices] into uplink_MBps[nvertices];
- * the other entries are left as they are.
+ * is one of NETMAP_ALIKE_MIN alike or more, itself counted (the same
+ * switch above, as many hosts below, slow or not alike) takes the figure
+ * of one of them, chosen by *rng, from measured[nvertices] into
+ * uplink_MBps[nvertices]; the other entries are left as they are.
  */
 void netmap_spread_draw_uplinks (const netmap_spread_t *s, const double *measured, uint64_t *rng,
                                  double *uplink_MBps);
