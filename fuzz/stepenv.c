@@ -56,13 +56,19 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
     /* A NIC taken is one task_nics may name in the task's environment. */
     railmap_nic_t nic;
-    int slot;
+    int slot, *cpu, ncpus;
 
-    if (railmap_env_nic (nl + 1, ntasks - 1, &nic, &slot, &e) == 0 &&
-        (slot < 0 || slot >= SLOTS_MAX_DEVICES || (!nic.name[0] && !nic.netdev[0]) ||
-         (nic.name[0] && !slots_name_ok (nic.name)) ||
-         (nic.netdev[0] && !slots_name_ok (nic.netdev))))
-        abort ();
+    if (railmap_env_nic (nl + 1, ntasks - 1, &nic, &slot, &cpu, &ncpus, &e) == 0) {
+        if (slot < 0 || slot >= SLOTS_MAX_DEVICES || (!nic.name[0] && !nic.netdev[0]) ||
+            (nic.name[0] && !slots_name_ok (nic.name)) ||
+            (nic.netdev[0] && !slots_name_ok (nic.netdev)) || ncpus < 0 || (ncpus > 0) != !!cpu)
+            abort ();
+        /* CPUs task_bind may set: ascending, below SLOTS_MAX_CPUS */
+        for (int c = 0; c < ncpus; c++)
+            if (cpu[c] < 0 || cpu[c] >= SLOTS_MAX_CPUS || (c > 0 && cpu[c] <= cpu[c - 1]))
+                abort ();
+        free (cpu);
+    }
     free (counts);
     free (node);
     free (text);

@@ -1113,6 +1113,7 @@ typedef struct {
     history_verdict_t learned;  /* what they say of placed runs */
     char nopmi[384];            /* why pmi2 cannot take the plan */
     char *nics;                 /* each rank's NIC (out->nics), NULL for none */
+    int slot_bound;             /* nics binds each rank to its slot's CPUs */
     double nic_gain;
     double t0;
 } place_run_t;
@@ -1500,6 +1501,51 @@ static void say_nics (const place_in_t *in, const railmap_t *m, const int *node,
     SAY (in, "topomap: rank, node, GPU and NIC: %s%s", list, r < m->nranks ? ", ..." : "");
 }
 
+/* The slots whose CPUs each rank is bound to (railmap_env): those of the
+ * step's first node, when Slurm may be left to bind (decide_step's
+ * verdict), the probe read on every node of the step the CPUs the job
+ * has there (a job without the whole node or a cgroup would see the
+ * node's), and every node's slots have the same CPUs.  NULL, why saying
+ * why, else.
+ */
+static const slots_t *slot_cpus (const place_run_t *r, char *why, size_t len)
+{
+    const layout_alloc_t *a = r->in->alloc;
+    const slots_t *first = NULL;
+
+    if (r->nobind) {
+        snprintf (why, len, "%s", r->nobind);
+        return NULL;
+    }
+    for (int i = 0; i < a->nnodes; i++) {
+        int h = r->counts[i] > 0 ? netmap_host_index (r->nm, a->nodes[i]) : -1;
+        const slots_t *s = h >= 0 ? r->nm->slots[h] : NULL;
+
+        if (h < 0)
+            continue;
+        if (!r->nm->inside[h] || r->nm->inside[h]->ncpus != a->cpus[i] || !s) {
+            snprintf (why, len, "%s: the netmap has not the %d CPUs the job has there", a->nodes[i],
+                      a->cpus[i]);
+            return NULL;
+        }
+        first = first ? first : s;
+        for (int k = 0; k < s->nslots && s->nslots == first->nslots; k++)
+            if (s->slot[k].ncpus != first->slot[k].ncpus ||
+                memcmp (s->slot[k].cpu, first->slot[k].cpu,
+                        (size_t)s->slot[k].ncpus * sizeof (int))) {
+                snprintf (why, len, "%s's GPU %d has other CPUs than on the first node",
+                          a->nodes[i], k);
+                return NULL;
+            }
+        if (s->nslots != first->nslots) {
+            snprintf (why, len, "%s has %d GPUs, the first node %d", a->nodes[i], s->nslots,
+                      first->nslots);
+            return NULL;
+        }
+    }
+    return first;
+}
+
 /* 5b. Each rank's NIC, on the layout that runs (the plan's when it is
  * applied, else srun's): on nodes of several rails, the slot choice that
  * takes the most bytes between nodes off the spine (railmap.h), kept when
@@ -1511,7 +1557,8 @@ static int decide_nics (place_run_t *r)
     const place_in_t *in = r->in;
     const int *node = r->apply ? r->plan->node : r->base->node;
     railmap_t m;
-    char why[256], env[PLACE_NICS_MAX + 1];
+    const slots_t *cpus;
+    char why[256], nocpus[256], env[PLACE_NICS_MAX + 1];
     tm_error_t e;
     int rc;
 
@@ -1534,14 +1581,22 @@ static int decide_nics (place_run_t *r)
          "rail, gain %.1f%%",
          m.nrails, 100.0 * (double)m.default_bytes / (double)m.node_bytes,
          100.0 * (double)m.cross_bytes / (double)m.node_bytes, 100 * r->nic_gain);
+    cpus = slot_cpus (r, nocpus, sizeof (nocpus));
     if (m.default_bytes == 0 || r->nic_gain < in->conf->min_gain)
         SAY (in, "topomap: no NIC chosen: below min_gain (%.1f%%)", 100 * in->conf->min_gain);
-    else if (railmap_env (&m, env, sizeof (env), &e) < 0)
+    else if (railmap_env (&m, cpus, env, sizeof (env), &e) < 0)
         SAY (in, "topomap: no NIC chosen: %s", e.text);
     else if (!(r->nics = strdup (env)))
         SAY (in, "topomap: no NIC chosen: out of memory");
-    else
+    else {
         say_nics (in, &m, node, r->nm);
+        if (cpus)
+            SAY (in, "topomap: each rank bound to the CPUs of its GPU, GPU by GPU: %s",
+                 strrchr (env, ';') + 1);
+        else
+            SAY (in, "topomap: the CPU binding stays Slurm's: %s", nocpus);
+        r->slot_bound = cpus != NULL;
+    }
     railmap_free (&m);
     return 0;
 }
@@ -1556,7 +1611,9 @@ static int decide_bind (place_run_t *r)
     tm_error_t e;
     int rc;
 
-    if (r->nobind && r->loud)
+    if (r->slot_bound)
+        ; /* decide_nics bound them */
+    else if (r->nobind && r->loud)
         snprintf (nobind_line, sizeof (nobind_line),
                   "topomap: %s: it stands, and the plan places ranks across nodes only", r->nobind);
     else if (r->nobind)

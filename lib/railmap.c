@@ -516,7 +516,21 @@ const char *railmap_gpu (const slots_t *s, int slot)
     return g->name[0] ? g->name : g->busid;
 }
 
-int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp)
+/* Slot k's CPUs of s as ranges "0-3,8" at buf + at (snprintf's way). */
+static size_t env_cpus (const slot_t *sl, char *buf, size_t len, size_t at)
+{
+    for (int c = 0; c < sl->ncpus;) {
+        int a = sl->cpu[c], b = a;
+
+        while (++c < sl->ncpus && sl->cpu[c] == b + 1)
+            b++;
+        at += (size_t)snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0,
+                                a == b ? "%s%d" : "%s%d-%d", a == sl->cpu[0] ? "" : ",", a, b);
+    }
+    return at;
+}
+
+int railmap_env (const railmap_t *m, const slots_t *cpus, char *buf, size_t len, tm_error_t *errp)
 {
     size_t at = 0;
     int n;
@@ -531,6 +545,18 @@ int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp)
         n = snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%d:%d", r ? "," : ";",
                       m->nic[r], m->slot[r]);
         at += (size_t)n;
+    }
+    for (int k = 0; cpus && k < cpus->nslots; k++) {
+        const slot_t *sl = &cpus->slot[k];
+
+        if (sl->ncpus < 1 || sl->cpu[sl->ncpus - 1] >= SLOTS_MAX_CPUS) {
+            errprintf (errp, "slot %d: no CPUs, or one past %d", k, SLOTS_MAX_CPUS - 1);
+            errno = EINVAL;
+            return -1;
+        }
+        at += (size_t)snprintf (at < len ? buf + at : NULL, at < len ? len - at : 0, "%s",
+                                k ? "/" : ";");
+        at = env_cpus (sl, buf, len, at);
     }
     if (at >= len) {
         errprintf (errp, "each rank's NIC takes %zu bytes, more than %zu", at, len - 1);
@@ -569,12 +595,78 @@ static int env_nic (const char **s, railmap_nic_t *nic, tm_error_t *errp)
     return 0;
 }
 
-int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, tm_error_t *errp)
+/* A CPU number at *s, past it: digits, below SLOTS_MAX_CPUS.  -1 if not. */
+static int env_cpu (const char **s)
+{
+    char *end;
+    long v;
+
+    if (**s < '0' || **s > '9')
+        return -1;
+    errno = 0;
+    v = strtol (*s, &end, 10);
+    if (errno || v >= SLOTS_MAX_CPUS)
+        return -1;
+    *s = end;
+    return (int)v;
+}
+
+/* The last part of val at s: slot want's CPUs into *cpu, *ncpus; every
+ * list checked. */
+static int env_slot_cpus (const char *s, int want, int **cpu, int *ncpus, tm_error_t *errp)
+{
+    int k = 0, cap = 0, *more;
+
+    for (;; s++) {
+        int last = -1;
+
+        do {
+            int a = env_cpu (&s), b = a;
+
+            if (a >= 0 && *s == '-' && s++)
+                b = env_cpu (&s);
+            if (a <= last || b < a) {
+                errprintf (errp, "slot %d's CPUs are not ascending ranges below %d at '%.20s'", k,
+                           SLOTS_MAX_CPUS, s);
+                return -1;
+            }
+            for (int c = a; k == want && c <= b; c++) {
+                if (*ncpus == cap) {
+                    if (!(more =
+                              realloc (*cpu, (size_t)(cap = cap ? 2 * cap : 64) * sizeof (int)))) {
+                        errprintf (errp, "out of memory");
+                        return -1;
+                    }
+                    *cpu = more;
+                }
+                (*cpu)[(*ncpus)++] = c;
+            }
+            last = b;
+        } while (*s == ',' && s++);
+        if (*s != '/' || !s[1])
+            break;
+        k++;
+    }
+    if (*s) {
+        errprintf (errp, "not a CPU list at '%.20s'", s);
+        return -1;
+    }
+    if (want > k) {
+        errprintf (errp, "no CPUs for slot %d", want);
+        return -1;
+    }
+    return 0;
+}
+
+int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, int **cpu,
+                     int *ncpus, tm_error_t *errp)
 {
     const char *s = val;
     int nnics = 0, want = -1;
     railmap_nic_t one;
 
+    *cpu = NULL;
+    *ncpus = 0;
     do {
         if (env_nic (&s, &one, errp) < 0)
             return -1;
@@ -584,7 +676,7 @@ int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, t
         errprintf (errp, "no ';' after the NICs");
         return -1;
     }
-    for (int r = 0; *s; r++) {
+    for (int r = 0; *s && *s != ';'; r++) {
         char *end, *end2 = NULL;
         long v, t = -1;
 
@@ -593,7 +685,8 @@ int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, t
         if (end > s && *end == ':' && end[1] >= '0' && end[1] <= '9')
             t = strtol (end + 1, &end2, 10);
         if (end == s || *s < '0' || *s > '9' || errno || v >= nnics || t < 0 ||
-            t >= SLOTS_MAX_DEVICES || (*end2 && (*end2 != ',' || !end2[1]))) {
+            t >= SLOTS_MAX_DEVICES ||
+            (*end2 && *end2 != ';' && (*end2 != ',' || end2[1] < '0' || end2[1] > '9'))) {
             errprintf (errp, "rank %d's entry is not NIC:SLOT, NIC one of the %d", r, nnics);
             return -1;
         }
@@ -601,10 +694,16 @@ int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, t
             want = (int)v;
             *slot = (int)t;
         }
-        s = *end2 ? end2 + 1 : end2;
+        s = *end2 == ',' ? end2 + 1 : end2;
     }
     if (want < 0) {
         errprintf (errp, "no NIC for rank %d", rank);
+        return -1;
+    }
+    if (*s == ';' && env_slot_cpus (s + 1, *slot, cpu, ncpus, errp) < 0) {
+        free (*cpu);
+        *cpu = NULL;
+        *ncpus = 0;
         return -1;
     }
     s = val;

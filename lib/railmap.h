@@ -63,14 +63,19 @@ const char *railmap_gpu (const slots_t *s, int slot);
 
 /* The tasks' variable (PLACE_ENV_NICS): the NICs, then each rank's NIC
  * and slot (its GPU's index on the node), as "name/netdev,...;i:s,j:t,..."
- * with "-" for an empty name.  -1 with E2BIG when it passes len - 1 bytes.
+ * with "-" for an empty name; with cpus, a last part ";L0/L1/..." giving
+ * each slot's CPUs (cpus's, alike on every node of the step) as ranges
+ * "0-3,8", for the task to be bound to its slot's.  -1 with E2BIG when it
+ * passes len - 1 bytes.
  */
-int railmap_env (const railmap_t *m, char *buf, size_t len, tm_error_t *errp);
+int railmap_env (const railmap_t *m, const slots_t *cpus, char *buf, size_t len, tm_error_t *errp);
 
-/* Rank's NIC and slot in such a value, checked as untrusted input: every
- * name one slots_name_ok accepts or empty, indexes in range.  -1 naming
- * the fault.
+/* Rank's NIC and slot in such a value, and its slot's CPUs (*cpu, *ncpus;
+ * NULL and 0 without that part; the caller frees), checked as untrusted
+ * input: every name one slots_name_ok accepts or empty, indexes in range,
+ * CPU ranges ascending below SLOTS_MAX_CPUS.  -1 naming the fault.
  */
-int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, tm_error_t *errp);
+int railmap_env_nic (const char *val, int rank, railmap_nic_t *nic, int *slot, int **cpu,
+                     int *ncpus, tm_error_t *errp);
 
 #endif

@@ -35,6 +35,7 @@
 #include <strings.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1352,18 +1353,42 @@ out:
     return rc;
 }
 
+/* Remote: the task onto its slot's CPUs, where srun's plugin found Slurm
+ * free to be left to bind (railmap_env's last part).  task_init is the
+ * last to set the task's affinity before execve (doc/findings.md); the
+ * kernel keeps it within the task's cpuset. */
+static void task_bind (uint32_t rank, int slot, const int *cpu, int ncpus)
+{
+    size_t size = CPU_ALLOC_SIZE (SLOTS_MAX_CPUS);
+    cpu_set_t *set = CPU_ALLOC (SLOTS_MAX_CPUS);
+
+    if (!set) {
+        log_error ("topomap: rank %u: out of memory: the CPU binding stays Slurm's", rank);
+        return;
+    }
+    CPU_ZERO_S (size, set);
+    for (int c = 0; c < ncpus; c++)
+        CPU_SET_S (cpu[c], size, set);
+    if (sched_setaffinity (0, size, set) != 0)
+        log_error ("topomap: rank %u: cannot bind to the CPUs of GPU %d: %s: the CPU binding "
+                   "stays Slurm's",
+                   rank, slot, strerror (errno));
+    CPU_FREE (set);
+}
+
 /* Remote: the task's GPU (task_gpu) and NIC, the NIC as UCX reads it, and
  * for a NIC without fabric device (TCP the data path) as Open MPI's TCP
  * transport and libfabric's read it; neither when either cannot be.  Port
  * 1: a multi-port HCA shows each port as a device of its own (mlx5_N).
- * NCCL keeps its own choice: it takes the NIC near the rank's GPU. */
+ * NCCL keeps its own choice: it takes the NIC near the rank's GPU.  The
+ * CPUs of the slot (task_bind) where the task's GPU is the slot's. */
 static void task_nics (spank_t sp)
 {
     railmap_nic_t nic;
     uint32_t rank, local;
     tm_error_t e = {""};
     char *val, cur[8];
-    int toolong, slot;
+    int toolong, slot, *cpu = NULL, ncpus = 0;
 
     if (!(val = task_getenv (sp, PLACE_ENV_NICS, &toolong)) && !toolong)
         return;
@@ -1372,12 +1397,15 @@ static void task_nics (spank_t sp)
         errprintf (&e, "longer than a variable may be");
     else if (spank_get_item (sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
         errprintf (&e, "no task id");
-    else if (railmap_env_nic (val, (int)rank, &nic, &slot, &e) == 0) {
+    else if (railmap_env_nic (val, (int)rank, &nic, &slot, &cpu, &ncpus, &e) == 0) {
         if (!task_nic_up (&nic))
             errprintf (&e, "%s is not up here", nic.name[0] ? nic.name : nic.netdev);
-        else if (spank_getenv (sp, "UCX_NET_DEVICES", cur, sizeof (cur)) == ESPANK_ENV_NOEXIST)
-            task_gpu (sp, slot, &e); /* a NIC of the user's: their GPUs too */
+        /* a NIC of the user's: their GPUs and cores too */
+        else if (spank_getenv (sp, "UCX_NET_DEVICES", cur, sizeof (cur)) == ESPANK_ENV_NOEXIST &&
+                 task_gpu (sp, slot, &e) == 0 && ncpus > 0)
+            task_bind (rank, slot, cpu, ncpus);
     }
+    free (cpu);
     free (val);
     if (e.text[0]) {
         log_error ("topomap: %s: %s: the MPI chooses the NIC", PLACE_ENV_NICS, e.text);

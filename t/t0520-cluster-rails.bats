@@ -41,10 +41,11 @@ EOF2
 echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME ucx=${UCX_NET_DEVICES-} tcp=${OMPI_MCA_btl_tcp_if_include-} nccl=${NCCL_SOCKET_IFNAME-} hca=${NCCL_IB_HCA-} fi=${FI_TCP_IFACE-} left=${TOPOMAP_NICS-}"
 EOF2
 	chmod 755 "$SHARE/nic"
-	# gpu: each task's rank, node, Slurm's GPU variables and NIC
+	# gpu: each task's rank, node, Slurm's GPU variables and NIC; its CPUs
 	cat >"$SHARE/gpu" <<'EOF2' || return 1
 #!/bin/sh
 echo "rank=$SLURM_PROCID node=$SLURMD_NODENAME local=$SLURM_LOCALID gpu=${CUDA_VISIBLE_DEVICES-} step=${SLURM_STEP_GPUS-} ordinal=${GPU_DEVICE_ORDINAL-} ucx=${UCX_NET_DEVICES-}"
+echo "cpus of $SLURM_PROCID: $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)"
 EOF2
 	chmod 755 "$SHARE/gpu"
 	# 4 ranks, 2 a node, placed as srun does (no plan gains): a ring,
@@ -269,6 +270,11 @@ gpu_of() {
 		n = split(f["gpu"], g, ","); if (n) print g[f["local"] % n + 1] }' <<<"$output"
 }
 
+# cpus_of RANK: the CPUs that rank may run on.
+cpus_of() {
+	sed -n "s/^cpus of $1: //p" <<<"$output"
+}
+
 @test "Slurm's fake GPUs: per-task binding as Slurm gives it, the node's GPUs without" {
 	run srun -w n1,n2 -N2 -n4 --gpus-per-task=1 "$SHARE/gpu"
 	echo "$output"
@@ -293,6 +299,17 @@ gpu_of() {
 	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] gpu=(0,1|1,0) step=\1 ordinal=\1 ucx=hsn[01]$' <<<"$output")" -eq 4 ]
 	for r in 0 1 2 3; do [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
 	[ "$(gpu_of 0)" = "$(gpu_of 3)" ] && [ "$(gpu_of 1)" = "$(gpu_of 2)" ] && [ "$(gpu_of 0)" != "$(gpu_of 1)" ]
+	# each rank on its GPU's CPU (rail-2.xml: CPU k near GPU k), though
+	# one node's local rank 0 has GPU 1
+	grep -q "topomap: each rank bound to the CPUs of its GPU, GPU by GPU: 0/1$" <<<"$output"
+	for r in 0 1 2 3; do [ "$(cpus_of $r)" = "$(gpu_of $r)" ]; done
+	# the user's --cpu-bind stands, the NICs and GPUs are still chosen
+	run in_alloc -w n1,n2 -N2 --ntasks-per-node=2 --gpus-per-node=2 -- \
+		"srun -v --mpi=$MPI_TYPE --cpu-bind=map_cpu:0,0 --topo-map --topo-profile=$SHARE/ring4.json $SHARE/gpu 2>&1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "topomap: the CPU binding stays Slurm's: --cpu-bind given$" <<<"$output"
+	for r in 0 1 2 3; do [ "$(cpus_of $r)" = 0 ] && [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
 	# a GPU each, but Slurm asked to bind none: the same where Slurm gives
 	# the tasks GPU variables (22.05 gives none: the NIC alone)
 	run gpu_step ring4 --gpus-per-task=1 --gpu-bind=none

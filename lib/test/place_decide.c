@@ -1460,6 +1460,69 @@ static void test_nics (void)
         "a ring on two rails, srun's layout kept: each rank's NIC by rail (%s; %s)", out.nics,
         out.reason);
 
+    ok (has_line (said, "topomap: the CPU binding stays Slurm's: Slurm does not bind tasks "
+                        "(TaskPlugin without task/affinity)") &&
+            !strchr (strchr (out.nics, ';') + 1, ';'),
+        "Slurm binds no task: no CPUs with the NICs, said under -v");
+
+    /* Slurm binds and the netmap has each node's 2 CPUs: each rank onto
+     * its GPU's (CPU k for GPU k), no binding inside the nodes computed. */
+    static const char two[] = "{\"cpus\": [0, 1], \"l3\": [0, 0], \"package\": [0], "
+                              "\"latency_us\": [0.2, null, null], "
+                              "\"bandwidth_MBps\": [40000, null, null]}";
+    char net[PATH_MAX];
+
+    in_dir (net, "net-rails-cpus.json");
+    edit_json (RAILS, net, SET, "/inside/0", two);
+    for (int h = 1; h < 4; h++) {
+        char ptr[16];
+
+        snprintf (ptr, sizeof (ptr), "/inside/%d", h);
+        edit_json (net, net, SET, ptr, two);
+    }
+    step ();
+    set_alloc (4, "2(x4)");
+    req.ntasks = 8, req.nodes_min = 4;
+    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
+    put_netmap (net);
+    in.task_affinity = 1;
+    decide ();
+    ok (out.action == PLACE_DEFAULT && !out.failed &&
+            !strcmp (out.nics, "-/hsn0,-/hsn1;1:1,0:0,0:0,1:1,1:1,0:0,0:0,1:1;0/1") &&
+            !out.cpu_bind[0] &&
+            has_line (said, "topomap: each rank bound to the CPUs of its GPU, GPU by GPU: 0/1"),
+        "Slurm binds, every node's CPUs read: each rank on its GPU's CPUs (%s)", out.nics);
+
+    /* n3's GPU 1 near another CPU: Slurm's binding stays */
+    edit_json (net, net, SET, "/slots/2/gpus/1/cpus", "[0]");
+    step ();
+    set_alloc (4, "2(x4)");
+    req.ntasks = 8, req.nodes_min = 4;
+    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
+    put_netmap (net);
+    in.task_affinity = 1;
+    decide ();
+    ok (out.nics[0] && !strchr (strchr (out.nics, ';') + 1, ';') &&
+            has_line (said, "topomap: the CPU binding stays Slurm's: n3's GPU 1 has other CPUs "
+                            "than on the first node"),
+        "nodes whose GPUs have other CPUs: Slurm's binding, said under -v");
+
+    /* a node whose CPUs the probe did not read */
+    edit_json (net, net, SET, "/slots/2/gpus/1/cpus", "[1]");
+    edit_json (net, net, SET, "/inside/3", "null");
+    step ();
+    set_alloc (4, "2(x4)");
+    req.ntasks = 8, req.nodes_min = 4;
+    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
+    put_netmap (net);
+    in.task_affinity = 1;
+    decide ();
+    ok (out.nics[0] && !strchr (strchr (out.nics, ';') + 1, ';') &&
+            has_line (said, "topomap: the CPU binding stays Slurm's: n4: the netmap has not the 2 "
+                            "CPUs the job has there"),
+        "a node whose CPUs were not read: Slurm's binding, said under -v");
+    unlink (net);
+
     step ();
     set_alloc (4, "2(x4)");
     req.ntasks = 8, req.nodes_min = 4;

@@ -233,28 +233,55 @@ static void test_env (void)
     char why[128], buf[256], small[16];
     railmap_nic_t nic;
     tm_error_t e;
-    int same = 1, slot;
+    int same = 1, slot, *cpu, ncpus;
 
     railmap_choose (p, node, 2, sl, hosts, &m, why, sizeof (why), &e);
-    ok (railmap_env (&m, buf, sizeof (buf), &e) == 0 &&
-            !strncmp (buf, "mlx5_0/ib0,mlx5_1/ib1;", 22),
+    ok (railmap_env (&m, NULL, buf, sizeof (buf), &e) == 0 &&
+            !strncmp (buf, "mlx5_0/ib0,mlx5_1/ib1;", 22) && !strchr (buf + 22, ';'),
         "the variable: %s", buf);
     for (int r = 0; r < 4; r++)
-        same &= railmap_env_nic (buf, r, &nic, &slot, &e) == 0 && slot == m.slot[r] &&
+        same &= railmap_env_nic (buf, r, &nic, &slot, &cpu, &ncpus, &e) == 0 && slot == m.slot[r] &&
                 !strcmp (nic.name, m.nics[m.nic[r]].name) &&
-                !strcmp (nic.netdev, m.nics[m.nic[r]].netdev);
-    ok (same, "each rank reads back its NIC and slot");
+                !strcmp (nic.netdev, m.nics[m.nic[r]].netdev) && !cpu && ncpus == 0;
+    ok (same, "each rank reads back its NIC and slot, no CPUs");
     errno = 0;
-    ok (railmap_env (&m, small, sizeof (small), &e) < 0 && errno == E2BIG,
+    ok (railmap_env (&m, NULL, small, sizeof (small), &e) < 0 && errno == E2BIG,
         "too long for its buffer: %s", e.text);
+    /* with the slots' CPUs: slot k's is CPU k (node_slots) */
+    same = 1;
+    ok (railmap_env (&m, sl[0], buf, sizeof (buf), &e) == 0 && !strcmp (strrchr (buf, ';'), ";0/1"),
+        "with the slots' CPUs: %s", buf);
+    for (int r = 0; r < 4; r++) {
+        same &= railmap_env_nic (buf, r, &nic, &slot, &cpu, &ncpus, &e) == 0 && slot == m.slot[r] &&
+                ncpus == 1 && cpu[0] == slot;
+        free (cpu);
+    }
+    ok (same, "each rank reads back its slot's CPUs");
     railmap_free (&m);
     profile_destroy (p);
     slots_free (sl[0]);
     slots_free (sl[1]);
 
-    ok (railmap_env_nic ("-/hsn0,-/hsn1;1:3,0:0", 0, &nic, &slot, &e) == 0 && !nic.name[0] &&
-            !strcmp (nic.netdev, "hsn1") && slot == 3,
+    ok (railmap_env_nic ("-/hsn0,-/hsn1;1:3,0:0", 0, &nic, &slot, &cpu, &ncpus, &e) == 0 &&
+            !nic.name[0] && !strcmp (nic.netdev, "hsn1") && slot == 3,
         "no fabric device: '-'");
+    ok (railmap_env_nic ("a/b;0:2,0:0;0/1/0-2,5,7-8,65535", 0, &nic, &slot, &cpu, &ncpus, &e) ==
+                0 &&
+            ncpus == 7 && cpu[0] == 0 && cpu[2] == 2 && cpu[3] == 5 && cpu[4] == 7 && cpu[5] == 8 &&
+            cpu[6] == 65535,
+        "slot 2's CPUs as ranges: %d", ncpus);
+    free (cpu);
+    static const char *badcpus[] = {
+        "a/b;0:1;0",    "a/b;0:0;",     "a/b;0:0;0/",    "a/b;0:0;1,0",   "a/b;0:0;0,0",
+        "a/b;0:0;2-1",  "a/b;0:0;0-",   "a/b;0:0;-1",    "a/b;0:0;65536", "a/b;0:0;0 ",
+        "a/b;0:0;0;1",  "a/b;0:0;0,,1", "a/b;0:0;0-1-2", "a/b;0:0;0-2,2", "a/b;0:0;+1",
+        "a/b;0:0;0//1", "a/b;0:0,;0",   "a/b;0:0;0/x",
+    };
+    for (size_t i = 0; i < sizeof (badcpus) / sizeof (badcpus[0]); i++) {
+        ok (railmap_env_nic (badcpus[i], 0, &nic, &slot, &cpu, &ncpus, &e) < 0 && !cpu &&
+                ncpus == 0,
+            "'%s' refused: %s", badcpus[i], e.text);
+    }
     static const char *bad[] = {
         "mlx5_0/ib0;1:0",  "mlx5_0/ib0;0:0,", "mlx5_0/ib0",
         "mlx5_0;0:0",      "-/-;0:0",         "a$b/ib0;0:0",
@@ -265,8 +292,9 @@ static void test_env (void)
         "x/y; 0:0",        "x/y;+0:0",        "x/y;0:0,,0:0",
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
-        ok (railmap_env_nic (bad[i], 0, &nic, &slot, &e) < 0, "'%s' refused: %s", bad[i], e.text);
-    ok (railmap_env_nic ("a/b;0:0,0:1", 2, &nic, &slot, &e) < 0 &&
+        ok (railmap_env_nic (bad[i], 0, &nic, &slot, &cpu, &ncpus, &e) < 0, "'%s' refused: %s",
+            bad[i], e.text);
+    ok (railmap_env_nic ("a/b;0:0,0:1", 2, &nic, &slot, &cpu, &ncpus, &e) < 0 &&
             strstr (e.text, "no NIC for rank 2"),
         "a rank past the list: %s", e.text);
 }
