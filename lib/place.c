@@ -1523,7 +1523,11 @@ static const slots_t *slot_cpus (const place_run_t *r, char *why, size_t len)
 
         if (h < 0)
             continue;
-        if (!r->nm->inside[h] || r->nm->inside[h]->ncpus != a->cpus[i] || !s) {
+        if (!s) {
+            snprintf (why, len, "%s has no GPU slots read", a->nodes[i]);
+            return NULL;
+        }
+        if (!r->nm->inside[h] || r->nm->inside[h]->ncpus != a->cpus[i]) {
             snprintf (why, len, "%s: the netmap has not the %d CPUs the job has there", a->nodes[i],
                       a->cpus[i]);
             return NULL;
@@ -1582,9 +1586,15 @@ static int decide_nics (place_run_t *r)
          m.nrails, 100.0 * (double)m.default_bytes / (double)m.node_bytes,
          100.0 * (double)m.cross_bytes / (double)m.node_bytes, 100 * r->nic_gain);
     cpus = slot_cpus (r, nocpus, sizeof (nocpus));
+    /* the NICs without the CPUs where both do not fit */
+    if ((rc = railmap_env (&m, cpus, env, sizeof (env), &e)) < 0 && cpus) {
+        snprintf (nocpus, sizeof (nocpus), "%s", e.text);
+        cpus = NULL;
+        rc = railmap_env (&m, NULL, env, sizeof (env), &e);
+    }
     if (m.default_bytes == 0 || r->nic_gain < in->conf->min_gain)
         SAY (in, "topomap: no NIC chosen: below min_gain (%.1f%%)", 100 * in->conf->min_gain);
-    else if (railmap_env (&m, cpus, env, sizeof (env), &e) < 0)
+    else if (rc < 0)
         SAY (in, "topomap: no NIC chosen: %s", e.text);
     else if (!(r->nics = strdup (env)))
         SAY (in, "topomap: no NIC chosen: out of memory");

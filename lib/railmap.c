@@ -559,7 +559,8 @@ int railmap_env (const railmap_t *m, const slots_t *cpus, char *buf, size_t len,
         at = env_cpus (sl, buf, len, at);
     }
     if (at >= len) {
-        errprintf (errp, "each rank's NIC takes %zu bytes, more than %zu", at, len - 1);
+        errprintf (errp, "each rank's NIC%s %zu bytes, more than %zu",
+                   cpus ? " and its GPU's CPUs take" : " takes", at, len - 1);
         errno = E2BIG;
         return -1;
     }
@@ -643,9 +644,13 @@ static int env_slot_cpus (const char *s, int want, int **cpu, int *ncpus, tm_err
             }
             last = b;
         } while (*s == ',' && s++);
-        if (*s != '/' || !s[1])
+        if (*s != '/' || !s[1] || k == SLOTS_MAX_DEVICES - 1)
             break;
         k++;
+    }
+    if (*s == '/' && k == SLOTS_MAX_DEVICES - 1) {
+        errprintf (errp, "CPUs of more than %d slots", SLOTS_MAX_DEVICES);
+        return -1;
     }
     if (*s) {
         errprintf (errp, "not a CPU list at '%.20s'", s);

@@ -257,6 +257,22 @@ static void test_env (void)
         free (cpu);
     }
     ok (same, "each rank reads back its slot's CPUs");
+    {
+        int c0[] = {0, 1, 2, 3, 8}, c1[] = {4, 5, 6, 7, 9, 10, 11}, *k0 = sl[0]->slot[0].cpu,
+            *k1 = sl[0]->slot[1].cpu;
+
+        sl[0]->slot[0].cpu = c0, sl[0]->slot[0].ncpus = 5;
+        sl[0]->slot[1].cpu = c1, sl[0]->slot[1].ncpus = 7;
+        ok (railmap_env (&m, sl[0], buf, sizeof (buf), &e) == 0 &&
+                !strcmp (strrchr (buf, ';'), ";0-3,8/4-7,9-11") &&
+                railmap_env_nic (buf, 0, &nic, &slot, &cpu, &ncpus, &e) == 0 &&
+                ncpus == (slot ? 7 : 5) &&
+                !memcmp (cpu, slot ? c1 : c0, (size_t)ncpus * sizeof (int)),
+            "CPUs as ranges, read back: %s", buf);
+        free (cpu);
+        sl[0]->slot[0].cpu = k0, sl[0]->slot[0].ncpus = 1;
+        sl[0]->slot[1].cpu = k1, sl[0]->slot[1].ncpus = 1;
+    }
     railmap_free (&m);
     profile_destroy (p);
     slots_free (sl[0]);
@@ -277,6 +293,20 @@ static void test_env (void)
         "a/b;0:0;0;1",  "a/b;0:0;0,,1", "a/b;0:0;0-1-2", "a/b;0:0;0-2,2", "a/b;0:0;+1",
         "a/b;0:0;0//1", "a/b;0:0,;0",   "a/b;0:0;0/x",
     };
+    {
+        /* CPUs of 257 slots */
+        char many[8 + 2 * (SLOTS_MAX_DEVICES + 1)] = "a/b;0:0;";
+
+        for (int k = 0; k <= SLOTS_MAX_DEVICES; k++)
+            strcat (many, k ? "/0" : "0");
+        ok (railmap_env_nic (many, 0, &nic, &slot, &cpu, &ncpus, &e) < 0 && !cpu &&
+                strstr (e.text, "CPUs of more than 256 slots"),
+            "CPUs of 257 slots refused: %s", e.text);
+        many[strlen (many) - 2] = '\0';
+        ok (railmap_env_nic (many, 0, &nic, &slot, &cpu, &ncpus, &e) == 0 && ncpus == 1,
+            "of 256 taken");
+        free (cpu);
+    }
     for (size_t i = 0; i < sizeof (badcpus) / sizeof (badcpus[0]); i++) {
         ok (railmap_env_nic (badcpus[i], 0, &nic, &slot, &cpu, &ncpus, &e) < 0 && !cpu &&
                 ncpus == 0,
