@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The C sources are as clang-format writes them with the tree's
-# .clang-format (100 columns), and lib/'s files stand in layers: no two
-# call each other, directly or round a circle.  clang-format's output
+# .clang-format (100 columns), lib/'s files stand in layers: no two
+# call each other, directly or round a circle, and no bats test asserts
+# what cannot fail it.  clang-format's output
 # differs between its releases: this is Debian 12's, clang-format 14, and
 # the suite runs on the first generation only (tagged once:
 # TOPOMAP_ONCE=no in the roots).
@@ -83,4 +84,19 @@
 	echo "$output" | sort
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+# bash's errexit, which fails a bats test, ignores a command negated by
+# "!" and every command of an "&&" list but the last: "! grep -q x" or
+# "[ a ] && [ b ]" in the middle of a test asserts nothing (bats-core's
+# gotchas; "! cmd || false" does).
+@test "no bats test line asserts with ! or && what cannot fail the test" {
+	cd "${TOPOMAP_SRCDIR:-$BATS_TEST_DIRNAME/..}"
+	run grep -nE '^[[:space:]]+(! [^|]*|(\[\[? [^|]*\]\]?|! [^|]*) && (\[|!)[^|]*)$' t/*.bats
+	echo "$output"
+	[ "$status" -eq 1 ]
+	# the check sees both
+	printf '\t! grep -q x <<<"$y"\n\t[ -n "$a" ] && [ -n "$b" ]\n' >"$BATS_TEST_TMPDIR/x.bats"
+	run grep -cE '^[[:space:]]+(! [^|]*|(\[\[? [^|]*\]\]?|! [^|]*) && (\[|!)[^|]*)$' "$BATS_TEST_TMPDIR/x.bats"
+	[ "$output" = 2 ]
 }

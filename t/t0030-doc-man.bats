@@ -32,7 +32,7 @@ setup_file() {
 		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -E UTF-8 -l "$MANDIR/$p" 2>&1 >/dev/null)
 		echo "$p: $out"
 		[ -z "$out" ]
-		! grep -q '@[A-Za-z_]*@' "$MANDIR/$p"
+		! grep -q '@[A-Za-z_]*@' "$MANDIR/$p" || false
 		[ "$(LC_ALL=C.UTF-8 MANWIDTH=80 man -E UTF-8 -l "$MANDIR/$p" 2>/dev/null | wc -l)" -gt 20 ]
 	done
 }
@@ -106,7 +106,7 @@ doc_vars() {
 	local page=$BATS_TEST_TMPDIR/topomap.so.8.in
 	# One argument dropped from the page; one invented on a plugstack line.
 	sed '/^\.BI probe_ttl= /d' "$SRC/doc/topomap.so.8.in" >"$page"
-	! diff <(code_keys) <(man_keys "$page") >/dev/null
+	! diff <(code_keys) <(man_keys "$page") >/dev/null || false
 	printf 'optional topomap.so probe_ttl=1 \\\n  no_such_key=2\n' >"$BATS_TEST_TMPDIR/conf"
 	[ "$(comm -23 <(plugstack_line_keys "$BATS_TEST_TMPDIR/conf") <(code_keys))" = no_such_key ]
 	# A variable the code does not have.

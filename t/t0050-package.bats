@@ -122,7 +122,7 @@ debs() {
 	run lintian --fail-on error "$PKGDIR"/topomap_*.changes
 	echo "$output"
 	[ "$status" -eq 0 ]
-	! grep -q '^E: ' <<<"$output"
+	! grep -q '^E: ' <<<"$output" || false
 }
 
 @test "the plugin goes where Slurm loads plugins, enabled by nothing but a commented line" {
@@ -155,7 +155,8 @@ readme_block() {
 	local admin user alloc
 	mapfile -t admin < <(readme_block admin-quick-start)
 	mapfile -t user < <(readme_block user-quick-start)
-	[ "${#admin[@]}" -eq 3 ] && [ "${#user[@]}" -eq 4 ]
+	[ "${#admin[@]}" -eq 3 ]
+	[ "${#user[@]}" -eq 4 ]
 	# The admin's: the packages (here also the emulated cluster's and
 	# every MPI's, which the tests need), the one line enabled.
 	cd "$PKGDIR"
@@ -179,7 +180,7 @@ readme_block() {
 	[ "$status" -eq 0 ]
 	grep -qx "srun: topomap: topomap $(sed -n 's/^PACKAGE_VERSION = //p' "$TOPOMAP_BUILDDIR/Makefile") loaded" <<<"$output"
 	grep -q "^srun: topomap: step of 2 tasks on 2 nodes " <<<"$output"
-	! grep -q "cannot read srun's options\|executable unknown" <<<"$output"
+	! grep -q "cannot read srun's options\|executable unknown" <<<"$output" || false
 	# The user's: the program is the demo's 2-D halo exchange, run as
 	# ./solver where the site's MpiDefault would give its --mpi.
 	stage_mpi miniapp

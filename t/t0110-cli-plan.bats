@@ -121,7 +121,9 @@ ring_every() {
 	grep -q "^on the profile's check (job unknown, [0-9.]*% of the traffic recurring)$" <<<"$output"
 	read -r common first check < <(awk '$1 == "*" { n++; v[n] = n == 1 ? $7 : $4 } END { print v[1], v[2], v[3] }' <<<"$output")
 	echo "the plan against block: $common on what recurs, $first on the recording, $check on the check"
-	[ -n "$common" ] && [ -n "$first" ] && [ -n "$check" ]
+	[ -n "$common" ]
+	[ -n "$first" ]
+	[ -n "$check" ]
 	awk -v a="$first" -v b="$check" 'BEGIN { exit !(a + 0 > 0 && a < 0.5 && b + 0 > 0 && b < 1) }'
 	# As good on the recording as the halo's own plan, to 1 %.
 	halo=$("$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain | awk '$1 == "*" { print $7 }')
@@ -137,7 +139,7 @@ ring_every() {
 	[ "$output" = "topomap: plan: $D/apart2.json: none of the traffic of the profile's recording recurs in its check: nothing to plan from" ]
 	# Without a check, no such tables.
 	run "$TOPOMAP" plan --profile "$HALO" --netmap "$NET" --explain
-	! grep -q "on the profile's check\|on the profile's recording\|planned from the traffic" <<<"$output"
+	! grep -q "on the profile's check\|on the profile's recording\|planned from the traffic" <<<"$output" || false
 }
 
 @test "the plan is the same on a second run" {
@@ -377,7 +379,7 @@ figure() {
 	# a netmap without insides says nothing of binding
 	run "$TOPOMAP" plan --profile "$D/pairs.json" --netmap "$NET" --slots n1:4,n2:4 --explain
 	[ "$status" -eq 0 ]
-	! grep -q '^inside the nodes' <<<"$output"
+	! grep -q '^inside the nodes' <<<"$output" || false
 }
 
 @test "--explain gives each rank's NIC by rail where the nodes have GPU slots, and --json too" {

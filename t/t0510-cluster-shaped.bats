@@ -47,7 +47,8 @@ pingpong_field() {
 	intra=$(pingpong_field n1,n3 262144 bw_MBps 20)
 	inter=$(pingpong_field n1,n2 262144 bw_MBps 20)
 	echo "intra-switch ${intra} MB/s, inter-switch ${inter} MB/s"
-	[ -n "$intra" ] && [ -n "$inter" ]
+	[ -n "$intra" ]
+	[ -n "$inter" ]
 	# 10:1 configured; demand at least 5:1 measured.
 	awk -v a="$intra" -v b="$inter" 'BEGIN { exit !(a > 5 * b) }'
 }
@@ -59,7 +60,8 @@ pingpong_field() {
 	intra=$(pingpong_field n2,n4 4096 rtt_us 200)
 	inter=$(pingpong_field n2,n7 4096 rtt_us 200)
 	echo "intra-switch ${intra} us, inter-switch ${inter} us"
-	[ -n "$intra" ] && [ -n "$inter" ]
+	[ -n "$intra" ]
+	[ -n "$inter" ]
 	awk -v a="$intra" -v b="$inter" 'BEGIN { exit !(b > 2 * a) }'
 }
 

@@ -126,7 +126,8 @@ spine() {
 @test "from a rail's address: out of that rail, another rail's by its spine address" {
 	run ip -n tm-n1 route get "$(rail 0 1)" from "$(rail 0 0)"
 	echo "$output"
-	[[ "$output" == *" dev hsn0 "* ]] && [[ "$output" != *" via "* ]]
+	[[ "$output" == *" dev hsn0 "* ]]
+	[[ "$output" != *" via "* ]]
 	run ip -n tm-n1 route get "$(rail 1 1)" from "$(rail 0 0)"
 	echo "$output"
 	[[ "$output" == *" via $(spine 0) dev hsn0 "* ]]
@@ -138,7 +139,8 @@ spine() {
 @test "unbound traffic takes the destination's rail; Slurm's stays on eth0" {
 	run ip -n tm-n1 route get "$(rail 1 2)"
 	echo "$output"
-	[[ "$output" == *" dev hsn1 "* ]] && [[ "$output" != *" via "* ]]
+	[[ "$output" == *" dev hsn1 "* ]]
+	[[ "$output" != *" via "* ]]
 	# slurmd answers on each rail and through the spine's legs
 	ip netns exec tm-n1 timeout 5 bash -c "exec 3<>/dev/tcp/$(rail 0 1)/$((${TOPOMAP_CLUSTER_PORT:-6817} + 1))"
 	ip netns exec tm-spine timeout 5 bash -c "exec 3<>/dev/tcp/$(rail 1 2)/$((${TOPOMAP_CLUSTER_PORT:-6817} + 1))"
@@ -162,7 +164,8 @@ spine() {
 	same=$(rail_bw 1 1)
 	cross=$(rail_bw 0 1)
 	echo "same rail ${same} MB/s, across ${cross} MB/s"
-	[ -n "$same" ] && [ -n "$cross" ]
+	[ -n "$same" ]
+	[ -n "$cross" ]
 	# 100 Mbit/s against a 20 Mbit/s spine: at least 3x
 	awk -v a="$same" -v b="$cross" 'BEGIN { exit !(a > 3 * b) }'
 }
@@ -186,8 +189,11 @@ spine() {
 	[ "$(grep -c '^rank=' <<<"$output")" -eq 4 ]
 	# ring partners across nodes (3 and 0, 1 and 2) on one rail; each node's two ranks on its two NICs; every
 	# variable names the rank's NIC, none left over
-	[ -n "$(nic_of 0)" ] && [ "$(nic_of 0)" = "$(nic_of 3)" ] && [ "$(nic_of 1)" = "$(nic_of 2)" ]
-	[ "$(nic_of 0)" != "$(nic_of 1)" ] && [ "$(nic_of 2)" != "$(nic_of 3)" ]
+	[ -n "$(nic_of 0)" ]
+	[ "$(nic_of 0)" = "$(nic_of 3)" ]
+	[ "$(nic_of 1)" = "$(nic_of 2)" ]
+	[ "$(nic_of 0)" != "$(nic_of 1)" ]
+	[ "$(nic_of 2)" != "$(nic_of 3)" ]
 	[ "$(printf '%s\n' "$(nic_of 0)" "$(nic_of 1)" | sort | tr '\n' ' ')" = "hsn0 hsn1 " ]
 	[ "$(grep -Ec '^rank=[0-3] node=n[12] ucx=(hsn[01]) tcp=\1 nccl= hca= fi=\1 left=$' <<<"$output")" -eq 4 ]
 	# each rank's GPU the one of its NIC: cudaK with hsnK
@@ -298,7 +304,9 @@ cpus_of() {
 	# visible, the rank's where its local rank takes it, the NIC its own
 	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] gpu=(0,1|1,0) step=\1 ordinal=\1 ucx=hsn[01]$' <<<"$output")" -eq 4 ]
 	for r in 0 1 2 3; do [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
-	[ "$(gpu_of 0)" = "$(gpu_of 3)" ] && [ "$(gpu_of 1)" = "$(gpu_of 2)" ] && [ "$(gpu_of 0)" != "$(gpu_of 1)" ]
+	[ "$(gpu_of 0)" = "$(gpu_of 3)" ]
+	[ "$(gpu_of 1)" = "$(gpu_of 2)" ]
+	[ "$(gpu_of 0)" != "$(gpu_of 1)" ]
 	# each rank on its GPU's CPU (rail-2.xml: CPU k near GPU k), though
 	# one node's local rank 0 has GPU 1
 	grep -q "topomap: each rank bound to the CPUs of its GPU, GPU by GPU: 0/1$" <<<"$output"
@@ -309,7 +317,10 @@ cpus_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "topomap: the CPU binding stays Slurm's: --cpu-bind given$" <<<"$output"
-	for r in 0 1 2 3; do [ "$(cpus_of $r)" = 0 ] && [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
+	for r in 0 1 2 3; do
+		[ "$(cpus_of $r)" = 0 ]
+		[ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]
+	done
 	# a GPU each, but Slurm asked to bind none: the same where Slurm gives
 	# the tasks GPU variables (22.05 gives none: the NIC alone)
 	run gpu_step ring4 --gpus-per-task=1 --gpu-bind=none
@@ -317,7 +328,9 @@ cpus_of() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] (gpu=(0,1|1,0) step=\2 ordinal=\2|gpu= step= ordinal=) ucx=hsn[01]$' <<<"$output")" -eq 4 ]
 	for r in 0 1 2 3; do [ -z "$(gpu_of $r)" ] || [ "hsn$(gpu_of $r)" = "$(nic_of $r)" ]; done
-	[ "$(nic_of 0)" = "$(nic_of 3)" ] && [ "$(nic_of 1)" = "$(nic_of 2)" ] && [ "$(nic_of 0)" != "$(nic_of 1)" ]
+	[ "$(nic_of 0)" = "$(nic_of 3)" ]
+	[ "$(nic_of 1)" = "$(nic_of 2)" ]
+	[ "$(nic_of 0)" != "$(nic_of 1)" ]
 }
 
 @test "Slurm binds each task's GPU: its NIC the MPI's, the binding stands" {
@@ -327,7 +340,8 @@ cpus_of() {
 	[ "$status" -eq 0 ]
 	grep -q "topomap: no NIC chosen: Slurm binds each task's GPU (--gpus-per-task), the MPI takes the NIC near it$" <<<"$output"
 	[ "$(grep -Ec '^rank=[0-3] node=n[12] local=[01] gpu=([01]) step=\1 ordinal=\1 ucx=$' <<<"$output")" -eq 4 ]
-	[ "$(gpu_of 0)" != "$(gpu_of 1)" ] && [ "$(gpu_of 2)" != "$(gpu_of 3)" ]
+	[ "$(gpu_of 0)" != "$(gpu_of 1)" ]
+	[ "$(gpu_of 2)" != "$(gpu_of 3)" ]
 }
 
 @test "a rank whose slot's GPU the step lacks: Slurm's GPU, the MPI's NIC, one line" {
@@ -344,5 +358,5 @@ cpus_of() {
 @test "down removes the rails, the spine and their links" {
 	cluster_down
 	[ -z "$(cluster_leftovers)" ]
-	! ip netns list | grep -q '^tm-spine'
+	! ip netns list | grep -q '^tm-spine' || false
 }

@@ -95,7 +95,8 @@ check() {
 	b=$!
 	wait "$a" || ra=$?
 	wait "$b" || rb=$?
-	[ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]
+	[ "$ra" -eq 0 ]
+	[ "$rb" -eq 0 ]
 	run "$SHARE/topomap" profile show "$W.json"
 	[ "$status" -eq 0 ]
 	[ -z "$(find "$SHARE" -name "rec.$BATS_TEST_NUMBER.json.*")" ]

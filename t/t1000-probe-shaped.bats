@@ -79,7 +79,9 @@ row_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	lead=$(sed -n 's/.*, \([0-9]*\) of 28 pairs by their lead message alone,.*/\1/p' <<<"$output")
-	[ -n "$lead" ] && [ "$lead" -ge 16 ] && [ "$lead" -le 18 ]
+	[ -n "$lead" ]
+	[ "$lead" -ge 16 ]
+	[ "$lead" -le 18 ]
 	run "$SHARE/topomap" netmap show "$SHARE/lead.json"
 	[[ "$output" == *"lead 65536 B, enough after 2 ms, then stream 1 x 262144 B"* ]]
 	run run_probe 8 -v --bw-enough 0 -o "$SHARE/nolead.json"

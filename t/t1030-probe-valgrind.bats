@@ -63,7 +63,8 @@ vg_probe() {
 	run vg_probe 2 -o /nonexistent/dir/vg.json
 	cat "$SHARE"/vg.*.log
 	echo "$output"
-	[ "$status" -ne 0 ] && [ "$status" -ne 99 ]
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 99 ]
 	[[ "$output" == *"/nonexistent/dir/vg.json"* ]]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 }
@@ -99,7 +100,8 @@ vg_probe() {
 	run vg_probe 2 --topology "$SHARE/vg.conf" -t 300 -o "$SHARE/vg2.json"
 	cat "$SHARE"/vg.*.log
 	echo "$output"
-	[ "$status" -ne 0 ] && [ "$status" -ne 99 ]
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 99 ]
 	[[ "$output" == *"$SHARE/vg.conf:2: node 'n2' is under both switch"* ]]
 	[ -z "$(cat "$SHARE"/vg.*.log)" ]
 }

@@ -44,7 +44,8 @@ two_switches() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"16 hosts, "*" batch"*" of the sampling plan, "* ]]
 	measured=$(sed -n 's/.* \([0-9]*\) of 120 pairs measured,.*/\1/p' <<<"$output")
-	[ -n "$measured" ] && [ "$measured" -lt 60 ]
+	[ -n "$measured" ]
+	[ "$measured" -lt 60 ]
 	run "$SHARE/topomap" netmap show "$SHARE/sampled.json"
 	echo "$output"
 	[[ "$output" == *"pairs: $measured of 120 measured, the others' figures from the tree"* ]]

@@ -87,7 +87,7 @@ pair_bw() {
 	# --uplink-s 0: none measured
 	run run_probe 16 -v --topology "$SITE_CONF" --uplink-s 0 -o "$SHARE/none.json"
 	[ "$status" -eq 0 ]
-	! grep -q 'uplinks under load' <<<"$output"
+	! grep -q 'uplinks under load' <<<"$output" || false
 	run run_probe 2 --uplink-s -1 -o "$SHARE/bad.json"
 	echo "$output"
 	[ "$status" -eq 2 ]
@@ -117,7 +117,7 @@ pair_bw() {
 	run in_alloc -N16 -- "srun -v --mpi=$MPI_TYPE --topo-map --topo-profile=$SHARE/halo16.json -n16 $SHARE/hello"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	! grep -q "topology=\|slower than the site" <<<"$output"
+	! grep -q "topology=\|slower than the site" <<<"$output" || false
 	grep -q "^srun: topomap: probing 16 nodes " <<<"$output"
 	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
 	[[ "$output" != *"the site's topology.conf"* ]]

@@ -52,7 +52,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	grep -q "^srun: topomap: topology=auto: Slurm's topology: level [1-3] (.*) has no figures; the probe measures its links$" <<<"$output"
 	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
-	! grep -q 'not used' <<<"$output"
+	! grep -q 'not used' <<<"$output" || false
 	run "$SHARE/topomap" netmap show "$XDG_CACHE_HOME"/topomap/netmaps/job*.json
 	echo "$output"
 	[[ "$output" == *"model: tree (the site's topology.conf), 7 switches, 4 groups"* ]]
@@ -67,7 +67,7 @@ setup() {
 	echo "$output" | grep topomap
 	[ "$status" -eq 0 ]
 	grep -qx "srun: topomap: netmap of Slurm's topology (topology=auto): 7 switches over 16 nodes, no probe" <<<"$output"
-	! grep -q 'probing' <<<"$output"
+	! grep -q 'probing' <<<"$output" || false
 	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
 	# nothing probed, so no netmap of the job's is kept
 	[ -z "$(ls "$XDG_CACHE_HOME"/topomap/netmaps/ 2>/dev/null | grep -E '^job.*\.json$')" ]
@@ -81,7 +81,7 @@ setup() {
 	echo "$output" | grep topomap
 	[ "$status" -eq 0 ]
 	grep -qx "srun: topomap: netmap of the site's topology.yaml (topology=$yaml): 7 switches over 16 nodes, no probe" <<<"$output"
-	! grep -q 'probing' <<<"$output"
+	! grep -q 'probing' <<<"$output" || false
 	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' <<<"$output"
 	# n6 in two switches: one line naming the file's line, then the probe.
 	sed -i 's/nodes: n2,n7,n12,n13/nodes: n2,n6,n12,n13/' "$yaml"
@@ -112,7 +112,7 @@ setup() {
 	grep -Eqx "SLURM_CONF=$TOPOMAP_CLUSTER_DIR/spool/n[0-9]+/conf-cache/slurm.conf" "$out"
 	grep -Eq "^cache: .*topology\.(conf|yaml)" "$out"
 	grep -qx "srun: topomap: netmap of Slurm's topology (topology=auto): 7 switches over 16 nodes, no probe" "$out"
-	! grep -q 'probing' "$out"
+	! grep -q 'probing' "$out" || false
 	grep -q '^srun: topomap: placed 16 ranks on 16 nodes' "$out"
 	[ "$(grep -c '^rank=' "$out")" -eq 16 ]
 }

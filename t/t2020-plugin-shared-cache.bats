@@ -268,22 +268,26 @@ prolog_mode() {
 	j=$(next_jobs 1)
 	b_step
 	[[ "$output" == *"topomap: placed 16 ranks"* ]]
-	[ -f "$SITE/$BUID/job$j.json" ] && [ -f "$SITE/$BUID/job$j.json.lock" ]
+	[ -f "$SITE/$BUID/job$j.json" ]
+	[ -f "$SITE/$BUID/job$j.json.lock" ]
 	# Another job's netmap, and a link of B's at a name of this job's.
 	runuser -u $UB -- sh -c "echo x >$SITE/$BUID/job1$j.json && ln -s $BHOME/precious $SITE/$BUID/job$j.precious.hosts"
 	run env SLURM_JOB_ID=$j SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
 	echo "$output"
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	[ "$(find "$SITE/$BUID" -name "job$j.*" -o -name ".job$j.*" | wc -l)" -eq 0 ]
 	[ -f "$SITE/$BUID/job1$j.json" ]
 	[ "$(cat "$BHOME/precious")" = 'ssh-ed25519 AAAA precious' ]
 	# A DIR others may write, a bad id: nothing done, one line, exit 0.
 	chmod 1777 "$SITE"
 	run env SLURM_JOB_ID=1$j SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
-	[ "$status" -eq 0 ] && [[ "$output" == *"$SITE: writable by others than root"* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$SITE: writable by others than root"* ]]
 	[ -f "$SITE/$BUID/job1$j.json" ]
 	run env SLURM_JOB_ID='1;x' SLURM_JOB_UID=$BUID "$TOPOMAP_SRCDIR/contrib/topomap-epilog" "$SITE"
-	[ "$status" -eq 0 ] && [[ "$output" == *"is not a job id"* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"is not a job id"* ]]
 }
 
 @test "root's profile import --site under A's directory, A racing to swap what it makes for a link: refused, nothing changed" {
@@ -346,13 +350,16 @@ prolog_mode() {
 	# Run by hand as Slurm runs them: no DIR but SLURM_CONF's plugstack.
 	rm -rf "${SITE:?}/$BUID"
 	run env SLURM_JOB_UID=$BUID "$SHARE/topomap-prolog"
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	[ "$(stat -c '%u %a' "$SITE/$BUID")" = "$BUID 700" ]
 	# A plugstack line without cache=: no site cache, nothing to do.
 	rm -rf "${SITE:?}/$BUID"
 	plugstack
 	run env SLURM_JOB_UID=$BUID "$SHARE/topomap-prolog"
-	[ "$status" -eq 0 ] && [ -z "$output" ] && [ ! -e "$SITE/$BUID" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ ! -e "$SITE/$BUID" ]
 	# A plugstack others may write is not read: one line, nothing done.
 	plugstack "cache=$SITE"
 	chmod 0666 "$TOPOMAP_CLUSTER_DIR/etc/plugstack.conf"
@@ -426,7 +433,8 @@ prolog_mode() {
 	scancel "$run_job"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"topomap: $SITE/$BUID: removed 4 files of finished jobs"* ]]
-	[ ! -e "$SITE/$BUID/job999999.json" ] && [ ! -e "$SITE/$BUID/.job999999.json.probe.AbC123" ]
+	[ ! -e "$SITE/$BUID/job999999.json" ]
+	[ ! -e "$SITE/$BUID/.job999999.json.probe.AbC123" ]
 	[ -f "$SITE/$BUID/job$run_job.json" ]
 }
 

@@ -39,7 +39,8 @@ step() {
 # not_bound_by_plan: 16 ranks, none bound by a map_cpu list (Slurm binds
 # a step on every CPU by itself: mask_cpu, rank after rank).
 not_bound_by_plan() {
-	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ] && ! grep -q '^rank=.*map_cpu' <<<"$output"
+	[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ]
+	! grep -q '^rank=.*map_cpu' <<<"$output" || false
 }
 
 setup_file() {
@@ -115,7 +116,7 @@ teardown() {
 		grep -q '^srun: topomap: placed 16 ranks on 8 nodes, predicted gain ' <<<"$output"
 		[ "$(quiet_lines <<<"$output" | grep -c '^srun: topomap:')" -eq 2 ]
 		[ "$(grep -c '^rank=' <<<"$output")" -eq 16 ]
-		! grep -q '^rank=.*map_cpu' <<<"$output"
+		! grep -q '^rank=.*map_cpu' <<<"$output" || false
 	done
 	# none: unbound; cores: Slurm's own binding, reported (verbose)
 	[ "$(grep -c 'cpu-bind=MASK' <<<"$output")" -eq 16 ]
