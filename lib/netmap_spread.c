@@ -34,8 +34,8 @@
  * of what a measurement gives).
  *
  * A tree's uplinks measured under load (topo_t.uplink_MBps) are drawn too,
- * each from the figures of its siblings alike: the same switch above, as
- * many hosts below, slow or not alike (NETMAP_ALIKE_MIN of them counting),
+ * each from the figures of those alike (topo_uplinks_alike), slow or not
+ * alike (NETMAP_ALIKE_MIN of them counting),
  * so that the busiest link's gain has a range as the total's does.
  */
 #include "config.h"
@@ -258,14 +258,11 @@ static int spread_uplinks (netmap_spread_t *s)
 {
     const topo_t *t = s->topo;
     int nv = t->nvertices, m = 0, kept = 0, rc = -1;
-    int *below = calloc ((size_t)nv, sizeof (*below));
+    int *below = topo_hosts_below (t);
     spread_up_t *u = malloc ((size_t)nv * sizeof (*u));
 
     if (!below || !u)
         goto done;
-    for (int h = 0; h < t->nhosts; h++)
-        for (int v = h; v >= 0; v = t->parent[v])
-            below[v]++;
     for (int v = 0; v < nv; v++)
         if (t->parent[v] >= 0 && !isnan (t->uplink_MBps[v]))
             u[m++] = (spread_up_t){t->parent[v], below[v], s->slow && s->slow[v], v};
@@ -275,9 +272,8 @@ static int spread_uplinks (netmap_spread_t *s)
         !(s->up_count = malloc (((size_t)m + 1) * sizeof (*s->up_count))))
         goto done;
     for (int i = 0, j; i < m; i = j) {
-        for (j = i + 1; j < m && u[j].parent == u[i].parent && u[j].below == u[i].below &&
-                        u[j].slow == u[i].slow;
-             j++)
+        for (j = i + 1;
+             j < m && topo_uplinks_alike (t, below, u[i].v, u[j].v) && u[j].slow == u[i].slow; j++)
             ;
         if (j - i < NETMAP_ALIKE_MIN)
             continue;

@@ -194,6 +194,22 @@ int *topo_depths (const topo_t *t)
     return depth;
 }
 
+int *topo_hosts_below (const topo_t *t)
+{
+    int *below = calloc ((size_t)t->nvertices, sizeof (*below));
+
+    if (below)
+        for (int h = 0; h < t->nhosts; h++)
+            for (int v = h; v >= 0; v = t->parent[v])
+                below[v]++;
+    return below;
+}
+
+bool topo_uplinks_alike (const topo_t *t, const int *below, int v, int w)
+{
+    return t->parent[v] == t->parent[w] && below[v] == below[w];
+}
+
 int topo_level (const topo_t *t, const int *depth, int a, int b)
 {
     while (depth[a] > depth[b])

@@ -18,6 +18,7 @@
 #ifndef TOPOMAP_TOPOLOGY_H
 #define TOPOMAP_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/error.h"
@@ -254,6 +255,14 @@ int topo_nested (FILE *f, const topo_t *t, const char *const *names, int v);
 /* The depth of every vertex of t below its root (a new array, to free);
  * NULL on ENOMEM. */
 int *topo_depths (const topo_t *t);
+
+/* The count of hosts under every vertex of t, a host counting 1 (a new
+ * array, to free); NULL on ENOMEM. */
+int *topo_hosts_below (const topo_t *t);
+
+/* Whether uplinks v and w of t are alike: under one switch, as many hosts
+ * below each (below from topo_hosts_below), as a fat tree builds them. */
+bool topo_uplinks_alike (const topo_t *t, const int *below, int v, int w);
 
 /* The height (topo_t.height: 1 an edge switch) of the nearest common
  * switch of hosts a and b of a TOPO_TREE, depth from topo_depths. */

@@ -93,8 +93,8 @@ static bool crosses_slow (const topo_t *t, const link_fig_t *up, int h, int top)
 }
 
 /* Whether the uplink of vertex v, measured under load, carried
- * TOPO_LINK_SLOW times less than the best of its siblings' with as many
- * hosts below (below[]). */
+ * TOPO_LINK_SLOW times less than the best of those alike
+ * (topo_uplinks_alike). */
 static bool slow_under_load (const topo_t *t, const int *below, int v)
 {
     double best = NAN;
@@ -102,7 +102,7 @@ static bool slow_under_load (const topo_t *t, const int *below, int v)
     if (isnan (t->uplink_MBps[v]))
         return false;
     for (int w = 0; w < t->nvertices; w++)
-        if (t->parent[w] == t->parent[v] && below[w] == below[v] && !isnan (t->uplink_MBps[w]))
+        if (topo_uplinks_alike (t, below, v, w) && !isnan (t->uplink_MBps[w]))
             best = isnan (best) ? t->uplink_MBps[w] : fmax (best, t->uplink_MBps[w]);
     return t->uplink_MBps[v] * TOPO_LINK_SLOW < best;
 }
@@ -134,8 +134,7 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
                          int nlevels, double *lat, double *bw)
 {
     int n = nm->n, nv = t->nvertices, np = 0, rc = -1;
-    int *nkids = calloc ((size_t)nv, sizeof (*nkids)),
-        *below = calloc ((size_t)nv, sizeof (*below));
+    int *nkids = calloc ((size_t)nv, sizeof (*nkids)), *below = topo_hosts_below (t);
     link_pair_t *pr = NULL;
     double *vl = NULL, *vb = NULL, *vf = malloc (((size_t)nv + 1) * sizeof (*vf));
 
@@ -152,9 +151,6 @@ static int link_figures (const netmap_t *nm, const topo_t *t, const int *depth, 
         if (t->parent[v] >= 0)
             nkids[t->parent[v]]++;
     }
-    for (int h = 0; h < t->nhosts; h++)
-        for (int v = h; v >= 0; v = t->parent[v])
-            below[v]++;
     np = 0;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
@@ -429,18 +425,15 @@ int topo_uplink_plan (const netmap_t *nm, double seconds, double max_bytes, topo
         return 0;
     nv = t->nvertices;
     /* the hosts below each vertex, ascending: list[off[v] .. off[v] + cnt[v]) */
-    if (!(depth = topo_depths (t)) || !(cnt = calloc ((size_t)nv, sizeof (*cnt))) ||
+    if (!(depth = topo_depths (t)) || !(cnt = topo_hosts_below (t)) ||
         !(off = calloc ((size_t)nv, sizeof (*off))) ||
         !(fill = calloc ((size_t)nv, sizeof (*fill))) ||
         !(kids = malloc ((size_t)nv * sizeof (*kids)))) {
         ns = -1;
         goto done;
     }
-    for (int h = 0; h < n; h++) {
+    for (int h = 0; h < n; h++)
         maxd = depth[h] > maxd ? depth[h] : maxd;
-        for (int v = h; v >= 0; v = t->parent[v])
-            cnt[v]++;
-    }
     for (int v = 0; v < nv; v++) {
         off[v] = (int)total;
         total += (size_t)cnt[v];
