@@ -259,36 +259,54 @@ done:
     return rc;
 }
 
-/* A pair in doubt and its bandwidth against its level's best. */
+/* A measured pair: its hosts, level and bandwidth. */
 typedef struct {
-    pairs_t p;
-    double ratio;
+    int a, b, level;
+    double bw;
 } doubt_t;
 
+/* By level, then bandwidth from the best. */
 static int doubt_cmp (const void *x, const void *y)
 {
-    const doubt_t *a = x, *b = y;
+    const doubt_t *p = x, *q = y;
 
-    return (a->ratio > b->ratio) - (a->ratio < b->ratio);
+    if (p->level != q->level)
+        return (p->level > q->level) - (p->level < q->level);
+    return (p->bw < q->bw) - (p->bw > q->bw);
+}
+
+/* The best of pairs d[n] (one level, sorted) that a pair sharing no host
+ * with it confirms within TOPO_LINK_SLOW, NaN where none does: a host's
+ * pairs measured past its link's rate confirm each other only. */
+static double doubts_best (const doubt_t *d, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (int j = k + 1; j < n && d[j].bw * TOPO_LINK_SLOW >= d[k].bw; j++)
+            if (d[j].a != d[k].a && d[j].a != d[k].b && d[j].b != d[k].a && d[j].b != d[k].b)
+                return d[k].bw;
+    return NAN;
+}
+
+/* By bandwidth against its level's best, the worst first. */
+static int ratio_cmp (const void *x, const void *y)
+{
+    const doubt_t *p = x, *q = y;
+
+    return (p->bw > q->bw) - (p->bw < q->bw);
 }
 
 int topo_links_doubts (const topo_t *t, const double *bw_MBps, const int *measured, pairs_t *out,
                        int max)
 {
-    int n = t->nhosts, nd = 0, np = 0, *depth = topo_depths (t), *level = NULL, rc = -1;
-    double *bw = NULL, best[TOPO_LINK_LEVELS];
-    doubt_t *d = NULL;
+    int n = t->nhosts, nd = 0, np = 0, *depth = topo_depths (t), rc = -1;
+    doubt_t *d;
 
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
             np += measured[(size_t)a * (size_t)n + (size_t)b] > 0;
-    level = malloc (((size_t)np + 1) * sizeof (*level));
-    bw = malloc (((size_t)np + 1) * sizeof (*bw));
     d = malloc (((size_t)np + 1) * sizeof (*d));
-    if (!depth || !level || !bw || !d)
+    if (!depth || !d)
         goto done;
-    for (int l = 0; l < TOPO_LINK_LEVELS; l++)
-        best[l] = NAN;
     np = 0;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
@@ -296,28 +314,28 @@ int topo_links_doubts (const topo_t *t, const double *bw_MBps, const int *measur
                 int l = topo_level (t, depth, a, b);
                 double x = 0.5 * (bw_MBps[(size_t)a * (size_t)n + (size_t)b] +
                                   bw_MBps[(size_t)b * (size_t)n + (size_t)a]);
-                level[np] = l;
-                bw[np++] = x;
+
                 if (l >= 0 && l < TOPO_LINK_LEVELS && isfinite (x))
-                    best[l] = isnan (best[l]) ? x : fmax (best[l], x);
+                    d[np++] = (doubt_t){a, b, l, x};
             }
-    np = 0;
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++)
-            if (measured[(size_t)a * (size_t)n + (size_t)b] > 0) {
-                int l = level[np];
-                double x = bw[np++];
-                if (l >= 0 && l < TOPO_LINK_LEVELS && x * TOPO_LINK_SLOW < best[l])
-                    d[nd++] = (doubt_t){{a, b}, x / best[l]};
-            }
-    qsort (d, (size_t)nd, sizeof (*d), doubt_cmp);
+    qsort (d, (size_t)np, sizeof (*d), doubt_cmp);
+    /* each level's pairs TOPO_LINK_SLOW below its best, as ratios to it */
+    for (int i = 0, j; i < np; i = j) {
+        double best;
+
+        for (j = i; j < np && d[j].level == d[i].level; j++)
+            ;
+        best = doubts_best (d + i, j - i);
+        for (int k = i; k < j; k++)
+            if (d[k].bw * TOPO_LINK_SLOW < best)
+                d[nd++] = (doubt_t){d[k].a, d[k].b, d[k].level, d[k].bw / best};
+    }
+    qsort (d, (size_t)nd, sizeof (*d), ratio_cmp);
     rc = nd < max ? nd : max;
     for (int k = 0; k < rc; k++)
-        out[k] = d[k].p;
+        out[k] = (pairs_t){d[k].a, d[k].b};
 done:
     free (depth);
-    free (level);
-    free (bw);
     free (d);
     return rc;
 }

@@ -54,7 +54,9 @@ int topo_links_fill (netmap_t *nm, const topo_t *t, int nlevels, double *lat, do
 
 /* The measured pairs of tree t (measured[n*n] > 0, figures bw_MBps[n*n],
  * either direction) whose bandwidth is TOPO_LINK_SLOW times below the
- * best measured pair of their level: before a pair may say a link is
+ * best pair of their level that a pair sharing no host with it confirms
+ * within TOPO_LINK_SLOW (one host's pairs measured past its link's rate
+ * put no healthy pair in doubt): before a pair may say a link is
  * slow it is measured again (a pair now and then measures at half its
  * rate).  At most max into out[] (a < b), the slowest first.  How many;
  * -1 on ENOMEM.

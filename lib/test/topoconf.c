@@ -516,6 +516,16 @@ static void test_slow_links (void)
             !strcmp (text, "n14's link: 3 MB/s against 12.5 at level 1; the link above n5..n8 "
                            "(4 nodes): 6.25 MB/s against 12.5 at level 2"),
         "n9's link measured at 20 makes no healthy node link slow: %s", text);
+    /* nor puts healthy pairs in doubt: n9's two pairs share n9 */
+    pairs_t dp[256];
+    int nd = topo_links_doubts (nm->topo, nm->bw_MBps, nm->measured, dp, 256), fooled = 0, n14 = 0;
+    for (int k = 0; k < nd; k++) {
+        fooled += dp[k].a / 4 == dp[k].b / 4 && dp[k].a != 13 && dp[k].b != 13;
+        n14 += dp[k].a / 4 == dp[k].b / 4 && (dp[k].a == 13 || dp[k].b == 13);
+    }
+    ok (nd > 0 && fooled == 0 && n14 > 0,
+        "n9's pairs at 20 put no healthy pair inside a leaf in doubt, n14's still (%d of %d, %d)",
+        fooled, nd, n14);
 #undef TRUE_BW
 #undef LEAF_BW
 #undef NODE_BW
