@@ -1327,13 +1327,16 @@ static int task_gpu (spank_t sp, int slot, tm_error_t *e)
         errprintf (e, "no local task id");
         goto out;
     }
-    at = (int)(local % (uint32_t)n);
-    if (at != j && !(out = malloc ((size_t)n * 11))) {
+    if ((at = (int)(local % (uint32_t)n)) == j) {
+        rc = 0; /* the slot's GPU stands where the task takes it */
+        goto out;
+    }
+    if (!(out = malloc ((size_t)n * 11))) {
         errprintf (e, "out of memory");
         goto out;
     }
     rc = 0;
-    for (int v = 0; v < GPU_VARS && at != j; v++) {
+    for (int v = 0; v < GPU_VARS; v++) {
         size_t len = 0;
         char *t;
 
