@@ -1447,17 +1447,23 @@ static int parts (const char *v)
     return n;
 }
 
+/* A fresh step of RING8's 8 ranks, 2 a node on n1..n4, netmap net cached. */
+static void ring8_step (const char *net)
+{
+    step ();
+    set_alloc (4, "2(x4)");
+    req.ntasks = 8, req.nodes_min = 4;
+    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
+    put_netmap (net);
+}
+
 /* Each rank's NIC by rail: a ring of 8 ranks on 4 nodes of two rails,
  * where no node plan gains (every pair alike): srun's layout stays, its
  * ranks' NICs chosen, partners across nodes on one rail; a netmap
  * without slots: the plan alone. */
 static void test_nics (void)
 {
-    step ();
-    set_alloc (4, "2(x4)");
-    req.ntasks = 8, req.nodes_min = 4;
-    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
-    put_netmap (RAILS);
+    ring8_step (RAILS);
     decide ();
     ok (out.action == PLACE_DEFAULT && !out.failed &&
             !strcmp (out.nics, "-/hsn0,-/hsn1;1:1,0:0,0:0,1:1,1:1,0:0,0:0,1:1") &&
@@ -1490,11 +1496,7 @@ static void test_nics (void)
         snprintf (ptr, sizeof (ptr), "/inside/%d", h);
         edit_json (net, net, SET, ptr, two);
     }
-    step ();
-    set_alloc (4, "2(x4)");
-    req.ntasks = 8, req.nodes_min = 4;
-    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
-    put_netmap (net);
+    ring8_step (net);
     in.task_affinity = 1;
     decide ();
     ok (out.action == PLACE_DEFAULT && !out.failed &&
@@ -1505,11 +1507,7 @@ static void test_nics (void)
 
     /* n3's GPU 1 near another CPU: Slurm's binding stays */
     edit_json (net, net, SET, "/slots/2/gpus/1/cpus", "[0]");
-    step ();
-    set_alloc (4, "2(x4)");
-    req.ntasks = 8, req.nodes_min = 4;
-    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
-    put_netmap (net);
+    ring8_step (net);
     in.task_affinity = 1;
     decide ();
     ok (out.nics[0] && parts (out.nics) == 2 &&
@@ -1520,11 +1518,7 @@ static void test_nics (void)
     /* a node whose CPUs the probe did not read */
     edit_json (net, net, SET, "/slots/2/gpus/1/cpus", "[1]");
     edit_json (net, net, SET, "/inside/3", "null");
-    step ();
-    set_alloc (4, "2(x4)");
-    req.ntasks = 8, req.nodes_min = 4;
-    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
-    put_netmap (net);
+    ring8_step (net);
     in.task_affinity = 1;
     decide ();
     ok (out.nics[0] && parts (out.nics) == 2 &&
@@ -1533,11 +1527,7 @@ static void test_nics (void)
         "a node whose CPUs were not read: Slurm's binding, said under -v");
     unlink (net);
 
-    step ();
-    set_alloc (4, "2(x4)");
-    req.ntasks = 8, req.nodes_min = 4;
-    snprintf (prof.value, sizeof (prof.value), "%s", RING8);
-    put_netmap (RAILS);
+    ring8_step (RAILS);
     in.gpu_bind = "gpus-per-task";
     decide ();
     ok (out.action == PLACE_DEFAULT && !out.failed && !out.nics[0] &&
