@@ -1585,6 +1585,11 @@ static int decide_nics (place_run_t *r)
          "rail, gain %.1f%%",
          m.nrails, 100.0 * (double)m.default_bytes / (double)m.node_bytes,
          100.0 * (double)m.cross_bytes / (double)m.node_bytes, 100 * r->nic_gain);
+    if (m.default_bytes == 0 || r->nic_gain < in->conf->min_gain) {
+        SAY (in, "topomap: no NIC chosen: below min_gain (%.1f%%)", 100 * in->conf->min_gain);
+        railmap_free (&m);
+        return 0;
+    }
     cpus = slot_cpus (r, nocpus, sizeof (nocpus));
     /* the NICs without the CPUs where both do not fit */
     if ((rc = railmap_env (&m, cpus, env, sizeof (env), &e)) < 0 && cpus) {
@@ -1592,9 +1597,7 @@ static int decide_nics (place_run_t *r)
         cpus = NULL;
         rc = railmap_env (&m, NULL, env, sizeof (env), &e);
     }
-    if (m.default_bytes == 0 || r->nic_gain < in->conf->min_gain)
-        SAY (in, "topomap: no NIC chosen: below min_gain (%.1f%%)", 100 * in->conf->min_gain);
-    else if (rc < 0)
+    if (rc < 0)
         SAY (in, "topomap: no NIC chosen: %s", e.text);
     else if (!(r->nics = strdup (env)))
         SAY (in, "topomap: no NIC chosen: out of memory");
